@@ -1,0 +1,150 @@
+// Builds the Fastify app from the feature modules. Every dependency is passed in here, explicitly: modules never
+// reach for globals, so tests build the same app against their own database, secrets and clock.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { accountRoutes } from './account/routes.ts';
+import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
+import { adminRoutes } from './admin/routes.ts';
+import type { Audit } from './audit/audit.ts';
+import type { Config } from './config/schema.ts';
+import type { Secrets } from './crypto/secret-files.ts';
+import type { Migration } from './db/migrate.ts';
+import type { Sql } from './db/pool.ts';
+import { createOutbox } from './delivery/outbox.ts';
+import { healthRoutes } from './health/routes.ts';
+import { loggerOptions } from './http/logger.ts';
+import { httpPlugin, newRequestId } from './http/plugin.ts';
+import { localLoginRoutes } from './login/local/routes.ts';
+import { Keyring } from './oauth/keyring.ts';
+import { oauthRoutes } from './oauth/routes.ts';
+import { createSessionHttp, type SessionHttp } from './session/http.ts';
+import { sessionRoutes } from './session/routes.ts';
+import { webRoutes } from './web/routes.ts';
+
+export type Clock = () => Date;
+
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  secrets: Secrets;
+  audit: Audit;
+  migrations: Migration[];
+  clock: Clock;
+  /** Where logs go; stdout by default. Tests pass a capture stream. */
+  logStream?: DestinationStream;
+}
+
+/** Services built once from AppDeps and handed to every feature module's routes. */
+export interface Services {
+  sessions: SessionHttp;
+  requireAdmin: AdminGuard;
+  /** OIDC signing keys (DB-backed, cached); `gatehouse keys rotate` and tests add keys through it. */
+  keyring: Keyring;
+}
+
+export interface GatehouseApp {
+  app: FastifyInstance;
+  services: Services;
+  /** Marks the app as closing: new requests get 503 while in-flight ones finish. */
+  beginShutdown(): void;
+}
+
+export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
+  const { config } = deps;
+  let closing = false;
+  const app = Fastify({
+    logger: deps.logStream
+      ? { ...loggerOptions(config.logging.level), stream: deps.logStream }
+      : loggerOptions(config.logging.level),
+    // Our onResponse hook writes one access line without the query string; Fastify's own lines would include it.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: newRequestId,
+    requestIdHeader: false,
+    bodyLimit: config.server.body_limit_bytes,
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+    // Unknown fields are errors, never silently dropped; JSON types are never coerced.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(httpPlugin, {
+    trustedProxy: config.server.trusted_proxy,
+    tls: new URL(config.server.issuer).protocol === 'https:',
+    isClosing: () => closing,
+  });
+  const sessions = createSessionHttp({
+    sql: deps.sql,
+    issuer: config.server.issuer,
+    lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
+    clock: deps.clock,
+  });
+  const services: Services = {
+    sessions,
+    requireAdmin: createAdminGuard({ sql: deps.sql, sessions, organizationId: config.organization.id }),
+    keyring: new Keyring({
+      sql: deps.sql,
+      initialPem: deps.secrets.oidcSigningKey,
+      sealKey: deps.secrets.signing,
+      clock: deps.clock,
+      maxTokenLifetimeSeconds: Math.max(config.tokens.access_token_ttl_seconds, config.tokens.id_token_ttl_seconds),
+    }),
+  };
+
+  // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
+  await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
+  await app.register(webRoutes);
+  await app.register(localLoginRoutes, {
+    sessions,
+    deps: {
+      sql: deps.sql,
+      audit: deps.audit,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      passwords: config.passwords,
+      issuer: config.server.issuer,
+    },
+  });
+  await app.register(accountRoutes, {
+    sessions,
+    deps: {
+      sql: deps.sql,
+      audit: deps.audit,
+      clock: deps.clock,
+      config,
+      secrets: deps.secrets,
+      outbox: createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock }),
+    },
+  });
+  await app.register(sessionRoutes, {
+    sql: deps.sql,
+    audit: deps.audit,
+    clock: deps.clock,
+    sessions,
+    requireAdmin: services.requireAdmin,
+  });
+  await app.register(oauthRoutes, {
+    config,
+    sql: deps.sql,
+    secrets: deps.secrets,
+    audit: deps.audit,
+    clock: deps.clock,
+    keyring: services.keyring,
+    sessions,
+  });
+  await app.register(adminRoutes, {
+    sql: deps.sql,
+    audit: deps.audit,
+    clock: deps.clock,
+    clientSecretKey: deps.secrets.clientSecret,
+    requireAdmin: services.requireAdmin,
+  });
+
+  return {
+    app,
+    services,
+    beginShutdown() {
+      closing = true;
+    },
+  };
+}

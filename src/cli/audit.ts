@@ -1,0 +1,29 @@
+import { verifyAuditChains } from '../audit/verify.ts';
+import { loadConfig } from '../config/load.ts';
+import { loadSecrets } from '../crypto/secret-files.ts';
+import { type Command, parseFlags, UsageError } from './args.ts';
+import { withDatabase } from './database.ts';
+
+export const auditCommand: Command = {
+  summary: 'audit verify: check every audit chain and name the first broken record.',
+  async run(args) {
+    const { values, positionals } = parseFlags(args, {
+      config: { type: 'string' },
+      'database-url': { type: 'string' },
+    });
+    if (positionals[0] !== 'verify') throw new UsageError('Usage: gatehouse audit verify [--config FILE]');
+    const { config } = loadConfig({ configPath: values.config });
+    const { audit: key } = loadSecrets(config.secrets.dir);
+    const report = await withDatabase(values['database-url'] ?? config.database.url, config.data.dir, (sql) =>
+      verifyAuditChains(sql, key),
+    );
+    for (const b of report.breaks)
+      process.stdout.write(
+        `BROKEN chain ${b.chain} at record ${b.seq}${b.id ? ` (row id ${b.id})` : ''}: ${b.problem}\n`,
+      );
+    process.stdout.write(
+      `${report.breaks.length === 0 ? 'OK' : 'FAILED'}: ${report.records} records in ${report.chains} chains verified\n`,
+    );
+    return report.breaks.length === 0 ? 0 : 1;
+  },
+};

@@ -1,0 +1,29 @@
+import { createRequire } from 'node:module';
+import { loadConfig } from '../config/load.ts';
+import { redactDatabaseUrl } from '../db/pool.ts';
+import { type Command, parseFlags } from './args.ts';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+export const infoCommand: Command = {
+  summary: 'Print the version and the effective configuration summary (no secrets).',
+  async run(args) {
+    const { values } = parseFlags(args, { config: { type: 'string' } });
+    const loaded = loadConfig({ configPath: values.config });
+    const { config } = loaded;
+    const lines = [
+      `gatehouse ${version}`,
+      `config:       ${loaded.file ?? '(none: development defaults)'}`,
+      `issuer:       ${config.server.issuer}`,
+      `listen:       ${config.server.listen}${config.server.trusted_proxy ? ' (trusted proxy)' : ''}`,
+      `database:     ${config.database.url === '' ? '(embedded, evaluation only)' : redactDatabaseUrl(config.database.url)}`,
+      `organization: ${config.organization.id} (${config.organization.name})`,
+      `secrets:      ${config.secrets.dir}`,
+      `delivery:     ${config.delivery.kind}`,
+      `tls:          ${config.tls.mode}`,
+      ...loaded.deferred.map((d) => `deferred:     ${d.key}: ${d.reason}`),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  },
+};

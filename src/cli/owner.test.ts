@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { JSON_HEADERS } from '../../test/helpers/accounts.ts';
+import { startTestApp } from '../../test/helpers/app.ts';
+import { runCli, writeCliConfig } from '../../test/helpers/cli.ts';
+import { createTestDatabase } from '../../test/helpers/database.ts';
+import { ensureBootstrap } from '../identity/bootstrap.ts';
+
+describe('gatehouse owner enroll-link', async () => {
+  const db = await createTestDatabase();
+  const configFile = writeCliConfig();
+  const enrollLink = () => runCli(['owner', 'enroll-link', '--config', configFile, '--database-url', db.url]);
+  const LINK = /^ {2}(http:\/\/localhost:8080\/enroll\?token=([A-Za-z0-9_-]{43}))$/m;
+
+  it('refuses with status 1 before setup created an owner', async () => {
+    const result = await enrollLink();
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no installation yet; run `gatehouse setup` first/);
+  });
+
+  it('prints a fresh one-time link, and a new link kills the older one', async () => {
+    await ensureBootstrap(db.sql, {
+      organizationId: 'acme',
+      organizationName: 'Acme',
+      ownerSubject: 'owner@acme.test',
+    });
+    const first = await enrollLink();
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /^Owner enrollment link \(one use, expires \d{4}-\d\d-\d\dT/);
+    const firstToken = LINK.exec(first.stdout)?.[2];
+    const second = await enrollLink();
+    const secondToken = LINK.exec(second.stdout)?.[2];
+    assert.ok(firstToken && secondToken && firstToken !== secondToken);
+
+    const t = await startTestApp({ sql: db.sql });
+    const enroll = (token: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/auth/enroll',
+        headers: JSON_HEADERS,
+        payload: { token, password: 'meadow copper lantern 12' },
+      });
+    assert.equal((await enroll(firstToken)).json().error, 'invalid_enrollment_token');
+    assert.equal((await enroll(secondToken)).statusCode, 200);
+  });
+
+  it('answers a usage error with status 64', async () => {
+    const result = await runCli(['owner', 'enroll', '--config', configFile]);
+    assert.equal(result.code, 64);
+    assert.match(result.stderr, /Usage: gatehouse owner enroll-link/);
+  });
+});

@@ -1,0 +1,39 @@
+// `gatehouse owner enroll-link`: prints a fresh one-time link (24 h) with which the initial owner sets a password and
+// enrolls TOTP. Issuing a link kills every older one; using it resets the owner's local credentials (the operator's
+// way back in), so only someone with the config and database access can do this.
+import { loadConfig } from '../config/load.ts';
+import { readInstallation } from '../identity/bootstrap.ts';
+import { issueEnrollmentLink } from '../login/local/enrollment-link.ts';
+import { type Command, parseFlags, UsageError } from './args.ts';
+import { withDatabase } from './database.ts';
+
+export const ownerCommand: Command = {
+  summary: 'owner enroll-link: print a fresh one-time enrollment link for the initial owner.',
+  async run(args) {
+    const { values, positionals } = parseFlags(args, {
+      config: { type: 'string' },
+      'database-url': { type: 'string' },
+    });
+    if (positionals[0] !== 'enroll-link' || positionals.length !== 1)
+      throw new UsageError('Usage: gatehouse owner enroll-link [--config FILE] [--database-url URL]');
+    const { config } = loadConfig({ configPath: values.config });
+    const link = await withDatabase(values['database-url'] ?? config.database.url, config.data.dir, async (sql) => {
+      const installation = await readInstallation(sql);
+      return installation ? await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer) : null;
+    });
+    if (!link) {
+      process.stderr.write('gatehouse owner: this database has no installation yet; run `gatehouse setup` first\n');
+      return 1;
+    }
+    process.stdout.write(`${enrollmentNotice(link)}\n`);
+    return 0;
+  },
+};
+
+/** The lines setup, the development start and this command print. */
+export function enrollmentNotice(link: { url: string; expiresAt: Date }): string {
+  return [
+    `Owner enrollment link (one use, expires ${link.expiresAt.toISOString()}; older links no longer work):`,
+    `  ${link.url}`,
+  ].join('\n');
+}

@@ -1,0 +1,36 @@
+import { loadConfig } from '../config/load.ts';
+import { startServer } from '../server.ts';
+import { type Command, parseFlags } from './args.ts';
+import { enrollmentNotice } from './owner.ts';
+
+export const serveCommand: Command = {
+  summary: 'Run the service (no config file: a development instance under ./.gatehouse).',
+  async run(args) {
+    const { values } = parseFlags(args, { config: { type: 'string' } });
+    const loaded = loadConfig({ configPath: values.config });
+    const { config } = loaded;
+    const server = await startServer(loaded);
+    const notes = [
+      `Gatehouse is listening on ${server.url}`,
+      `  issuer:  ${config.server.issuer}`,
+      `  console: ${config.server.issuer}/admin/console`,
+    ];
+    if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
+    if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
+    if (config.database.url === '')
+      notes.push('  WARNING: the embedded PostgreSQL is for evaluation only; set DATABASE_URL for real use.');
+    for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
+    process.stderr.write(`${notes.join('\n')}\n`);
+
+    await new Promise<void>((resolve) => {
+      const shutdown = () => {
+        process.off('SIGTERM', shutdown);
+        process.off('SIGINT', shutdown);
+        server.stop().then(resolve, resolve);
+      };
+      process.on('SIGTERM', shutdown);
+      process.on('SIGINT', shutdown);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,131 @@
+// `gatehouse setup`: identity domain, organization name and id, initial owner subject → config file, secret files,
+// migrated database and the bootstrap organization/owner. Safe to rerun: secrets are never overwritten, and when the
+// database already holds an installation it is authoritative (SPEC.md "Incomplete setup rerun").
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { DEFAULT_CONFIG_PATH, loadConfig } from '../config/load.ts';
+import { isReservedHostname } from '../config/placeholders.ts';
+import { writeSetupConfig } from '../config/write.ts';
+import { generateSecretFiles } from '../crypto/secret-files.ts';
+import { migrate } from '../db/migrate.ts';
+import { ensureBootstrap, markSetupCompleted } from '../identity/bootstrap.ts';
+import { issueEnrollmentLink } from '../login/local/enrollment-link.ts';
+import { type Command, parseFlags, UsageError } from './args.ts';
+import { withDatabase } from './database.ts';
+import { enrollmentNotice } from './owner.ts';
+
+const FLAGS = {
+  config: { type: 'string' },
+  domain: { type: 'string' },
+  'org-name': { type: 'string' },
+  'org-id': { type: 'string' },
+  owner: { type: 'string' },
+  'database-url': { type: 'string' },
+  'secrets-dir': { type: 'string' },
+  'data-dir': { type: 'string' },
+  tls: { type: 'string' },
+  listen: { type: 'string' },
+} as const;
+
+const QUESTIONS = [
+  ['domain', 'Identity domain (e.g. id.example.com)'],
+  ['org-name', 'Organization name'],
+  ['org-id', 'Organization ID (stable, e.g. acme)'],
+  ['owner', 'Initial owner subject (email address)'],
+] as const;
+
+/** `id.example.com` → https://id.example.com; `localhost:8080` → http://localhost:8080 (development only). */
+export function issuerForDomain(domain: string): string {
+  if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(domain))
+    throw new UsageError(`--domain "${domain}" must be a host name, e.g. id.example.com`);
+  const host = domain.split(':')[0] ?? domain;
+  return `${host === 'localhost' ? 'http' : 'https'}://${domain.toLowerCase()}`;
+}
+
+function checkSetupAnswers(answers: Record<string, string | undefined>): void {
+  if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(answers['org-id'] ?? ''))
+    throw new UsageError(
+      '--org-id must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+    );
+  if (!answers['org-name']?.trim()) throw new UsageError('--org-name must not be empty');
+  if (!/^[^\s@]+@[^\s@]+$/.test(answers.owner ?? '') || (answers.owner ?? '').length > 254)
+    throw new UsageError('--owner must be an email address');
+}
+
+async function ask(values: Record<string, string | undefined>): Promise<void> {
+  const missing = QUESTIONS.filter(([key]) => !values[key]);
+  if (missing.length === 0) return;
+  if (!process.stdin.isTTY)
+    throw new UsageError(`Missing ${missing.map(([key]) => `--${key}`).join(', ')} (no terminal to ask on)`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    for (const [key, question] of missing) values[key] = (await rl.question(`${question}: `)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+export const setupCommand: Command = {
+  summary: 'Write the config, generate secret files, migrate, and create the organization and initial owner.',
+  async run(args) {
+    const { values } = parseFlags(args, FLAGS);
+    const answers: Record<string, string | undefined> = { ...values };
+    await ask(answers);
+    const configFile = path.resolve(values.config ?? process.env.GATEHOUSE_CONFIG ?? DEFAULT_CONFIG_PATH);
+    const configDir = path.dirname(configFile);
+    const previous = existsSync(configFile) ? loadConfig({ configPath: configFile, env: {} }).config : null;
+
+    const domain = answers.domain ?? '';
+    checkSetupAnswers(answers);
+    const issuer = issuerForDomain(domain);
+    const secretsDir = path.resolve(values['secrets-dir'] ?? previous?.secrets.dir ?? path.join(configDir, 'secrets'));
+    const dataDir = path.resolve(values['data-dir'] ?? previous?.data.dir ?? path.join(configDir, 'data'));
+    const databaseUrl = values['database-url'] ?? previous?.database.url ?? '';
+    const tls =
+      values.tls ?? previous?.tls.mode ?? (isReservedHostname(domain.split(':')[0] ?? '') ? 'external' : 'acme');
+    if (!['acme', 'files', 'external'].includes(tls)) throw new UsageError('--tls must be acme, files or external');
+
+    const secrets = generateSecretFiles(secretsDir);
+    const installation = await withDatabase(databaseUrl, dataDir, async (sql) => {
+      await migrate(sql);
+      return await ensureBootstrap(sql, {
+        organizationId: answers['org-id'] ?? '',
+        organizationName: answers['org-name'] ?? '',
+        ownerSubject: answers.owner ?? '',
+      });
+    });
+
+    const { backup } = writeSetupConfig(configFile, {
+      server: { issuer, listen: values.listen ?? previous?.server.listen ?? '127.0.0.1:8080' },
+      database: { url: databaseUrl },
+      data: { dir: dataDir },
+      secrets: { dir: secretsDir },
+      organization: {
+        id: installation.organizationId,
+        name: installation.organizationName,
+        owner_subject: installation.ownerSubject,
+      },
+      tls: { mode: tls },
+    });
+    const link = await withDatabase(databaseUrl, dataDir, async (sql) => {
+      await markSetupCompleted(sql);
+      return await issueEnrollmentLink(sql, installation.ownerId, issuer);
+    });
+
+    const lines = [
+      `Configuration written to ${configFile}${backup ? ` (previous file kept as ${backup})` : ''}`,
+      `Secret files in ${secretsDir}: ${secrets.created.length} created, ${secrets.kept.length} kept`,
+      `Issuer: ${issuer}   TLS: ${tls}`,
+    ];
+    if (installation.created)
+      lines.push(`Created organization ${installation.organizationId} with initial owner ${installation.ownerSubject}`);
+    else
+      lines.push(
+        `The database already has organization ${installation.organizationId} and owner ${installation.ownerSubject}: kept them (the database is authoritative; nothing about the owner was recreated)`,
+      );
+    lines.push(enrollmentNotice(link));
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { scratchDir } from '../../test/helpers/config.ts';
+import { ConfigError } from './errors.ts';
+import { loadConfig, parseConfig } from './load.ts';
+
+const FILE = '/etc/gatehouse/gatehouse.toml';
+const parse = (toml: string, env: Record<string, string> = {}) =>
+  parseConfig(toml, FILE, { baseDir: '/etc/gatehouse', development: false, env });
+
+function problemsOf(toml: string, env: Record<string, string> = {}): string[] {
+  try {
+    parse(toml, env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${error}`);
+    assert.equal(error.file, FILE);
+    assert.ok(error.message.startsWith(`Invalid configuration in ${FILE}:`));
+    return error.problems.map((p) => `${p.key}: ${p.problem}`);
+  }
+  assert.fail('the configuration was accepted');
+}
+
+describe('configuration file', () => {
+  const invalid: [string, string, Record<string, string>?][] = [
+    ['[server]\nlisten = 8080', 'server.listen: must be a string'],
+    ['[server]\ntrusted_proxy = "yes"', 'server.trusted_proxy: must be a boolean'],
+    ['[server]\nbody_limit_bytes = 10', 'server.body_limit_bytes: must be at least 1024'],
+    ['[server]\nbogus = 1', 'server.bogus: unknown key'],
+    ['[nonsense]\nx = 1', 'nonsense: unknown key'],
+    ['server = 5', 'server: must be a table'],
+    ['[server]\nlisten = "8080"', 'server.listen: must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080'],
+    [
+      '[server]\nissuer = "http://id.acme.com"',
+      'server.issuer: must use https (plain http is allowed only for localhost)',
+    ],
+    ['[server]\nissuer = "https://id.acme.com/"', 'server.issuer: must not end with a slash'],
+    ['[server]\nissuer = "id.acme.com"', 'server.issuer: must be an absolute URL such as https://id.example.com'],
+    ['[database]\nurl = "mysql://db/gatehouse"', 'database.url: must start with postgres:// or postgresql://'],
+    ['[database]\nurl = "https://db/gatehouse"', 'database.url: must start with postgres:// or postgresql://'],
+    [
+      '[organization]\nid = "Not A Slug"',
+      'organization.id: must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
+    ],
+    ['[delivery]\nkind = "pigeon"', 'delivery.kind: must be one of "none", "smtp", "direct_mx", "webhook"'],
+    ['[delivery]\nkind = "smtp"\nfrom = "a@b.c"', 'delivery.smtp.host: is required when delivery.kind is "smtp"'],
+    [
+      '[delivery]\nkind = "webhook"\nfrom = "a@b.c"\n[delivery.webhook]\nurl = "http://hooks.acme.com/x"',
+      'delivery.webhook.url: must be an https:// URL (http only for localhost)',
+    ],
+    [
+      '[providers.github]\nenabled = true\nclient_id = "abc"',
+      'providers.github.client_secret: is required when the provider is enabled',
+    ],
+    ['[providers.myspace]\nenabled = true', 'providers.myspace: unknown key'],
+    ['[tls]\nmode = "files"\ncert_file = "/c.pem"', 'tls.key_file: is required when tls.mode is "files"'],
+    ['[gateway]\nupstream_port = 70000', 'gateway.upstream_port: must be at most 65535'],
+    ['[gateway]\nroute_prefix = "app"', 'gateway.route_prefix: must start with "/"'],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app/x"\nmethods = ["GET", "FETCH"]',
+      'auth.route_policies[0].methods[1]: must be one of "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"',
+    ],
+    ['[[auth.route_policies]]\nmethods = ["GET"]', 'auth.route_policies[0].path_prefix: is required'],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = []',
+      'auth.route_policies[0].methods: must have at least 1 item(s)',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrole_match = "most"',
+      'auth.route_policies[0].role_match: must be one of "any", "all"',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nminimum_assurance = "high"',
+      'auth.route_policies[0].minimum_assurance: must be one of "", "ial1", "ial2", "aal1", "aal2"',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrequired_audience = "not a uri"',
+      'auth.route_policies[0].required_audience: must be an absolute URI',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrequired_scope = "two scopes"',
+      'auth.route_policies[0].required_scope: must be a single scope token (RFC 6749 §3.3)',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nsurprise = true',
+      'auth.route_policies[0].surprise: unknown key',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\n[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]',
+      'auth.route_policies[1].methods: GET /a is already covered by an earlier policy',
+    ],
+    ['[auth]\nenabled = true', 'auth.organization_id: is required when auth.enabled is true'],
+    ['', 'GATEHOUSE_LISTEN: must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080', { GATEHOUSE_LISTEN: 'everywhere' }],
+    ['', 'DATABASE_URL: must start with postgres:// or postgresql://', { DATABASE_URL: 'sqlite:///tmp/x' }],
+    ['[server\nlisten = 1', 'line 1, column 8: not valid TOML: Invalid TOML document: illegal character in key'],
+  ];
+  for (const [toml, expected, env] of invalid) {
+    test(`refuses ${JSON.stringify(toml).slice(0, 70)} with "${expected}"`, () => {
+      const problems = problemsOf(toml, env);
+      assert.ok(problems.includes(expected), `got: ${problems.join(' / ')}`);
+    });
+  }
+
+  test('accepts an empty file and fills every default', () => {
+    const { config, deferred } = parse('');
+    assert.equal(config.server.listen, '127.0.0.1:8080');
+    assert.equal(config.gateway.upstream_host, '127.0.0.1');
+    assert.equal(config.gateway.upstream_port, 18080);
+    assert.equal(config.gateway.upstream_tls, false);
+    assert.equal(config.tokens.authorization_code_ttl_seconds, 60);
+    assert.deepEqual(deferred, []);
+  });
+
+  test('accepts every key SPEC.md lists for the gateway and route policies', () => {
+    const { config } = parse(`
+[gateway]
+enabled = true
+route_prefix = "/app"
+upstream_host = "10.0.0.5"
+upstream_port = 9000
+upstream_tls = true
+[auth]
+enabled = true
+provider_id = "gatehouse"
+organization_id = "acme"
+protected_route_prefix = "/app"
+[[auth.route_policies]]
+path_prefix = "/app/reports"
+methods = ["GET", "POST"]
+required_roles = ["analyst", "admin"]
+role_match = "any"
+minimum_assurance = "ial2"
+required_scope = "reports:read"
+required_audience = "https://api.acme.com/reports"
+`);
+    assert.deepEqual(
+      { ...config.auth.route_policies[0] },
+      {
+        path_prefix: '/app/reports',
+        methods: ['GET', 'POST'],
+        required_roles: ['analyst', 'admin'],
+        role_match: 'any',
+        minimum_assurance: 'ial2',
+        required_scope: 'reports:read',
+        required_audience: 'https://api.acme.com/reports',
+      },
+    );
+  });
+
+  const placeholders: [string, string, string][] = [
+    [
+      '[providers.github]\nenabled = true\nclient_id = "placeholder"\nclient_secret = "x"',
+      'providers.github',
+      'client_id is a placeholder',
+    ],
+    [
+      '[providers.google]\nenabled = true\nclient_id = "abc"\nclient_secret = "DUMMY"',
+      'providers.google',
+      'client_secret is a placeholder',
+    ],
+    [
+      '[providers.apple]\nenabled = true\nclient_id = "0"\nclient_secret = "0"',
+      'providers.apple',
+      'client_id is a placeholder',
+    ],
+    [
+      '[delivery]\nkind = "smtp"\n[delivery.smtp]\nhost = "smtp.example.com"',
+      'delivery',
+      'delivery.smtp.host "smtp.example.com" is a placeholder host',
+    ],
+    [
+      '[delivery]\nkind = "smtp"\n[delivery.smtp]\nhost = "test"',
+      'delivery',
+      'delivery.smtp.host "test" is a placeholder host',
+    ],
+    [
+      '[delivery]\nkind = "smtp"\nfrom = "a@acme.com"\n[delivery.smtp]\nhost = "smtp.acme.com"\npassword = "example"',
+      'delivery',
+      'delivery.smtp credentials are placeholders',
+    ],
+    [
+      '[delivery]\nkind = "webhook"\n[delivery.webhook]\nurl = "placeholder"',
+      'delivery',
+      'delivery.webhook.url is a placeholder',
+    ],
+    [
+      '[delivery]\nkind = "webhook"\n[delivery.webhook]\nurl = "https://hooks.acme.invalid/x"',
+      'delivery',
+      'delivery.webhook.url host "hooks.acme.invalid" is a placeholder host',
+    ],
+  ];
+  for (const [toml, key, reason] of placeholders) {
+    test(`defers ${key} when ${reason}`, () => {
+      const { deferred } = parse(toml);
+      assert.deepEqual(deferred, [{ key, reason }]);
+    });
+  }
+
+  test('environment overrides win over the file', () => {
+    const { config } = parse('[server]\nlisten = "127.0.0.1:1"', {
+      GATEHOUSE_LISTEN: '[::1]:9090',
+      GATEHOUSE_ISSUER: 'https://id.acme.com',
+      DATABASE_URL: 'postgresql://db.acme.internal/gatehouse',
+    });
+    assert.equal(config.server.listen, '[::1]:9090');
+    assert.equal(config.server.issuer, 'https://id.acme.com');
+    assert.equal(config.database.url, 'postgresql://db.acme.internal/gatehouse');
+  });
+
+  test('relative directories resolve against the config file', () => {
+    const { config } = parse('[secrets]\ndir = "keys"\n[data]\ndir = "../lib/gatehouse"');
+    assert.equal(config.secrets.dir, '/etc/gatehouse/keys');
+    assert.equal(config.data.dir, '/etc/lib/gatehouse');
+  });
+});
+
+describe('configuration file location', () => {
+  test('--config names a missing file: refused with the path', () => {
+    const dir = scratchDir();
+    const file = path.join(dir, 'missing.toml');
+    assert.throws(
+      () => loadConfig({ configPath: file, env: {} }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.message, `Invalid configuration in ${file}:\n  (file): file not found`);
+        return true;
+      },
+    );
+  });
+
+  test('GATEHOUSE_CONFIG is read when --config is absent', () => {
+    const dir = scratchDir();
+    const file = path.join(dir, 'gatehouse.toml');
+    writeFileSync(file, '[server]\nlisten = "127.0.0.1:9999"\n');
+    const loaded = loadConfig({ env: { GATEHOUSE_CONFIG: file } });
+    assert.equal(loaded.file, file);
+    assert.equal(loaded.development, false);
+    assert.equal(loaded.config.server.listen, '127.0.0.1:9999');
+  });
+
+  test('with no file anywhere, a development instance under ./.gatehouse', () => {
+    const dir = scratchDir();
+    const loaded = loadConfig({ env: {}, cwd: dir, configPath: undefined });
+    // The default path only exists on installed hosts; this machine has none.
+    assert.equal(loaded.development, true);
+    assert.equal(loaded.file, null);
+    assert.equal(loaded.config.server.issuer, 'http://localhost:8080');
+    assert.equal(loaded.config.server.listen, '127.0.0.1:8080');
+    assert.equal(loaded.config.secrets.dir, path.join(dir, '.gatehouse/secrets'));
+    assert.equal(loaded.config.data.dir, path.join(dir, '.gatehouse'));
+    assert.equal(loaded.config.organization.id, 'dev');
+  });
+
+  test('random text never escapes as anything but a ConfigError (fuzz)', () => {
+    const alphabet = '[]="\n .#abc123_-{}\'\\truefalse';
+    for (let i = 0; i < 2000; i += 1) {
+      let text = '';
+      const length = Math.floor(Math.random() * 60);
+      for (let j = 0; j < length; j += 1) text += alphabet[Math.floor(Math.random() * alphabet.length)];
+      try {
+        parse(text);
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, `input ${JSON.stringify(text)} threw ${error}`);
+      }
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import Value from 'typebox/value';
+import { ConfigError, type ConfigProblem } from './errors.ts';
+import { type Config, ConfigSchema } from './schema.ts';
+import { problemsFromSchemaErrors } from './schema-errors.ts';
+import { checkSemantics, type Deferred } from './validate.ts';
+
+export const DEFAULT_CONFIG_PATH = '/etc/gatehouse/gatehouse.toml';
+
+/** Environment variables that override one key each; documented in README.md. */
+export const ENV_OVERRIDES = {
+  GATEHOUSE_ISSUER: ['server', 'issuer'],
+  GATEHOUSE_LISTEN: ['server', 'listen'],
+  DATABASE_URL: ['database', 'url'],
+} as const;
+
+export interface LoadedConfig {
+  config: Config;
+  /** The file read, or null for the no-configuration development instance. */
+  file: string | null;
+  development: boolean;
+  deferred: Deferred[];
+}
+
+export interface LoadOptions {
+  /** `--config FILE`; wins over GATEHOUSE_CONFIG and the default path. */
+  configPath?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** Which file to read: --config, then GATEHOUSE_CONFIG, then the default path if it exists; null means development. */
+export function resolveConfigPath(options: LoadOptions): string | null {
+  const env = options.env ?? process.env;
+  const explicit = options.configPath ?? env.GATEHOUSE_CONFIG;
+  if (explicit) return path.resolve(options.cwd ?? process.cwd(), explicit);
+  return existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null;
+}
+
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const file = resolveConfigPath(options);
+  if (file === null)
+    return parseConfig('', '(development defaults)', { env: options.env, baseDir: cwd, development: true });
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    throw new ConfigError(file, [{ key: '(file)', problem: reason }]);
+  }
+  return parseConfig(source, file, { env: options.env, baseDir: path.dirname(file), development: false });
+}
+
+interface ParseOptions {
+  env?: NodeJS.ProcessEnv | undefined;
+  baseDir: string;
+  development: boolean;
+}
+
+/** Development instance: everything local under ./.gatehouse, a throwaway organization and owner. */
+const DEVELOPMENT_DEFAULTS = {
+  data: { dir: '.gatehouse' },
+  secrets: { dir: '.gatehouse/secrets' },
+  organization: { id: 'dev', name: 'Development', owner_subject: 'owner@localhost' },
+};
+
+export function parseConfig(source: string, file: string, options: ParseOptions): LoadedConfig {
+  let raw: Record<string, unknown>;
+  try {
+    raw = options.development ? structuredClone(DEVELOPMENT_DEFAULTS) : (parseToml(source) as Record<string, unknown>);
+  } catch (error) {
+    const where = error instanceof TomlError ? `line ${error.line}, column ${error.column}` : '(file)';
+    const message = (error as Error).message.split('\n')[0] ?? 'cannot parse';
+    throw new ConfigError(file, [{ key: where, problem: `not valid TOML: ${message}` }]);
+  }
+
+  const fromEnv = applyEnvOverrides(raw, options.env ?? process.env);
+  const rename = (problems: ConfigProblem[]) => problems.map((p) => ({ ...p, key: fromEnv.get(p.key) ?? p.key }));
+
+  const withDefaults = Value.Default(ConfigSchema, raw);
+  const schemaProblems = problemsFromSchemaErrors(Value.Errors(ConfigSchema, withDefaults));
+  if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
+
+  const config = withDefaults as Config;
+  const { problems, deferred } = checkSemantics(config);
+  if (problems.length > 0) throw new ConfigError(file, rename(problems));
+
+  config.data.dir = path.resolve(options.baseDir, config.data.dir);
+  config.secrets.dir = path.resolve(options.baseDir, config.secrets.dir);
+  return { config, file: options.development ? null : file, development: options.development, deferred };
+}
+
+/** Writes env overrides into the raw table; returns dotted key → env var name so errors name the variable. */
+function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Map<string, string> {
+  const applied = new Map<string, string>();
+  for (const [name, [sectionName, key]] of Object.entries(ENV_OVERRIDES)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const existing = raw[sectionName];
+    const section = (typeof existing === 'object' && existing !== null ? existing : {}) as Record<string, unknown>;
+    section[key] = value;
+    raw[sectionName] = section;
+    applied.set(`${sectionName}.${key}`, name);
+  }
+  return applied;
+}

@@ -1,0 +1,257 @@
+// The whole configuration, once. Each option carries its default and a description that says what it does,
+// why the default, and its security impact; docs/configuration.md is generated from these descriptions
+// (`npm run docs`) and src/config/docs.test.ts fails when the file is stale.
+import { type Static, Type } from 'typebox';
+
+const text = (description: string, defaultValue = '') => Type.String({ default: defaultValue, description });
+const flag = (description: string, defaultValue = false) => Type.Boolean({ default: defaultValue, description });
+const seconds = (description: string, defaultValue: number, minimum = 1) =>
+  Type.Integer({ default: defaultValue, minimum, maximum: 31_536_000, description });
+const section = <T extends Type.TProperties>(description: string, properties: T) =>
+  Type.Object(properties, { additionalProperties: false, default: {}, description });
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The nine sign-in provider selections SPEC.md names; two of them are web3. */
+export const REDIRECT_PROVIDERS = ['google', 'github', 'gitlab', 'microsoft', 'apple', 'discord', 'slack'] as const;
+export const WEB3_PROVIDERS = ['ethereum', 'farcaster'] as const;
+
+const redirectProvider = (name: string) =>
+  section(`Redirect sign-in provider ${name}.`, {
+    enabled: flag('Offer this provider on the sign-in page. Needs a real client_id and client_secret.'),
+    client_id: text('OAuth client id registered at the provider. A placeholder value defers the provider.'),
+    client_secret: text(
+      'OAuth client secret registered at the provider. Kept only in this file (mode 0600) and sealed at rest in the database; a placeholder value defers the provider.',
+    ),
+    issuer: text('Issuer URL for providers that have several (e.g. a self-hosted GitLab or a Microsoft tenant).'),
+  });
+
+export const ConfigSchema = Type.Object(
+  {
+    server: section('The HTTP listener and the public identity of the service.', {
+      issuer: text(
+        'Public base URL and OIDC issuer, e.g. https://id.example.com. Must be https except for localhost development. Tokens carry it in iss, so changing it invalidates every issued token.',
+        'http://localhost:8080',
+      ),
+      listen: text(
+        'Address the listener binds, as host:port. Loopback by default: production sits behind a reverse proxy.',
+        '127.0.0.1:8080',
+      ),
+      trusted_proxy: flag(
+        'Require every request to carry exactly one valid X-Forwarded-For address (set by the reverse proxy) and use it as the client IP for logs and rate limits. Off only when clients connect directly.',
+      ),
+      body_limit_bytes: Type.Integer({
+        default: 65_536,
+        minimum: 1024,
+        maximum: 10_485_760,
+        description:
+          'Largest accepted request body. Small by default: no identity request needs more, and it bounds parser work.',
+      }),
+      shutdown_timeout_seconds: seconds(
+        'On SIGTERM, how long in-flight requests may run before connections are closed.',
+        10,
+      ),
+    }),
+    database: section('PostgreSQL.', {
+      url: text(
+        'postgres:// or postgresql:// URL. Empty starts an embedded PostgreSQL under the data directory, for evaluation only. The URL may hold a password: keep this file mode 0600.',
+      ),
+      pool_max: Type.Integer({ default: 10, minimum: 1, maximum: 200, description: 'Connections per process.' }),
+      connect_timeout_seconds: seconds('How long to wait for a database connection before a request fails.', 5),
+    }),
+    data: section('Local state.', {
+      dir: text(
+        'Directory for local state (the embedded database). Relative paths resolve against the config file.',
+        '/var/lib/gatehouse',
+      ),
+    }),
+    secrets: section('Generated secret files (see `gatehouse setup`).', {
+      dir: text(
+        'Directory holding the generated secret files. It must be mode 0700 and each file 0600; the service refuses to start otherwise.',
+        '/etc/gatehouse/secrets',
+      ),
+    }),
+    organization: section('The bootstrap organization and its initial owner, written by `gatehouse setup`.', {
+      id: text('Stable tenant identifier of the bootstrap organization.'),
+      name: text('Display name of the organization, used in messages.'),
+      owner_subject: text('Sign-in subject (email address) of the initial owner.'),
+    }),
+    self_service: section('Account self-service.', {
+      enabled: flag('Allow people to sign up and manage their own accounts. Also needs delivery to be configured.'),
+    }),
+    delivery: section('How verification messages leave the service.', {
+      kind: Type.Enum(['none', 'smtp', 'direct_mx', 'webhook'], {
+        default: 'none',
+        description:
+          'none (nothing can be sent; sign-up and recovery refuse), smtp (authenticated relay), direct_mx, or webhook.',
+      }),
+      from: text('Envelope and header sender, e.g. "Acme Identity <no-reply@id.example.com>".'),
+      smtp: section('Authenticated SMTP relay.', {
+        host: text('Relay host name. A placeholder value defers delivery.'),
+        port: Type.Integer({
+          default: 587,
+          minimum: 1,
+          maximum: 65535,
+          description: 'Relay port (587 STARTTLS, 465 TLS).',
+        }),
+        security: Type.Enum(['starttls', 'tls'], {
+          default: 'starttls',
+          description: 'starttls requires the upgrade (no plaintext fallback); tls connects with TLS at once.',
+        }),
+        username: text('SMTP AUTH user.'),
+        password: text('SMTP AUTH password. Never logged.'),
+        ca_file: text(
+          "PEM file of a private certificate authority that signed the relay's certificate. Empty trusts only the system's public authorities. The relay's certificate is always verified.",
+        ),
+      }),
+      direct_mx: section("Delivery straight to recipients' MX hosts. Needs PTR, SPF, DKIM and DMARC published.", {
+        helo_name: text("Name announced in EHLO; must match the host's PTR record."),
+        dkim_domain: text('Domain in the DKIM d= tag.'),
+        dkim_selector: text('DKIM selector (s= tag).'),
+        dkim_private_key_file: text('PEM file with the DKIM private key, mode 0600.'),
+      }),
+      webhook: section('HTTPS webhook signed per Standard Webhooks with the verification-delivery key.', {
+        url: text('https:// endpoint that receives message JSON. A placeholder host defers delivery.'),
+        timeout_seconds: seconds('Per-attempt timeout.', 10),
+      }),
+    }),
+    providers: section(
+      'External sign-in providers. Placeholder credentials (0, test, dummy, example, placeholder) defer a provider.',
+      {
+        google: redirectProvider('Google'),
+        github: redirectProvider('GitHub'),
+        gitlab: redirectProvider('GitLab'),
+        microsoft: redirectProvider('Microsoft'),
+        apple: redirectProvider('Apple'),
+        discord: redirectProvider('Discord'),
+        slack: redirectProvider('Slack'),
+        ethereum: section('Sign-In with Ethereum (EIP-4361).', {
+          enabled: flag('Offer Ethereum wallet sign-in.'),
+          chain_ids: Type.Array(Type.Integer({ minimum: 1 }), {
+            default: [1],
+            description: 'Accepted EIP-155 chain ids.',
+          }),
+        }),
+        farcaster: section('Sign In With Farcaster.', {
+          enabled: flag('Offer Farcaster sign-in.'),
+          relay_url: text('Farcaster auth relay URL.', 'https://relay.farcaster.xyz'),
+        }),
+      },
+    ),
+    tls: section('How HTTPS is terminated.', {
+      mode: Type.Enum(['acme', 'files', 'external'], {
+        default: 'external',
+        description:
+          'acme (public certificate authority), files (existing certificate and key), or external (a reverse proxy terminates TLS).',
+      }),
+      acme_directory_url: text('ACME directory.', 'https://acme-v02.api.letsencrypt.org/directory'),
+      acme_email: text('Contact address given to the ACME authority.'),
+      cert_file: text('PEM certificate chain for mode files.'),
+      key_file: text('PEM private key for mode files, mode 0600.'),
+    }),
+    tokens: section('Token lifetimes.', {
+      access_token_ttl_seconds: seconds(
+        'Access token (JWT) lifetime. Short, because a JWT is valid until it expires.',
+        600,
+      ),
+      id_token_ttl_seconds: seconds('ID token lifetime.', 600),
+      authorization_code_ttl_seconds: seconds(
+        'Authorization code lifetime; RFC 6749 §4.1.2 recommends at most 10 minutes.',
+        60,
+      ),
+      refresh_token_idle_ttl_seconds: seconds('A refresh token unused this long expires.', 2_592_000),
+      refresh_token_absolute_ttl_seconds: seconds('A refresh token family ends this long after sign-in.', 7_776_000),
+      refresh_token_grace_seconds: seconds(
+        'Window in which re-presenting a just-rotated refresh token returns the same successor (honest parallel retries) instead of revoking the family. 0 disables.',
+        5,
+        0,
+      ),
+    }),
+    passwords: section('Password hashing (argon2id) and policy.', {
+      memory_kib: Type.Integer({
+        default: 19_456,
+        minimum: 8192,
+        maximum: 4_194_304,
+        description: 'argon2id memory in KiB (OWASP minimum 19 MiB).',
+      }),
+      passes: Type.Integer({ default: 2, minimum: 1, maximum: 10, description: 'argon2id iterations.' }),
+      parallelism: Type.Integer({ default: 1, minimum: 1, maximum: 16, description: 'argon2id lanes.' }),
+      min_length: Type.Integer({
+        default: 12,
+        minimum: 8,
+        maximum: 128,
+        description: 'Shortest accepted password (NIST SP 800-63B allows 8; 12 is our floor by default).',
+      }),
+      max_length: Type.Integer({
+        default: 128,
+        minimum: 64,
+        maximum: 1024,
+        description: 'Longest accepted password; bounds hashing work.',
+      }),
+    }),
+    sessions: section('Browser sessions.', {
+      idle_ttl_seconds: seconds('A session unused this long ends.', 43_200),
+      absolute_ttl_seconds: seconds('A session ends this long after sign-in, used or not.', 604_800),
+    }),
+    gateway: section('The policy gateway in front of a product upstream.', {
+      enabled: flag('Proxy requests under route_prefix to the upstream after route policy checks.'),
+      route_prefix: text('Path prefix the gateway serves.', '/app'),
+      upstream_host: text('Upstream host.', '127.0.0.1'),
+      upstream_port: Type.Integer({ default: 18080, minimum: 1, maximum: 65535, description: 'Upstream port.' }),
+      upstream_tls: flag('Connect to the upstream over TLS.'),
+    }),
+    auth: Type.Object(
+      {
+        enabled: flag('Check route policies before proxying.'),
+        provider_id: text('Identifier of this identity provider as the gateway names it.'),
+        organization_id: text('Organization whose memberships and roles route policies check.'),
+        protected_route_prefix: text(
+          'Requests under this prefix need a matching route policy; anything else is refused.',
+          '/app',
+        ),
+        route_policies: Type.Array(
+          Type.Object(
+            {
+              path_prefix: Type.String({ description: 'Path prefix the policy covers.' }),
+              methods: Type.Array(Type.Enum([...HTTP_METHODS]), {
+                minItems: 1,
+                description: 'HTTP methods the policy covers.',
+              }),
+              required_roles: Type.Array(Type.String({ minLength: 1 }), {
+                default: [],
+                description: 'Roles in organization_id.',
+              }),
+              role_match: Type.Enum(['any', 'all'], {
+                default: 'any',
+                description: 'Whether any or all of required_roles are needed.',
+              }),
+              minimum_assurance: Type.Enum(['', 'ial1', 'ial2', 'aal1', 'aal2'], {
+                default: '',
+                description: 'Lowest identity (ial) or authentication (aal) assurance allowed; empty for none.',
+              }),
+              required_scope: text('Scope the access token must carry; empty for none.'),
+              required_audience: text('Audience (absolute URI) the access token must carry; empty for none.'),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            default: [],
+            description:
+              'Route policies, checked before proxying. A protected method and path with no policy is refused.',
+          },
+        ),
+      },
+      { additionalProperties: false, default: {}, description: 'Route policy for the gateway.' },
+    ),
+    logging: section('Logs (JSON on stdout).', {
+      level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        default: 'info',
+        description: 'Lowest level written. Secrets are redacted at every level.',
+      }),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof ConfigSchema>;
+export type RoutePolicyConfig = Config['auth']['route_policies'][number];

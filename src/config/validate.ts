@@ -1,0 +1,157 @@
+// Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
+import type { ConfigProblem } from './errors.ts';
+import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
+import { type Config, REDIRECT_PROVIDERS } from './schema.ts';
+
+export interface Deferred {
+  /** The section that is deferred, e.g. `providers.github` or `delivery`. */
+  key: string;
+  reason: string;
+}
+
+export interface SemanticResult {
+  problems: ConfigProblem[];
+  deferred: Deferred[];
+}
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export function parseListen(value: string): { host: string; port: number } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  if (!match?.[1] || !match[2]) return null;
+  const port = Number(match[2]);
+  if (port > 65535) return null;
+  return { host: match[1].replace(/^\[|\]$/g, ''), port };
+}
+
+function absoluteUrl(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
+function checkIssuer(issuer: string): string | null {
+  const url = absoluteUrl(issuer);
+  if (!url) return 'must be an absolute URL such as https://id.example.com';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname)))
+    return 'must use https (plain http is allowed only for localhost)';
+  if (url.search || url.hash || issuer.includes('?') || issuer.includes('#'))
+    return 'must not have a query or fragment';
+  if (issuer.endsWith('/')) return 'must not end with a slash';
+  if (url.username || url.password) return 'must not contain credentials';
+  return null;
+}
+
+export function checkSemantics(config: Config): SemanticResult {
+  const problems: ConfigProblem[] = [];
+  const deferred: Deferred[] = [];
+  const problem = (key: string, text: string) => problems.push({ key, problem: text });
+
+  const issuerProblem = checkIssuer(config.server.issuer);
+  if (issuerProblem) problem('server.issuer', issuerProblem);
+  if (!parseListen(config.server.listen))
+    problem('server.listen', 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080');
+
+  const dbUrl = config.database.url;
+  if (dbUrl !== '' && !/^postgres(ql)?:\/\//.test(dbUrl))
+    problem('database.url', 'must start with postgres:// or postgresql://');
+  else if (dbUrl !== '' && !absoluteUrl(dbUrl)) problem('database.url', 'is not a valid URL');
+
+  if (config.organization.id !== '' && !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(config.organization.id))
+    problem('organization.id', 'must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit');
+
+  checkDelivery(config, problem, deferred);
+  checkProviders(config, problem, deferred);
+
+  if (config.tls.mode === 'files') {
+    if (config.tls.cert_file === '') problem('tls.cert_file', 'is required when tls.mode is "files"');
+    if (config.tls.key_file === '') problem('tls.key_file', 'is required when tls.mode is "files"');
+  }
+
+  checkGateway(config, problem);
+  return { problems, deferred };
+}
+
+type Report = (key: string, text: string) => void;
+
+function checkDelivery(config: Config, problem: Report, deferred: Deferred[]): void {
+  const { delivery } = config;
+  switch (delivery.kind) {
+    case 'none':
+      return;
+    case 'smtp':
+      if (delivery.smtp.host === '') problem('delivery.smtp.host', 'is required when delivery.kind is "smtp"');
+      else if (isPlaceholderHost(delivery.smtp.host))
+        deferred.push({ key: 'delivery', reason: `delivery.smtp.host "${delivery.smtp.host}" is a placeholder host` });
+      else if (isPlaceholderValue(delivery.smtp.password) || isPlaceholderValue(delivery.smtp.username))
+        deferred.push({ key: 'delivery', reason: 'delivery.smtp credentials are placeholders' });
+      break;
+    case 'direct_mx':
+      for (const key of ['helo_name', 'dkim_domain', 'dkim_selector', 'dkim_private_key_file'] as const)
+        if (delivery.direct_mx[key] === '')
+          problem(`delivery.direct_mx.${key}`, 'is required when delivery.kind is "direct_mx"');
+      if (delivery.direct_mx.dkim_domain !== '' && isPlaceholderHost(delivery.direct_mx.dkim_domain))
+        deferred.push({
+          key: 'delivery',
+          reason: `delivery.direct_mx.dkim_domain "${delivery.direct_mx.dkim_domain}" is a placeholder host`,
+        });
+      break;
+    case 'webhook': {
+      const url = absoluteUrl(delivery.webhook.url);
+      if (delivery.webhook.url === '') problem('delivery.webhook.url', 'is required when delivery.kind is "webhook"');
+      else if (isPlaceholderValue(delivery.webhook.url))
+        deferred.push({ key: 'delivery', reason: 'delivery.webhook.url is a placeholder' });
+      else if (!url || (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname))))
+        problem('delivery.webhook.url', 'must be an https:// URL (http only for localhost)');
+      else if (isPlaceholderHost(url.hostname))
+        deferred.push({ key: 'delivery', reason: `delivery.webhook.url host "${url.hostname}" is a placeholder host` });
+      break;
+    }
+  }
+  if (delivery.from === '' && !deferred.some((d) => d.key === 'delivery'))
+    problem('delivery.from', `is required when delivery.kind is "${delivery.kind}"`);
+}
+
+function checkProviders(config: Config, problem: Report, deferred: Deferred[]): void {
+  for (const name of REDIRECT_PROVIDERS) {
+    const provider = config.providers[name];
+    if (!provider.enabled) continue;
+    const key = `providers.${name}`;
+    const placeholder = (['client_id', 'client_secret'] as const).find((k) => isPlaceholderValue(provider[k]));
+    if (placeholder) {
+      deferred.push({ key, reason: `${placeholder} is a placeholder` });
+      continue;
+    }
+    if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
+    if (provider.client_secret === '') problem(`${key}.client_secret`, 'is required when the provider is enabled');
+    if (provider.issuer !== '' && absoluteUrl(provider.issuer)?.protocol !== 'https:')
+      problem(`${key}.issuer`, 'must be an https:// URL');
+  }
+  const relay = config.providers.farcaster.relay_url;
+  if (config.providers.farcaster.enabled && absoluteUrl(relay)?.protocol !== 'https:')
+    problem('providers.farcaster.relay_url', 'must be an https:// URL');
+}
+
+function checkGateway(config: Config, problem: Report): void {
+  const { gateway, auth } = config;
+  if (!gateway.route_prefix.startsWith('/')) problem('gateway.route_prefix', 'must start with "/"');
+  if (!auth.protected_route_prefix.startsWith('/')) problem('auth.protected_route_prefix', 'must start with "/"');
+  if (auth.enabled && auth.organization_id === '')
+    problem('auth.organization_id', 'is required when auth.enabled is true');
+  const covered = new Set<string>();
+  auth.route_policies.forEach((policy, index) => {
+    const key = `auth.route_policies[${index}]`;
+    if (!policy.path_prefix.startsWith('/')) problem(`${key}.path_prefix`, 'must start with "/"');
+    if (policy.required_scope !== '' && !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(policy.required_scope))
+      problem(`${key}.required_scope`, 'must be a single scope token (RFC 6749 §3.3)');
+    if (policy.required_audience !== '' && !absoluteUrl(policy.required_audience))
+      problem(`${key}.required_audience`, 'must be an absolute URI');
+    for (const method of policy.methods) {
+      const route = `${method} ${policy.path_prefix}`;
+      if (covered.has(route)) problem(`${key}.methods`, `${route} is already covered by an earlier policy`);
+      covered.add(route);
+    }
+  });
+}

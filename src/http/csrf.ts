@@ -1,0 +1,37 @@
+// DESIGN.md "CSRF": a cookie-authenticated state change must come from our own origin. JSON endpoints also require
+// a JSON body (a cross-site form cannot send one without a CORS preflight we never grant); the few HTML forms
+// (consent, sign-out) are checked by origin alone.
+import type { FastifyRequest } from 'fastify';
+import { GatehouseError } from './errors.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The Origin header when the browser gave a real one; otherwise Sec-Fetch-Site, which browsers set and pages
+ * cannot. A page served with Referrer-Policy: no-referrer makes Chromium send `Origin: null` on form posts, so
+ * "null" counts as absent rather than as a foreign origin.
+ */
+export function isSameOrigin(request: FastifyRequest, issuerOrigin: string): boolean {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== 'null') return origin === issuerOrigin;
+  return request.headers['sec-fetch-site'] === 'same-origin';
+}
+
+export function assertSameOriginForm(request: FastifyRequest, issuerOrigin: string, what: string): void {
+  if (!isSameOrigin(request, issuerOrigin))
+    throw new GatehouseError('csrf_rejected', `${what} must be posted from this origin`);
+}
+
+export function assertSameOriginJson(request: FastifyRequest, issuerOrigin: string): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (contentType !== 'application/json')
+    throw new GatehouseError('csrf_rejected', 'State-changing requests must send Content-Type: application/json');
+  if (!isSameOrigin(request, issuerOrigin)) {
+    const absent = request.headers.origin === undefined || request.headers.origin === 'null';
+    throw new GatehouseError(
+      'csrf_rejected',
+      absent ? 'The request must carry a same-origin Origin header' : 'The request came from another origin',
+    );
+  }
+}

@@ -1,0 +1,88 @@
+// Every error code Gatehouse can put in an envelope, with its HTTP status and the client-safe default text.
+// docs/errors.md lists the same codes; src/http/error-catalogue.test.ts fails when the two drift.
+// Codes are grouped by the module that raises them so parallel work appends in its own block.
+
+export interface CatalogueEntry {
+  readonly status: number;
+  readonly description: string;
+  /** Whether a specific description may reach the client. Defaults to status < 500: server faults stay generic. */
+  readonly expose?: boolean;
+}
+
+export const errorCatalogue = {
+  // http (any route)
+  invalid_request: { status: 400, description: 'The request is malformed or has invalid parameters.' },
+  invalid_forwarded_for: {
+    status: 400,
+    description: 'The request must carry exactly one valid X-Forwarded-For address from the trusted proxy.',
+  },
+  csrf_rejected: { status: 403, description: 'Cross-site request refused.' },
+  not_found: { status: 404, description: 'No such resource.' },
+  method_not_allowed: { status: 405, description: 'This method is not allowed on this path.' },
+  payload_too_large: { status: 413, description: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, description: 'The request body has an unsupported content type.' },
+  rate_limited: { status: 429, description: 'Too many requests; retry later.' },
+  server_error: { status: 500, description: 'The server could not complete the request.' },
+  not_ready: { status: 503, description: 'The service is not ready.', expose: true },
+
+  // identity, sessions, local sign-in
+  login_required: { status: 401, description: 'Sign in first.' },
+  enrollment_required: { status: 403, description: 'Finish enrolling a second factor first.' },
+  admin_required: { status: 403, description: 'This requires an active, verified owner signed in with two factors.' },
+  invalid_credentials: { status: 401, description: 'The sign-in details are not correct.' },
+  invalid_login_transaction: {
+    status: 400,
+    description: 'This sign-in attempt is unknown, expired, already used or belongs to another browser; start again.',
+  },
+  invalid_enrollment_token: { status: 400, description: 'The enrollment link is invalid, expired or already used.' },
+  weak_password: { status: 400, description: 'The password does not meet the password policy.' },
+  invalid_totp_code: { status: 400, description: 'The code is not correct; check the authenticator app and retry.' },
+  totp_already_enrolled: { status: 409, description: 'A TOTP authenticator is already enrolled.' },
+  totp_enrollment_not_started: { status: 409, description: 'Start TOTP enrollment first.' },
+  method_conflict: { status: 409, description: 'This sign-in method belongs to another account.' },
+  last_sign_in_method: { status: 409, description: 'The last sign-in method of an account cannot be removed.' },
+
+  // oauth (RFC 6749, 6750, 7009, 7662 codes)
+  invalid_client: { status: 401, description: 'Client authentication failed.' },
+  invalid_grant: {
+    status: 400,
+    description: 'The grant is invalid, expired, revoked or was issued to another client.',
+  },
+  unauthorized_client: { status: 400, description: 'This client may not use this grant type.' },
+  unsupported_grant_type: { status: 400, description: 'The grant type is not supported.' },
+  unsupported_response_type: { status: 400, description: 'Only response_type=code is supported.' },
+  invalid_scope: { status: 400, description: 'The requested scope is invalid or not allowed for this client.' },
+  invalid_target: { status: 400, description: 'The requested resource is not allowed for this client.' },
+  invalid_token: { status: 401, description: 'The access token is invalid, expired or revoked.' },
+  insufficient_scope: { status: 403, description: 'The access token lacks the scope this request needs.' },
+  access_denied: { status: 403, description: 'The resource owner denied the request.' },
+  consent_required: { status: 400, description: 'The user must consent first; retry without prompt=none.' },
+
+  // admin
+  application_exists: { status: 409, description: 'An application with this identifier already exists.' },
+  resource_exists: { status: 409, description: 'A resource with this audience already exists.' },
+  application_in_use: { status: 409, description: 'The application still has clients; delete them first.' },
+  resource_in_use: { status: 409, description: 'A client is still provisioned for this resource; update it first.' },
+
+  // account self-service and delivery
+  self_service_disabled: { status: 403, description: 'Account self-service is not enabled on this service.' },
+  delivery_not_configured: {
+    status: 503,
+    description: 'Verification messages cannot be sent: message delivery is not configured.',
+  },
+  reauthentication_failed: { status: 403, description: 'The current password or code is not correct.' },
+  email_taken: { status: 409, description: 'Another account already signs in with this email address.' },
+  totp_not_enrolled: { status: 409, description: 'No TOTP authenticator is enrolled.' },
+  verification_invalid: { status: 400, description: 'The verification id or secret is not valid.' },
+  verification_expired: { status: 400, description: 'The verification has expired; request a new one.' },
+  verification_attempts_exceeded: {
+    status: 400,
+    description: 'Too many wrong attempts for this verification; request a new one.',
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(errorCatalogue, value);
+}

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestApp } from '../../test/helpers/app.ts';
+import { makeConfig } from '../../test/helpers/config.ts';
+
+describe('HTTP basics', async () => {
+  const { app } = await startTestApp({
+    config: makeConfig({ server: { body_limit_bytes: 1024 } }),
+    extend: (app) =>
+      app.post(
+        '/test/echo',
+        { schema: { body: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false } } },
+        async (request) => request.body,
+      ),
+  });
+
+  const envelope = (body: string) => JSON.parse(body) as Record<string, unknown>;
+
+  test('an unknown path answers 404 with the envelope and the request id header', async () => {
+    const response = await app.inject({ method: 'GET', url: '/no/such/path' });
+    assert.equal(response.statusCode, 404);
+    const requestId = response.headers['x-request-id'];
+    assert.ok(typeof requestId === 'string' && requestId.length >= 16);
+    assert.deepEqual(envelope(response.body), {
+      error: 'not_found',
+      error_description: 'No such resource.',
+      request_id: requestId,
+    });
+  });
+
+  test('a known path with an unknown method answers 405 with Allow', async () => {
+    const response = await app.inject({ method: 'PUT', url: '/health/live' });
+    assert.equal(response.statusCode, 405);
+    assert.equal(response.headers.allow, 'GET, HEAD');
+    assert.equal(envelope(response.body).error, 'method_not_allowed');
+  });
+});
+
+describe('HTTP envelope for framework errors', async () => {
+  const { app } = await startTestApp({
+    config: makeConfig({ server: { body_limit_bytes: 1024 } }),
+    extend: (app) => {
+      app.post(
+        '/test/strict',
+        {
+          schema: {
+            body: {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string', maxLength: 10 }, count: { type: 'integer' } },
+              additionalProperties: false,
+            },
+          },
+        },
+        async (request) => request.body,
+      );
+      app.post('/test/form', async (request) => request.body);
+      app.get('/test/crash', async () => {
+        throw new TypeError('internal detail that must not leak');
+      });
+    },
+  });
+  const json = { 'content-type': 'application/json' };
+  const envelopeOf = (response: { json(): Record<string, unknown>; headers: Record<string, unknown> }) => {
+    const body = response.json();
+    assert.equal(body.request_id, response.headers['x-request-id']);
+    return body;
+  };
+
+  test('a body over the limit answers 413 payload_too_large', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/test/strict',
+      headers: json,
+      payload: JSON.stringify({ name: 'x'.repeat(2000) }),
+    });
+    assert.equal(response.statusCode, 413);
+    assert.equal(envelopeOf(response).error, 'payload_too_large');
+  });
+
+  test('a non-JSON body where JSON is expected answers 415 unsupported_media_type', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/test/strict',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    assert.equal(response.statusCode, 415);
+    assert.equal(envelopeOf(response).error, 'unsupported_media_type');
+  });
+
+  test('malformed JSON answers 400 invalid_request', async () => {
+    const response = await app.inject({ method: 'POST', url: '/test/strict', headers: json, payload: '{"name": ' });
+    assert.equal(response.statusCode, 400);
+    const body = envelopeOf(response);
+    assert.equal(body.error, 'invalid_request');
+    assert.equal(body.error_description, 'The request body is not valid JSON');
+  });
+
+  const invalid: [string, unknown, { path: string; problem: string }][] = [
+    ['an unknown field', { name: 'a', extra: 1 }, { path: 'body.extra', problem: 'unknown field' }],
+    ['a missing field', { count: 1 }, { path: 'body.name', problem: 'is required' }],
+    ['a wrong type (no coercion)', { name: 'a', count: '5' }, { path: 'body.count', problem: 'must be integer' }],
+    [
+      'a too-long string',
+      { name: 'abcdefghijk' },
+      { path: 'body.name', problem: 'must NOT have more than 10 characters' },
+    ],
+  ];
+  for (const [name, payload, field] of invalid) {
+    test(`${name} answers 400 invalid_request naming the field`, async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/test/strict',
+        headers: json,
+        payload: JSON.stringify(payload),
+      });
+      assert.equal(response.statusCode, 400);
+      assert.deepEqual(envelopeOf(response), {
+        error: 'invalid_request',
+        error_description: `${field.path} ${field.problem}`,
+        request_id: response.headers['x-request-id'],
+        fields: [field],
+      });
+    });
+  }
+
+  test('a form body with a repeated parameter answers 400 (RFC 6749 §3.1)', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/test/form',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=a&grant_type=b',
+    });
+    assert.equal(response.statusCode, 400);
+    assert.equal(envelopeOf(response).error_description, 'Parameter grant_type is included more than once');
+  });
+
+  test('a form body is parsed into plain fields', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/test/form',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=1&b=two+words&c=%2F',
+    });
+    assert.deepEqual(response.json(), { a: '1', b: 'two words', c: '/' });
+  });
+
+  test('an unexpected error answers 500 server_error with a generic text', async () => {
+    const response = await app.inject({ method: 'GET', url: '/test/crash' });
+    assert.equal(response.statusCode, 500);
+    assert.deepEqual(envelopeOf(response), {
+      error: 'server_error',
+      error_description: 'The server could not complete the request.',
+      request_id: response.headers['x-request-id'],
+    });
+  });
+
+  test('every response carries the security headers and no-store', async () => {
+    for (const url of ['/health/live', '/no/such/path']) {
+      const response = await app.inject({ method: 'GET', url });
+      assert.equal(response.headers['cache-control'], 'no-store');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      assert.equal(response.headers['referrer-policy'], 'no-referrer');
+      assert.equal(response.headers['x-frame-options'], 'DENY');
+      assert.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+      assert.equal(response.headers['strict-transport-security'], undefined, 'no HSTS over plain http');
+    }
+  });
+
+  test('HSTS is sent when the issuer is https', async () => {
+    const tls = await startTestApp({ config: makeConfig({ server: { issuer: 'https://id.acme.test' } }) });
+    const response = await tls.app.inject({ method: 'GET', url: '/health/live' });
+    assert.equal(response.headers['strict-transport-security'], 'max-age=63072000; includeSubDomains');
+  });
+
+  test('request ids are unique per request', async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 50; i += 1)
+      ids.add(String((await app.inject({ method: 'GET', url: '/health/live' })).headers['x-request-id']));
+    assert.equal(ids.size, 50);
+  });
+});
+
+describe('form body parser (fuzz)', () => {
+  test('random bodies either parse to string fields or raise invalid_request', async () => {
+    const { parseFormBody } = await import('./form-body.ts');
+    const { GatehouseError } = await import('./errors.ts');
+    const alphabet = 'ab=&%2F+_-x\u00e9\u0000';
+    for (let i = 0; i < 5000; i += 1) {
+      let body = '';
+      for (let j = Math.floor(Math.random() * 40); j > 0; j -= 1)
+        body += alphabet[Math.floor(Math.random() * alphabet.length)];
+      try {
+        const parsed = parseFormBody(body);
+        for (const value of Object.values(parsed)) assert.equal(typeof value, 'string');
+      } catch (error) {
+        assert.ok(
+          error instanceof GatehouseError && error.code === 'invalid_request',
+          `${JSON.stringify(body)}: ${error}`,
+        );
+      }
+    }
+  });
+});

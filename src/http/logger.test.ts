@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestApp } from '../../test/helpers/app.ts';
+
+describe('logs', async () => {
+  const password = 'correct horse battery staple 9431';
+  const bearer = 'eyJhbGciOiJSUzI1NiJ9.secret-bearer-payload.signature-part';
+  const cookie = 'gatehouse_session=Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  const code = 'authorization-code-never-logged-5521';
+  const { app, logs } = await startTestApp({
+    extend: (app) => {
+      // A careless route that logs everything it received: redaction must still hold.
+      app.post('/test/careless', async (request) => {
+        request.log.info({ body: request.body, headers: request.headers, query: request.query }, 'careless');
+        throw new Error('boom');
+      });
+    },
+  });
+
+  test('a password, a bearer token, a cookie and a code never reach a log line', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/test/careless?code=${code}&access_token=${bearer}`,
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        cookie,
+        'content-type': 'application/json',
+        origin: 'http://localhost:8080',
+      },
+      payload: { password, nested: { client_secret: 'cs-1234567890', refresh_token: 'rt-1234567890' } },
+    });
+    assert.equal(response.statusCode, 500);
+    // The client sees only the generic text; the cause (which here carries the password) stays out of the response.
+    assert.deepEqual(response.json(), {
+      error: 'server_error',
+      error_description: 'The server could not complete the request.',
+      request_id: response.headers['x-request-id'],
+    });
+    await app.inject({
+      method: 'GET',
+      url: `/nowhere?code=${code}`,
+      headers: { authorization: `Bearer ${bearer}`, cookie },
+    });
+    assert.ok(logs.lines.length >= 3);
+    for (const secret of [password, bearer, cookie.split('=')[1] as string, code, 'cs-1234567890', 'rt-1234567890']) {
+      assert.ok(!logs.text.includes(secret), `log output contains ${secret}`);
+    }
+    assert.match(logs.text, /\[redacted\]/);
+  });
+});

@@ -1,0 +1,104 @@
+// Infrastructure shared by every route (fastify-plugin, so it is not encapsulated): request ids, trusted proxy,
+// security headers, form bodies, access logs, the error envelope, and 404/405 answers.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { sendError, toGatehouseError } from './error-envelope.ts';
+import { GatehouseError } from './errors.ts';
+import { parseFormBody } from './form-body.ts';
+import { applySecurityHeaders } from './security-headers.ts';
+import { requireForwardedAddress } from './trusted-proxy.ts';
+
+export interface HttpOptions {
+  trustedProxy: boolean;
+  tls: boolean;
+  /** Returns true once shutdown has begun; new requests then get 503 not_ready. */
+  isClosing: () => boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The client address: the X-Forwarded-For value in trusted-proxy mode, else the socket peer. */
+    clientIp: string;
+  }
+}
+
+export const newRequestId = () => randomBytes(12).toString('base64url');
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
+  app.decorateRequest('clientIp', '');
+
+  // A shadow router of every route, so an unknown method on a known path answers 405 with Allow.
+  const shadow = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      try {
+        shadow.on(method as HTTPMethod, route.url ?? route.path, () => {});
+      } catch {
+        // duplicate registration (e.g. the automatic HEAD route): already known
+      }
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.clientIp = options.trustedProxy
+      ? requireForwardedAddress(request.headers['x-forwarded-for'])
+      : (request.socket.remoteAddress ?? '');
+    if (options.isClosing()) throw new GatehouseError('not_ready', 'The service is shutting down');
+  });
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    applySecurityHeaders(reply, options.tls);
+    return payload;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // Path only: query strings can carry codes and tokens (SPEC.md Authentication 12).
+    request.log.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+        ip: request.clientIp,
+      },
+      'request',
+    );
+  });
+
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseFormBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = toGatehouseError(error);
+    if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendError(request, reply, mapped);
+  });
+
+  app.setNotFoundHandler((request: FastifyRequest, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    // A route for this very method that answered "not found" itself (e.g. a missing static file) is a 404, not a 405.
+    const routed = shadow.find(request.method as HTTPMethod, path) !== null;
+    const allowed = routed ? [] : METHODS.filter((m) => m !== request.method && shadow.find(m, path) !== null);
+    if (allowed.length > 0) {
+      return sendError(
+        request,
+        reply,
+        new GatehouseError('method_not_allowed', undefined, { headers: { allow: allowed.join(', ') } }),
+      );
+    }
+    return sendError(request, reply, new GatehouseError('not_found'));
+  });
+}
+
+export const httpPlugin = fp(http, { name: 'gatehouse-http', fastify: '5.x' });

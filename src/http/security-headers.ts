@@ -1,0 +1,16 @@
+// Headers on every response. API responses default to no-store (SPEC.md Authentication 11) and a CSP that allows
+// nothing; routes that serve cacheable public documents (discovery, JWKS) or pages set their own values.
+import type { FastifyReply } from 'fastify';
+
+export function applySecurityHeaders(reply: FastifyReply, tls: boolean): void {
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header('x-frame-options', 'DENY');
+  if (!reply.hasHeader('content-security-policy'))
+    reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
+  if (!reply.hasHeader('cache-control')) {
+    reply.header('cache-control', 'no-store');
+    reply.header('pragma', 'no-cache');
+  }
+  if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+}

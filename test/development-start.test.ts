@@ -1,0 +1,63 @@
+// `npm start` on a machine with no configuration and no database URL: a development instance on an embedded
+// PostgreSQL that answers /health/ready, then stops cleanly on SIGTERM.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { MAIN } from './helpers/cli.ts';
+import { scratchDir } from './helpers/config.ts';
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+describe('development instance (no config, no DATABASE_URL)', () => {
+  test('serves /health/ready from the embedded database and stops on SIGTERM', async () => {
+    const cwd = scratchDir();
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_LISTEN: `127.0.0.1:${port}` };
+    delete env.DATABASE_URL;
+    delete env.GATEHOUSE_CONFIG;
+    const child = spawn(process.execPath, [MAIN, 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const listening = new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.includes('Gatehouse is listening')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
+    });
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await listening;
+      assert.match(stderr, /issuer: {2}http:\/\/localhost:8080/);
+      assert.match(stderr, /console: http:\/\/localhost:8080\/admin\/console/);
+      assert.match(stderr, /WARNING: the embedded PostgreSQL is for evaluation only/);
+      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), { status: 'ok' });
+      assert.ok(existsSync(path.join(cwd, '.gatehouse/secrets/oidc-signing-key.pem')));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    // The embedded server stopped with the service: no cluster location (preferred or root fallback) keeps a lock file.
+    const dataDir = path.join(cwd, '.gatehouse');
+    const fallback = `/var/tmp/gatehouse-embedded-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+    const clusters = [path.join(dataDir, 'postgres'), fallback].filter((dir) =>
+      existsSync(path.join(dir, 'PG_VERSION')),
+    );
+    assert.equal(clusters.length, 1, 'exactly one cluster was created');
+    assert.equal(existsSync(path.join(clusters[0] as string, 'postmaster.pid')), false);
+    rmSync(fallback, { recursive: true, force: true });
+  });
+});
