@@ -1,0 +1,66 @@
+// The audit API every module calls: audit.record(event). Records form an HMAC chain per process (DESIGN.md
+// "Audit chain"): this node appends to its own chain, so writers never contend on a global lock, and
+// `gatehouse audit verify` walks every chain. Never pass a secret in `details`: records are for operators.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Sql } from '../db/pool.ts';
+import { canonicalRecord, chainHash, GENESIS_HASH } from './chain.ts';
+
+export interface AuditEvent {
+  /** Dotted event name, e.g. `signin.succeeded`, `session.revoked`, `client.created`. */
+  event: string;
+  /** Who did it: an identity sub, a client id, `system`, or null when unknown. */
+  actor?: string | null;
+  /** What it was done to. */
+  subject?: string | null;
+  clientIp?: string | null;
+  requestId?: string | null;
+  details?: Record<string, string | number | boolean | null>;
+}
+
+export interface Audit {
+  record(event: AuditEvent): Promise<void>;
+}
+
+export function createAudit(sql: Sql, key: Buffer, clock: () => Date = () => new Date()): Audit {
+  const chain = `${hostname()}:${process.pid}:${randomBytes(6).toString('base64url')}`;
+  let seq = 0;
+  let prevHash = GENESIS_HASH;
+  // Appends are serialized within the process so each record's prev_hash is its predecessor's hash.
+  let tail: Promise<void> = Promise.resolve();
+
+  async function append(event: AuditEvent): Promise<void> {
+    const record = {
+      chain,
+      seq: seq + 1,
+      occurredAt: clock().toISOString(),
+      event: event.event,
+      actor: event.actor ?? null,
+      subject: event.subject ?? null,
+      clientIp: event.clientIp ?? null,
+      requestId: event.requestId ?? null,
+      details: event.details ?? {},
+    };
+    const hash = chainHash(key, prevHash, canonicalRecord(record));
+    // One statement (atomic on its own): the record and the chain head move together, in one round trip, because
+    // appends are serialized per process and sit on the sign-in hot path.
+    await sql`
+      with appended as (
+        insert into audit_events (chain, seq, occurred_at, event, actor, subject, client_ip, request_id, details, prev_hash, hash)
+        values (${chain}, ${record.seq}, ${record.occurredAt}, ${record.event}, ${record.actor}, ${record.subject},
+                ${record.clientIp}, ${record.requestId}, ${sql.json(record.details)}, ${prevHash}, ${hash})
+        returning chain, seq, hash)
+      insert into audit_chain_heads (chain, seq, hash) select chain, seq, hash from appended
+      on conflict (chain) do update set seq = excluded.seq, hash = excluded.hash, updated_at = now()`;
+    seq = record.seq;
+    prevHash = hash;
+  }
+
+  return {
+    record(event) {
+      const result = tail.then(() => append(event));
+      tail = result.catch(() => {});
+      return result;
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import type { Clock } from '../../app.ts';
+import type { Audit } from '../../audit/audit.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Secrets } from '../../crypto/secret-files.ts';
+import type { Sql } from '../../db/pool.ts';
+
+/** What local sign-in needs, passed in from app.ts. */
+export interface LocalLoginDeps {
+  sql: Sql;
+  audit: Audit;
+  clock: Clock;
+  secrets: Pick<Secrets, 'totp' | 'passwordPepper' | 'recoveryPepper'>;
+  passwords: Config['passwords'];
+  issuer: string;
+}
+
+/** The request facts rules need for audit records and throttling; rules never see the request itself. */
+export interface AttemptContext {
+  clientIp: string;
+  requestId: string;
+}

@@ -1,0 +1,21 @@
+// One-time owner enrollment links (issue 3 "Owner bootstrap"): setup, the development start and
+// `gatehouse owner enroll-link` print `{issuer}/enroll?token=…`. The token is 256 random bits, stored as SHA-256,
+// good for 24 hours and one use; issuing a new link kills the older ones.
+import { randomToken, tokenHash } from '../../crypto/primitives.ts';
+import type { Executor } from '../../db/pool.ts';
+import type { Sub } from '../../identity/ids.ts';
+import { replaceEnrollmentToken } from './credential-store.ts';
+
+export const ENROLLMENT_LINK_SECONDS = 24 * 3600;
+
+export async function issueEnrollmentLink(
+  sql: Executor,
+  identityId: Sub,
+  issuer: string,
+  now: Date = new Date(),
+): Promise<{ url: string; expiresAt: Date }> {
+  const token = randomToken();
+  const expiresAt = new Date(now.getTime() + ENROLLMENT_LINK_SECONDS * 1000);
+  await replaceEnrollmentToken(sql, identityId, tokenHash(token), now, expiresAt);
+  return { url: `${issuer.replace(/\/+$/, '')}/enroll?token=${token}`, expiresAt };
+}

@@ -1,0 +1,122 @@
+// Enrollment: the owner's link sets a password (policy-checked) and yields an enrollment-only session; that session
+// (or any session without a confirmed authenticator) enrolls TOTP, receives ten recovery codes once and is rotated
+// to aal2. Using a link resets the owner's local credentials: it is the operator's way back in, so the old TOTP and
+// recovery codes end and every session of the owner is revoked.
+import { argon2Parameters, hashPassword } from '../../crypto/password-hash.ts';
+import { tokenHash } from '../../crypto/primitives.ts';
+import { GatehouseError } from '../../http/errors.ts';
+import { normalizeEmail, type Sub } from '../../identity/ids.ts';
+import { attachSignInMethod } from '../../identity/sign-in-methods.ts';
+import { findPrimaryEmail } from '../../identity/store.ts';
+import type { SessionStart } from '../../session/http.ts';
+import { revokeIdentitySessions } from '../../session/store.ts';
+import type { Session } from '../../session/types.ts';
+import {
+  confirmTotp,
+  consumeEnrollmentToken,
+  deleteTotpAndRecoveryCodes,
+  findEnrollmentToken,
+  findTotpCredential,
+  PASSWORD_PROVIDER,
+  replaceRecoveryCodes,
+  upsertPasswordCredential,
+  upsertPendingTotp,
+} from './credential-store.ts';
+import type { AttemptContext, LocalLoginDeps } from './deps.ts';
+import { assertPasswordAllowed } from './password-policy.ts';
+import { generateRecoveryCodes, recoveryCodeHash } from './recovery-codes.ts';
+import { matchTotpStep, newTotpSeed, openTotpSeed, otpauthUri } from './totp.ts';
+
+async function signInSubject(deps: LocalLoginDeps, identityId: Sub): Promise<string> {
+  const email = await findPrimaryEmail(deps.sql, identityId);
+  if (!email) throw new GatehouseError('invalid_enrollment_token', 'The account has no email address to sign in with');
+  return normalizeEmail(email.address);
+}
+
+export async function enrollWithToken(
+  deps: LocalLoginDeps,
+  context: AttemptContext,
+  input: { token: string; password: string },
+): Promise<SessionStart> {
+  const now = deps.clock();
+  const hash = tokenHash(input.token);
+  const pending = await findEnrollmentToken(deps.sql, hash, now);
+  if (!pending) throw new GatehouseError('invalid_enrollment_token');
+  const subject = await signInSubject(deps, pending);
+  // Checked before the link is used, so a refused password leaves the link working.
+  assertPasswordAllowed(
+    input.password,
+    { minLength: deps.passwords.min_length, maxLength: deps.passwords.max_length },
+    subject,
+  );
+  const phc = await hashPassword(input.password, deps.secrets.passwordPepper, argon2Parameters(deps.passwords));
+  const identityId = await consumeEnrollmentToken(deps.sql, hash, now);
+  if (!identityId) throw new GatehouseError('invalid_enrollment_token');
+  const audited = { actor: identityId, clientIp: context.clientIp, requestId: context.requestId };
+  const method = await attachSignInMethod(deps.sql, deps.audit, audited, {
+    identityId,
+    kind: 'password',
+    provider: PASSWORD_PROVIDER,
+    externalSubject: subject,
+    label: 'Password',
+  });
+  await upsertPasswordCredential(deps.sql, method.id, identityId, phc);
+  await deleteTotpAndRecoveryCodes(deps.sql, identityId);
+  const revoked = await revokeIdentitySessions(deps.sql, identityId, now);
+  await deps.audit.record({ event: 'enrollment.password_set', ...audited, subject: identityId, details: { revoked } });
+  return { identityId, aal: 'aal1', amr: ['pwd'], authTime: now, enrollmentOnly: true };
+}
+
+export async function startTotpEnrollment(
+  deps: LocalLoginDeps,
+  context: AttemptContext,
+  session: Session,
+): Promise<{ otpauthUri: string; secret: string }> {
+  const existing = await findTotpCredential(deps.sql, session.identityId);
+  if (existing?.confirmed) throw new GatehouseError('totp_already_enrolled');
+  const seed = newTotpSeed(deps.secrets.totp, session.identityId);
+  if (!(await upsertPendingTotp(deps.sql, session.identityId, seed.sealed)))
+    throw new GatehouseError('totp_already_enrolled');
+  const email = await findPrimaryEmail(deps.sql, session.identityId);
+  const issuerName = new URL(deps.issuer).host;
+  await deps.audit.record({
+    event: 'totp.enrollment_started',
+    ...context,
+    actor: session.identityId,
+    subject: session.identityId,
+  });
+  return { otpauthUri: otpauthUri(seed.base32, issuerName, email?.address ?? session.identityId), secret: seed.base32 };
+}
+
+export async function completeTotpEnrollment(
+  deps: LocalLoginDeps,
+  context: AttemptContext,
+  session: Session,
+  code: string,
+): Promise<{ recoveryCodes: string[]; start: SessionStart }> {
+  const now = deps.clock();
+  const id = session.identityId;
+  const pending = await findTotpCredential(deps.sql, id);
+  if (!pending) throw new GatehouseError('totp_enrollment_not_started');
+  if (pending.confirmed) throw new GatehouseError('totp_already_enrolled');
+  const step = matchTotpStep(openTotpSeed(deps.secrets.totp, id, pending.sealedSeed), code, now);
+  if (step === null) throw new GatehouseError('invalid_totp_code');
+  if (!(await confirmTotp(deps.sql, id, pending.sealedSeed, step, now)))
+    throw new GatehouseError('totp_enrollment_not_started', 'The enrollment changed meanwhile; start again.');
+  const recoveryCodes = generateRecoveryCodes();
+  const pepper = deps.secrets.recoveryPepper;
+  await replaceRecoveryCodes(
+    deps.sql,
+    id,
+    recoveryCodes.map((c) => recoveryCodeHash(pepper, id, c)),
+  );
+  await deps.audit.record({
+    event: 'totp.enrolled',
+    ...context,
+    actor: id,
+    subject: id,
+    details: { recovery_codes: recoveryCodes.length },
+  });
+  const amr = [...new Set([...session.amr, 'otp'])];
+  return { recoveryCodes, start: { identityId: id, aal: 'aal2', amr, authTime: now, enrollmentOnly: false } };
+}

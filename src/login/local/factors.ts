@@ -1,0 +1,73 @@
+// Checks the factors of one local sign-in attempt: the password always, then TOTP or a recovery code. The answer is
+// only "which session, if any": callers never learn which factor failed. An unknown subject or an account without a
+// password still costs one argon2id verification (against a dummy hash), so timing does not tell them apart.
+import { argon2Parameters, hashPassword, verifyPassword } from '../../crypto/password-hash.ts';
+import { randomToken } from '../../crypto/primitives.ts';
+import type { Sub } from '../../identity/ids.ts';
+import { touchSignInMethod } from '../../identity/store.ts';
+import type { SessionStart } from '../../session/http.ts';
+import {
+  consumeRecoveryCode,
+  findPasswordLogin,
+  replacePasswordHash,
+  type TotpCredential,
+  useTotpStep,
+} from './credential-store.ts';
+import type { LocalLoginDeps } from './deps.ts';
+import { recoveryCodeHash } from './recovery-codes.ts';
+import { matchTotpStep, openTotpSeed } from './totp.ts';
+
+export interface Factors {
+  password: string;
+  totp?: string | undefined;
+  recoveryCode?: string | undefined;
+}
+
+/** What a successful check established; `factor` names the second factor for the audit record only. */
+export type FactorOutcome = Omit<SessionStart, 'authTime'> & { factor: 'totp' | 'recovery_code' | 'none' };
+
+export type FactorChecker = (identityId: Sub | null, factors: Factors, now: Date) => Promise<FactorOutcome | null>;
+
+export function createFactorChecker(deps: LocalLoginDeps): FactorChecker {
+  const params = argon2Parameters(deps.passwords);
+  const pepper = deps.secrets.passwordPepper;
+  let dummy: Promise<string> | null = null;
+  const dummyHash = () => {
+    dummy ??= hashPassword(randomToken(), pepper, params);
+    return dummy;
+  };
+
+  return async (identityId, factors, now) => {
+    const login = identityId ? await findPasswordLogin(deps.sql, identityId) : null;
+    const check = await verifyPassword(factors.password, login?.phc ?? (await dummyHash()), pepper, params);
+    if (!identityId || !login || !check.ok || !login.active) return null;
+    if (check.needsRehash)
+      await replacePasswordHash(deps.sql, identityId, login.phc, await hashPassword(factors.password, pepper, params));
+    const second = await checkSecondFactor(deps, identityId, login.totp, factors, now);
+    if (second) await touchSignInMethod(deps.sql, login.methodId, now);
+    return second;
+  };
+}
+
+async function checkSecondFactor(
+  deps: LocalLoginDeps,
+  identityId: Sub,
+  totp: TotpCredential | null,
+  factors: Factors,
+  now: Date,
+): Promise<FactorOutcome | null> {
+  // DESIGN.md "Local login without TOTP": the password alone only buys a session that can enroll TOTP.
+  if (!totp?.confirmed) return { identityId, aal: 'aal1', amr: ['pwd'], enrollmentOnly: true, factor: 'none' };
+  if (factors.totp !== undefined) {
+    const step = matchTotpStep(openTotpSeed(deps.secrets.totp, identityId, totp.sealedSeed), factors.totp, now);
+    if (step === null || !(await useTotpStep(deps.sql, identityId, step))) return null;
+    return { identityId, aal: 'aal2', amr: ['pwd', 'otp'], enrollmentOnly: false, factor: 'totp' };
+  }
+  if (factors.recoveryCode !== undefined) {
+    const hash = recoveryCodeHash(deps.secrets.recoveryPepper, identityId, factors.recoveryCode);
+    if (!(await consumeRecoveryCode(deps.sql, identityId, hash, now))) return null;
+    // RFC 8176 has no value for a recovery code; it is a one-time password from a printed list, so "otp".
+    return { identityId, aal: 'aal2', amr: ['pwd', 'otp'], enrollmentOnly: false, factor: 'recovery_code' };
+  }
+  return null;
+}

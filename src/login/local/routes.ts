@@ -1,0 +1,105 @@
+// Local sign-in and enrollment routes. Thin: validate, one call, shape the reply. Every route here changes state on
+// the strength of a cookie (login transaction or session), so each passes the CSRF rule (DESIGN.md "CSRF").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import { Type } from 'typebox';
+import { assertSameOriginJson } from '../../http/csrf.ts';
+import { InvalidRequest } from '../../http/errors.ts';
+import type { SessionHttp } from '../../session/http.ts';
+import type { LocalLoginDeps } from './deps.ts';
+import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
+import { clearLoginCookie, readLoginCookie, setLoginCookie } from './login-cookie.ts';
+import { createLocalSignIn } from './sign-in.ts';
+
+export interface LocalLoginRouteOptions {
+  deps: LocalLoginDeps;
+  sessions: SessionHttp;
+}
+
+const body = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+const opaqueId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+const password = Type.String({ minLength: 1, maxLength: 1024 });
+
+const context = (request: FastifyRequest) => ({ clientIp: request.clientIp, requestId: request.id });
+
+export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions> = async (app, { deps, sessions }) => {
+  const signIn = createLocalSignIn(deps);
+  const sameOrigin = async (request: FastifyRequest) => assertSameOriginJson(request, sessions.issuerOrigin);
+
+  app.post(
+    '/auth/login',
+    { schema: { body: body({ subject: Type.String({ minLength: 1, maxLength: 254 }) }) }, onRequest: sameOrigin },
+    async (request, reply) => {
+      const started = await signIn.start(request.body.subject);
+      setLoginCookie(reply, deps.issuer, started.cookie, started.expiresIn);
+      return {
+        transaction_id: started.transactionId,
+        challenge_id: started.challengeId,
+        expires_in: started.expiresIn,
+      };
+    },
+  );
+
+  app.post(
+    '/auth/mfa/verify',
+    {
+      schema: {
+        body: body({
+          transaction_id: opaqueId,
+          challenge_id: opaqueId,
+          password,
+          totp: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
+          recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+        }),
+      },
+      onRequest: sameOrigin,
+    },
+    async (request, reply) => {
+      const { transaction_id, challenge_id, totp, recovery_code } = request.body;
+      if (totp !== undefined && recovery_code !== undefined)
+        throw new InvalidRequest('Send totp or recovery_code, not both');
+      const start = await signIn.verify(context(request), {
+        transactionId: transaction_id,
+        challengeId: challenge_id,
+        cookie: readLoginCookie(request, deps.issuer),
+        password: request.body.password,
+        totp,
+        recoveryCode: recovery_code,
+      });
+      clearLoginCookie(reply, deps.issuer);
+      const session = await sessions.establish(request, reply, start);
+      return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
+    },
+  );
+
+  app.post(
+    '/auth/enroll',
+    { schema: { body: body({ token: opaqueId, password }) }, onRequest: sameOrigin },
+    async (request, reply) => {
+      const start = await enrollWithToken(deps, context(request), request.body);
+      const session = await sessions.establish(request, reply, start);
+      return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
+    },
+  );
+
+  app.post('/account/totp/start', { schema: { body: body({}) } }, async (request) => {
+    const session = await sessions.require(request, { allowEnrollmentOnly: true });
+    const started = await startTotpEnrollment(deps, context(request), session);
+    // The QR code is drawn here, not in the page, so the page needs no QR library and no inline data from elsewhere.
+    const qrSvg = await QRCode.toString(started.otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return { otpauth_uri: started.otpauthUri, secret: started.secret, qr_svg: qrSvg };
+  });
+
+  app.post(
+    '/account/totp/complete',
+    { schema: { body: body({ code: Type.String({ pattern: '^[0-9]{6}$' }) }) } },
+    async (request, reply) => {
+      const session = await sessions.require(request, { allowEnrollmentOnly: true });
+      const done = await completeTotpEnrollment(deps, context(request), session, request.body.code);
+      // A privilege change (aal1 → aal2): a new session id, the old one revoked (DESIGN.md "Session cookie").
+      const next = await sessions.establish(request, reply, done.start);
+      return { recovery_codes: done.recoveryCodes, aal: next.aal, amr: next.amr };
+    },
+  );
+};

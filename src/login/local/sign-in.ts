@@ -1,0 +1,100 @@
+// Local sign-in (SPEC.md "Local login"): POST /auth/login starts a cookie-bound transaction, POST /auth/mfa/verify
+// checks password plus TOTP or a recovery code against it. Unknown subjects get a decoy transaction, so both steps
+// answer with the same status, shape and work whether or not the account exists (DESIGN.md "Enumeration safety").
+import { randomBytes } from 'node:crypto';
+import { randomToken, tokenHash } from '../../crypto/primitives.ts';
+import { GatehouseError } from '../../http/errors.ts';
+import { normalizeEmail } from '../../identity/ids.ts';
+import { findSignInMethodOwner } from '../../identity/store.ts';
+import type { SessionStart } from '../../session/http.ts';
+import { PASSWORD_PROVIDER } from './credential-store.ts';
+import type { AttemptContext, LocalLoginDeps } from './deps.ts';
+import { createFactorChecker, type Factors } from './factors.ts';
+import { clearAttempts, refuseIfLocked, THROTTLE_RULES } from './lockout.ts';
+import { consumeLoginAttempt, insertLoginTransaction } from './store.ts';
+
+/** Long enough to find the authenticator app, short enough that a forgotten tab is useless. */
+export const LOGIN_TRANSACTION_SECONDS = 600;
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64url')}`;
+
+export interface StartedLogin {
+  transactionId: string;
+  challengeId: string;
+  /** The cookie value binding the transaction to this browser; only its hash is stored. */
+  cookie: string;
+  expiresIn: number;
+}
+
+export interface VerifyInput extends Factors {
+  transactionId: string;
+  challengeId: string;
+  cookie: string | null;
+}
+
+export interface LocalSignIn {
+  start(subject: string): Promise<StartedLogin>;
+  verify(context: AttemptContext, input: VerifyInput): Promise<SessionStart>;
+}
+
+export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
+  const checkFactors = createFactorChecker(deps);
+  return {
+    async start(subject) {
+      const now = deps.clock();
+      const normalized = normalizeEmail(subject);
+      const started = {
+        transactionId: newId('ltx'),
+        challengeId: newId('lch'),
+        cookie: randomToken(),
+        expiresIn: LOGIN_TRANSACTION_SECONDS,
+      };
+      await insertLoginTransaction(deps.sql, {
+        id: started.transactionId,
+        challengeId: started.challengeId,
+        cookieHash: tokenHash(started.cookie),
+        subject: normalized,
+        identityId: await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, normalized),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + LOGIN_TRANSACTION_SECONDS * 1000),
+      });
+      return started;
+    },
+
+    async verify(context, input) {
+      const now = deps.clock();
+      const match = input.cookie && {
+        id: input.transactionId,
+        challengeId: input.challengeId,
+        cookieHash: tokenHash(input.cookie),
+      };
+      const transaction = match
+        ? await consumeLoginAttempt(deps.sql, match, context.clientIp, THROTTLE_RULES, now)
+        : null;
+      if (!transaction) {
+        await deps.audit.record({ event: 'signin.failed', ...context, details: { reason: 'login_transaction' } });
+        throw new GatehouseError('invalid_login_transaction');
+      }
+      const keys = { account: transaction.subject, ip: context.clientIp };
+      const subject = transaction.identityId;
+      const { locksOnFailure } = await refuseIfLocked(deps.audit, context, transaction);
+      const outcome = await checkFactors(subject, input, now);
+      if (!outcome) {
+        const details = { subject: transaction.subject, reason: 'credentials' };
+        await deps.audit.record({ event: 'signin.failed', ...context, actor: subject, subject, details });
+        if (locksOnFailure) await deps.audit.record({ event: 'signin.locked', ...context, subject, details });
+        throw new GatehouseError('invalid_credentials');
+      }
+      await clearAttempts(deps.sql, keys, now);
+      const { factor, ...start } = outcome;
+      await deps.audit.record({
+        event: 'signin.succeeded',
+        ...context,
+        actor: outcome.identityId,
+        subject: outcome.identityId,
+        details: { method: 'password', second_factor: factor, aal: outcome.aal },
+      });
+      return { ...start, authTime: now };
+    },
+  };
+}

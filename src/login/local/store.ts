@@ -1,0 +1,180 @@
+// The only SQL for login transactions and sign-in throttling. Each security decision is one statement: a
+// transaction is consumed once, and an attempt is counted (and refused while locked) atomically on every node.
+import type { Executor } from '../../db/pool.ts';
+import type { Sub } from '../../identity/ids.ts';
+
+export interface NewLoginTransaction {
+  id: string;
+  challengeId: string;
+  cookieHash: string;
+  subject: string;
+  /** Null for an unknown subject: the row is a decoy that can never succeed. */
+  identityId: Sub | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export async function insertLoginTransaction(sql: Executor, t: NewLoginTransaction): Promise<void> {
+  await sql`
+    insert into login_transactions (id, challenge_id, cookie_hash, subject, identity_id, created_at, expires_at)
+    values (${t.id}, ${t.challengeId}, ${t.cookieHash}, ${t.subject}, ${t.identityId}, ${t.createdAt}, ${t.expiresAt})`;
+}
+
+export interface ThrottleRule {
+  /** Attempts admitted in a window before the lock starts. */
+  threshold: number;
+  /** First lock length; each further attempt while over the threshold doubles it. */
+  baseLockSeconds: number;
+  maxLockSeconds: number;
+}
+
+export interface ThrottleKeys {
+  account: string;
+  ip: string;
+}
+
+export interface Admission {
+  admitted: boolean;
+  /** When refused: seconds until the longest lock ends. */
+  retryAfterSeconds: number;
+  /** This attempt started a lock (worth an audit record). */
+  lockedNow: boolean;
+}
+
+/** Counters older than this start again from zero. */
+const WINDOW = '1 day';
+
+export interface TransactionMatch {
+  id: string;
+  challengeId: string;
+  cookieHash: string;
+}
+
+export interface ConsumedAttempt {
+  subject: string;
+  identityId: Sub | null;
+  admission: Admission;
+}
+
+/**
+ * One statement for the start of every verify attempt: consumes the live transaction matching id, challenge and
+ * cookie (good for one attempt), and counts the attempt against its account and the client IP before any
+ * credential is checked, so parallel guesses cannot outrun the counter. A key that is locked refuses the attempt;
+ * reaching a threshold sets an exponential lock. Null when no live transaction matched (nothing is counted).
+ */
+export async function consumeLoginAttempt(
+  sql: Executor,
+  match: TransactionMatch,
+  ip: string,
+  rules: { account: ThrottleRule; ip: ThrottleRule },
+  now: Date,
+): Promise<ConsumedAttempt | null> {
+  const { account: a, ip: i } = rules;
+  const [row] = await sql<
+    { subject: string; identity_id: string | null; admitted: number; locked_now: boolean; locked_until: Date | null }[]
+  >`
+    with tx as (
+      update login_transactions set consumed_at = ${now}
+      where id = ${match.id} and challenge_id = ${match.challengeId} and cookie_hash = ${match.cookieHash}
+        and consumed_at is null and expires_at > ${now}
+      returning subject, identity_id
+    ),
+    attempt as (
+      select tx.subject as key, 'account'::text as scope, ${a.threshold}::int as threshold,
+             ${a.baseLockSeconds}::float8 as base, ${a.maxLockSeconds}::float8 as cap
+      from tx
+      union all
+      select ${ip}::text, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds} from tx
+    ),
+    ${countAttempts(sql, now)}
+    select tx.subject, tx.identity_id,
+           (select count(*)::int from counted) as admitted,
+           coalesce((select bool_or(locked_until is not null) from counted), false) as locked_now,
+           -- The statement's snapshot: the locks that held before this attempt (the ones that refused it).
+           (select max(l.locked_until) from login_throttle l join attempt at on at.scope = l.scope and at.key = l.key
+            where l.locked_until > ${now}) as locked_until
+    from tx`;
+  if (!row) return null;
+  const admitted = row.admitted === 2;
+  const until = row.locked_until?.getTime() ?? now.getTime() + 1000;
+  return {
+    subject: row.subject,
+    identityId: row.identity_id as Sub | null,
+    admission: {
+      admitted,
+      retryAfterSeconds: admitted ? 0 : Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
+      lockedNow: admitted && row.locked_now,
+    },
+  };
+}
+
+/**
+ * The `counted` CTE shared by every throttled attempt: for each row of an `attempt` CTE (scope, key, threshold,
+ * base, cap) it counts one failure-in-waiting, unless that key is locked, and sets an exponential lock when the
+ * threshold is reached. Counters older than WINDOW start again from one. Returns the keys it admitted.
+ */
+function countAttempts(sql: Executor, now: Date) {
+  return sql`
+    counted as (
+      insert into login_throttle as t (scope, key, failures, locked_until, updated_at)
+      select scope, key, 1, case when threshold <= 1 then ${now}::timestamptz + make_interval(secs => base) end, ${now}
+      from attempt
+      on conflict (scope, key) do update set
+        failures = case when t.updated_at < ${now}::timestamptz - ${WINDOW}::interval then 1 else t.failures + 1 end,
+        locked_until = (
+          select case when n.f >= at.threshold
+                 then ${now}::timestamptz + make_interval(secs => least(at.base * power(2, n.f - at.threshold), at.cap))
+                 end
+          from attempt at,
+               lateral (select case when t.updated_at < ${now}::timestamptz - ${WINDOW}::interval then 1
+                                    else t.failures + 1 end as f) n
+          where at.scope = t.scope),
+        updated_at = ${now}
+      where t.locked_until is null or t.locked_until <= ${now}
+      returning scope, locked_until
+    )`;
+}
+
+/**
+ * Counts an attempt that has no login transaction (re-authentication, mail-sending requests) against both keys, and
+ * refuses it when either is locked. Same counters and rules as sign-in; callers choose key namespaces.
+ */
+export async function admitThrottledAttempt(
+  sql: Executor,
+  keys: ThrottleKeys,
+  rules: { account: ThrottleRule; ip: ThrottleRule },
+  now: Date,
+): Promise<Admission> {
+  const { account: a, ip: i } = rules;
+  const rows = await sql<{ scope: string; locked_until: Date | null }[]>`
+    with attempt as (
+      select ${keys.account}::text as key, 'account'::text as scope, ${a.threshold}::int as threshold,
+             ${a.baseLockSeconds}::float8 as base, ${a.maxLockSeconds}::float8 as cap
+      union all
+      select ${keys.ip}, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds}
+    ),
+    ${countAttempts(sql, now)}
+    select scope, locked_until from counted`;
+  if (rows.length === 2)
+    return { admitted: true, retryAfterSeconds: 0, lockedNow: rows.some((r) => r.locked_until !== null) };
+  const [lock] = await sql<{ until: Date | null }[]>`
+    select max(locked_until) as until from login_throttle
+    where ((scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip}))
+      and locked_until > ${now}`;
+  const until = lock?.until?.getTime() ?? now.getTime() + 1000;
+  return {
+    admitted: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
+    lockedNow: false,
+  };
+}
+
+/** A success clears the account's counter and takes this attempt back off the IP's. */
+export async function recordLoginSuccess(sql: Executor, keys: ThrottleKeys, now: Date): Promise<void> {
+  await sql`
+    update login_throttle set
+      failures = case when scope = 'account' then 0 else greatest(failures - 1, 0) end,
+      locked_until = case when scope = 'account' then null else locked_until end,
+      updated_at = ${now}
+    where (scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip})`;
+}

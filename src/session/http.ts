@@ -1,0 +1,80 @@
+// Sessions as routes see them: read the cookie, require a live session, start one at sign-in (always a new id, so a
+// fixated cookie is worthless), rotate it on privilege change, end it. Created once in app.ts and passed to modules.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../app.ts';
+import type { Executor, Sql } from '../db/pool.ts';
+import { assertSameOriginJson } from '../http/csrf.ts';
+import { GatehouseError } from '../http/errors.ts';
+import { clearSessionCookie, cookiePolicy, readSessionCookie, setSessionCookie } from './cookie.ts';
+import { findLiveSession, insertSession, type NewSession, revokeSessionById } from './store.ts';
+import type { Session, SessionLifetimes } from './types.ts';
+
+export type SessionStart = Omit<NewSession, 'clientIp' | 'userAgent'>;
+
+export interface SessionHttp {
+  /** The live session behind the request's cookie, or null. Looked up once per request. */
+  current(request: FastifyRequest): Promise<Session | null>;
+  /** The live session, or 401 login_required. State-changing methods must also pass the CSRF rule. */
+  require(request: FastifyRequest, options?: { allowEnrollmentOnly?: boolean }): Promise<Session>;
+  /** Starts a new session (revoking the request's current one) and sets the cookie. Pass `tx` to join a transaction. */
+  establish(request: FastifyRequest, reply: FastifyReply, start: SessionStart, tx?: Executor): Promise<Session>;
+  /** Ends the request's session, if any, and clears the cookie. */
+  end(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  readonly issuerOrigin: string;
+}
+
+export interface SessionHttpDeps {
+  sql: Sql;
+  issuer: string;
+  lifetimes: SessionLifetimes;
+  clock: Clock;
+}
+
+export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
+  const policy = cookiePolicy(deps.issuer);
+  const issuerOrigin = new URL(deps.issuer).origin;
+  const cache = new WeakMap<FastifyRequest, Promise<Session | null>>();
+
+  const current = (request: FastifyRequest) => {
+    let pending = cache.get(request);
+    if (!pending) {
+      const token = readSessionCookie(request, policy);
+      pending = token ? findLiveSession(deps.sql, token, deps.lifetimes, deps.clock()) : Promise.resolve(null);
+      cache.set(request, pending);
+    }
+    return pending;
+  };
+
+  return {
+    issuerOrigin,
+    current,
+    async require(request, options = {}) {
+      assertSameOriginJson(request, issuerOrigin);
+      const session = await current(request);
+      if (!session) throw new GatehouseError('login_required');
+      if (session.enrollmentOnly && !options.allowEnrollmentOnly) throw new GatehouseError('enrollment_required');
+      return session;
+    },
+    async establish(request, reply, start, tx) {
+      const now = deps.clock();
+      const previous = await current(request);
+      const executor = tx ?? deps.sql;
+      if (previous) await revokeSessionById(executor, previous.id, now);
+      const { token, session } = await insertSession(
+        executor,
+        { ...start, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
+        deps.lifetimes,
+        now,
+      );
+      setSessionCookie(reply, policy, token, (session.absoluteExpiresAt.getTime() - now.getTime()) / 1000);
+      cache.set(request, Promise.resolve(session));
+      return session;
+    },
+    async end(request, reply) {
+      const session = await current(request);
+      if (session) await revokeSessionById(deps.sql, session.id, deps.clock());
+      clearSessionCookie(reply, policy);
+      cache.set(request, Promise.resolve(null));
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// The only SQL for the sessions table. Lookups and revocations are single statements, so a revoked session is
+// refused by every node at once.
+import { randomBytes } from 'node:crypto';
+import { randomToken, tokenHash } from '../crypto/primitives.ts';
+import type { Executor } from '../db/pool.ts';
+import type { Sub } from '../identity/ids.ts';
+import type { Aal, Session, SessionLifetimes } from './types.ts';
+
+interface SessionRow {
+  id: string;
+  identity_id: string;
+  aal: Aal;
+  amr: string[];
+  auth_time: Date;
+  enrollment_only: boolean;
+  created_at: Date;
+  last_seen_at: Date;
+  idle_expires_at: Date;
+  absolute_expires_at: Date;
+  client_ip: string | null;
+  user_agent: string | null;
+}
+
+const toSession = (row: SessionRow): Session => ({
+  id: row.id,
+  identityId: row.identity_id as Sub,
+  aal: row.aal,
+  amr: row.amr,
+  authTime: row.auth_time,
+  enrollmentOnly: row.enrollment_only,
+  createdAt: row.created_at,
+  lastSeenAt: row.last_seen_at,
+  idleExpiresAt: row.idle_expires_at,
+  absoluteExpiresAt: row.absolute_expires_at,
+  clientIp: row.client_ip,
+  userAgent: row.user_agent,
+});
+
+export interface NewSession {
+  identityId: Sub;
+  aal: Aal;
+  amr: string[];
+  authTime: Date;
+  enrollmentOnly: boolean;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+const plusSeconds = (date: Date, seconds: number) => new Date(date.getTime() + seconds * 1000);
+
+/** Returns the cookie value (shown to the browser once, stored only hashed) and the session. */
+export async function insertSession(
+  sql: Executor,
+  input: NewSession,
+  lifetimes: SessionLifetimes,
+  now: Date,
+): Promise<{ token: string; session: Session }> {
+  const token = randomToken();
+  const id = `ses_${randomBytes(16).toString('base64url')}`;
+  const absolute = plusSeconds(input.authTime, lifetimes.absoluteSeconds);
+  const idle = new Date(Math.min(plusSeconds(now, lifetimes.idleSeconds).getTime(), absolute.getTime()));
+  const [row] = await sql<SessionRow[]>`
+    insert into sessions (id, token_hash, identity_id, aal, amr, auth_time, enrollment_only, client_ip, user_agent,
+                          created_at, last_seen_at, idle_expires_at, absolute_expires_at)
+    values (${id}, ${tokenHash(token)}, ${input.identityId}, ${input.aal}, ${input.amr}, ${input.authTime},
+            ${input.enrollmentOnly}, ${input.clientIp}, ${input.userAgent?.slice(0, 512) ?? null}, ${now}, ${now},
+            ${idle}, ${absolute})
+    returning *`;
+  if (!row) throw new Error('session insert returned no row');
+  return { token, session: toSession(row) };
+}
+
+/** Minimum time between idle-expiry extensions, so ordinary requests do not write on every call. */
+const TOUCH_INTERVAL_SECONDS = 60;
+
+export async function findLiveSession(
+  sql: Executor,
+  token: string,
+  lifetimes: SessionLifetimes,
+  now: Date,
+): Promise<Session | null> {
+  const [row] = await sql<SessionRow[]>`
+    select * from sessions
+    where token_hash = ${tokenHash(token)} and revoked_at is null
+      and idle_expires_at > ${now} and absolute_expires_at > ${now}`;
+  if (!row) return null;
+  if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_INTERVAL_SECONDS * 1000) {
+    const idle = new Date(
+      Math.min(plusSeconds(now, lifetimes.idleSeconds).getTime(), row.absolute_expires_at.getTime()),
+    );
+    await sql`update sessions set last_seen_at = ${now}, idle_expires_at = ${idle} where id = ${row.id}`;
+    row.last_seen_at = now;
+    row.idle_expires_at = idle;
+  }
+  return toSession(row);
+}
+
+export async function revokeSessionById(sql: Executor, id: string, now: Date, identityId?: Sub): Promise<boolean> {
+  const rows = identityId
+    ? await sql`update sessions set revoked_at = ${now} where id = ${id} and identity_id = ${identityId} and revoked_at is null returning id`
+    : await sql`update sessions set revoked_at = ${now} where id = ${id} and revoked_at is null returning id`;
+  return rows.length > 0;
+}
+
+/** Revokes every live session of an identity except `keepId`; returns how many ended. */
+export async function revokeIdentitySessions(
+  sql: Executor,
+  identityId: Sub,
+  now: Date,
+  keepId: string | null = null,
+): Promise<number> {
+  const rows = await sql`
+    update sessions set revoked_at = ${now}
+    where identity_id = ${identityId} and revoked_at is null and id is distinct from ${keepId}
+    returning id`;
+  return rows.length;
+}
+
+export async function listLiveSessions(sql: Executor, identityId: Sub, now: Date): Promise<Session[]> {
+  const rows = await sql<SessionRow[]>`
+    select * from sessions
+    where identity_id = ${identityId} and revoked_at is null and idle_expires_at > ${now} and absolute_expires_at > ${now}
+    order by last_seen_at desc`;
+  return rows.map(toSession);
+}
