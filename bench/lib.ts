@@ -1,0 +1,118 @@
+// Shared pieces for benchmark scenarios. Benchmarks are not tests: they report medians of several rounds and ratios
+// against a reference measured in the same run, because the machine is shared and noisy.
+import { Pool } from 'undici';
+import { createTestDatabase, type TestDatabase } from '../test/helpers/database.ts';
+
+export interface Metric {
+  name: string;
+  unit: string;
+  /** One value per round; the report shows the median. */
+  samples: number[];
+}
+
+export interface Ratio {
+  name: string;
+  value: number;
+  /** The goal, e.g. at least 0.85 (`atLeast`) or at most 100 (`atMost`). */
+  target?: { atLeast?: number; atMost?: number };
+}
+
+export interface ScenarioResult {
+  metrics: Metric[];
+  ratios: Ratio[];
+  notes?: string[];
+}
+
+export interface BenchContext {
+  /** Rounds per measurement; the median is reported. */
+  rounds: number;
+  /** Length of one measured round. */
+  roundMs: number;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  run(context: BenchContext): Promise<ScenarioResult>;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** A fresh migrated database that the scenario drops itself. */
+export async function benchDatabase(): Promise<TestDatabase> {
+  return await createTestDatabase({ autoDrop: false });
+}
+
+/** Runs `operation` with `concurrency` workers for `durationMs`; returns completed operations per second. */
+export async function operationsPerSecond(
+  operation: () => Promise<unknown>,
+  concurrency: number,
+  durationMs: number,
+): Promise<number> {
+  let completed = 0;
+  const deadline = performance.now() + durationMs;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        await operation();
+        completed += 1;
+      }
+    }),
+  );
+  return completed / ((performance.now() - start) / 1000);
+}
+
+export interface HttpLoad {
+  method: 'GET' | 'POST';
+  path: string | (() => string);
+  headers?: Record<string, string> | (() => Record<string, string>);
+  body?: string | (() => string);
+  /** Status every response must have; anything else is counted as an error. */
+  expectStatus: number;
+}
+
+/** HTTP load on keep-alive connections: requests per second over one round, and the error count. */
+export async function httpRequestsPerSecond(
+  origin: string,
+  load: HttpLoad,
+  concurrency: number,
+  durationMs: number,
+): Promise<{ perSecond: number; errors: number }> {
+  const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
+  let errors = 0;
+  const value = <T>(v: T | (() => T)) => (typeof v === 'function' ? (v as () => T)() : v);
+  try {
+    const perSecond = await operationsPerSecond(
+      async () => {
+        const response = await pool.request({
+          method: load.method,
+          path: value(load.path),
+          headers: load.headers ? value(load.headers) : {},
+          body: load.body === undefined ? null : value(load.body),
+        });
+        await response.body.dump();
+        if (response.statusCode !== load.expectStatus) errors += 1;
+      },
+      concurrency,
+      durationMs,
+    );
+    return { perSecond, errors };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Median of `rounds` measurements of `measure`. */
+export async function sampled(rounds: number, measure: () => Promise<number>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i += 1) samples.push(await measure());
+  return samples;
+}

@@ -1,0 +1,89 @@
+// Client credentials (RS256 JWT) at concurrency 32 on keep-alive connections, against two references measured in
+// the same run: the raw RS256 signing rate of this process and oidc-provider configured the same way. Also RSS
+// at idle and under load.
+
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { FORM, form, rawSigningRate, rssMegabytes, startOAuthBench } from '../helpers/oauth.ts';
+import { startOidcProvider } from '../helpers/oidc-provider.ts';
+import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled } from '../lib.ts';
+
+export const scenario: Scenario = {
+  name: 'oauth-client-credentials',
+  description:
+    'POST /oauth/token grant_type=client_credentials (RS256 JWT), concurrency 32, keep-alive; references: raw RS256 signing in this process, and oidc-provider (in-memory adapter, same configuration).',
+  async run(context: BenchContext) {
+    const bench = await startOAuthBench();
+    const pem = bench.server.deps.secrets.oidcSigningKey;
+    const other = await startOidcProvider(pem, bench.service.audience);
+    try {
+      const idleRss = Number(
+        execFileSync(
+          process.execPath,
+          ['--expose-gc', fileURLToPath(new URL('../helpers/idle-rss.ts', import.meta.url))],
+          {
+            env: process.env,
+            encoding: 'utf8',
+          },
+        ).trim(),
+      );
+      const load = (path: string, clientId: string, secret: string) => ({
+        method: 'POST' as const,
+        path,
+        headers: FORM,
+        body: form({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: secret,
+          scope: 'read',
+          resource: bench.service.audience,
+        }),
+        expectStatus: 200,
+      });
+      const raw: number[] = [];
+      const ours: number[] = [];
+      const theirs: number[] = [];
+      const loadRss: number[] = [];
+      let errors = 0;
+      await sampled(context.rounds, async () => {
+        raw.push(await rawSigningRate(pem, context.roundMs));
+        const measured = await httpRequestsPerSecond(
+          bench.server.url,
+          load('/oauth/token', bench.service.clientId, bench.service.secret),
+          32,
+          context.roundMs,
+        );
+        loadRss.push(rssMegabytes());
+        ours.push(measured.perSecond);
+        errors += measured.errors;
+        const compared = await httpRequestsPerSecond(
+          other.url,
+          load('/token', other.clientId, other.secret),
+          32,
+          context.roundMs,
+        );
+        theirs.push(compared.perSecond);
+        errors += compared.errors;
+        return 0;
+      });
+      return {
+        metrics: [
+          { name: 'raw RS256 signing (reference)', unit: 'sig/s', samples: raw },
+          { name: 'Gatehouse client_credentials', unit: 'req/s', samples: ours },
+          { name: 'oidc-provider client_credentials', unit: 'req/s', samples: theirs },
+          { name: 'RSS at idle (a process running only the server)', unit: 'MB', samples: [idleRss] },
+          { name: 'RSS under load (server + load generator + oidc-provider process)', unit: 'MB', samples: loadRss },
+        ],
+        ratios: [
+          { name: 'client_credentials / raw signing', value: median(ours) / median(raw), target: { atLeast: 0.75 } },
+          { name: 'Gatehouse / oidc-provider', value: median(ours) / median(theirs), target: { atLeast: 1 } },
+          { name: 'idle RSS (MB)', value: idleRss, target: { atMost: 100 } },
+        ],
+        notes: [`Non-200 responses during the run: ${errors}.`],
+      };
+    } finally {
+      await other.stop();
+      await bench.server.stop();
+    }
+  },
+};

@@ -1,0 +1,63 @@
+// Refresh token rotation at concurrency 32: 32 independent token families, each worker presenting the token its
+// previous response returned, so every request commits a rotation. Reference: raw RS256 signing rate divided by the
+// signatures per response (1: a refresh response carries one access token and no ID token).
+
+import { chainedRequestsPerSecond, form, rawSigningRate, startOAuthBench } from '../helpers/oauth.ts';
+import { type BenchContext, median, type Scenario, sampled } from '../lib.ts';
+
+const SIGNATURES_PER_RESPONSE = 1;
+
+export const scenario: Scenario = {
+  name: 'oauth-refresh-rotation',
+  description:
+    'POST /oauth/token grant_type=refresh_token, 32 token families rotated concurrently on keep-alive connections; reference: raw RS256 signing / signatures per response.',
+  async run(context: BenchContext) {
+    const bench = await startOAuthBench();
+    try {
+      let chains = await Promise.all(Array.from({ length: 32 }, async () => (await bench.userGrant()).refresh_token));
+      const raw: number[] = [];
+      const ours: number[] = [];
+      let errors = 0;
+      await sampled(context.rounds, async () => {
+        raw.push(await rawSigningRate(bench.server.deps.secrets.oidcSigningKey, context.roundMs));
+        const result = await chainedRequestsPerSecond(
+          bench.server.url,
+          chains,
+          (token) => ({
+            path: '/oauth/token',
+            body: form({
+              grant_type: 'refresh_token',
+              client_id: bench.web.clientId,
+              client_secret: bench.web.secret,
+              refresh_token: token,
+            }),
+          }),
+          (json) => json.refresh_token as string,
+          context.roundMs,
+        );
+        chains = result.chains;
+        errors += result.errors;
+        ours.push(result.perSecond);
+        return 0;
+      });
+      const [rotations] = await bench.server.deps
+        .sql`select count(*)::int as n from oauth_refresh_tokens where rotated_at is not null`;
+      return {
+        metrics: [
+          { name: 'raw RS256 signing (reference)', unit: 'sig/s', samples: raw },
+          { name: 'refresh rotations', unit: 'req/s', samples: ours },
+        ],
+        ratios: [
+          {
+            name: 'refresh / (raw signing / signatures per response)',
+            value: median(ours) / (median(raw) / SIGNATURES_PER_RESPONSE),
+            target: { atLeast: 0.5 },
+          },
+        ],
+        notes: [`Rotations committed in the database: ${rotations?.n}; non-200 responses: ${errors}.`],
+      };
+    } finally {
+      await bench.server.stop();
+    }
+  },
+};

@@ -1,0 +1,125 @@
+// Client registration: validation against the owning application and the registered resources, the secret shown
+// once (creation and rotation responses only), every change audited without the secret.
+import { InvalidRequest, NotFound } from '../http/errors.ts';
+import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
+import { newClientId } from '../oauth/ids.ts';
+import { clientProblems, isConfidential } from './client-rules.ts';
+import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import * as store from './store.ts';
+
+export interface ClientInput {
+  application_id: string;
+  name: string;
+  kind: store.ClientKind;
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+  scopes: string[];
+  audiences?: string[];
+  first_party?: boolean;
+}
+
+export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind'>>;
+
+export const presentClient = (c: store.Client) => ({
+  client_id: c.id,
+  application_id: c.applicationId,
+  name: c.name,
+  kind: c.kind,
+  redirect_uris: c.redirectUris,
+  post_logout_redirect_uris: c.postLogoutRedirectUris,
+  scopes: c.scopes,
+  audiences: c.audiences,
+  first_party: c.firstParty,
+  created_at: c.createdAt.toISOString(),
+  updated_at: c.updatedAt.toISOString(),
+});
+
+const unique = (values: string[] | undefined) => [...new Set(values ?? [])];
+
+async function assertValid(deps: AdminDeps, client: Omit<store.Client, 'createdAt' | 'updatedAt'>) {
+  const application = await store.findApplication(deps.sql, client.applicationId);
+  if (!application)
+    throw new InvalidRequest('body.application_id is not a registered application', {
+      fields: [{ path: 'body.application_id', problem: 'is not a registered application' }],
+    });
+  const resources = await store.findResourcesByAudience(deps.sql, client.audiences);
+  const problems = clientProblems(client, application.environment, resources);
+  const first = problems[0];
+  if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });
+}
+
+export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {
+  const secret = isConfidential(input.kind) ? newClientSecret() : null;
+  const client = {
+    id: newClientId(),
+    applicationId: input.application_id,
+    name: input.name,
+    kind: input.kind,
+    secretHmac: secret ? clientSecretHmac(deps.clientSecretKey, secret) : null,
+    redirectUris: unique(input.redirect_uris),
+    postLogoutRedirectUris: unique(input.post_logout_redirect_uris),
+    scopes: unique(input.scopes),
+    audiences: unique(input.audiences),
+    firstParty: input.first_party ?? false,
+    createdAt: deps.clock(),
+  };
+  await assertValid(deps, client);
+  const created = await store.insertClient(deps.sql, client);
+  await auditChange(deps, actor, 'client.created', created.id, {
+    kind: created.kind,
+    application: created.applicationId,
+  });
+  // The secret appears here and in a rotation response only (SPEC.md "Client secret display: returned once only").
+  return secret ? { ...presentClient(created), client_secret: secret } : presentClient(created);
+}
+
+async function requireClient(deps: AdminDeps, id: string) {
+  const client = await store.findClient(deps.sql, id);
+  if (!client) throw new NotFound('No such client');
+  return client;
+}
+
+export async function getClient(deps: AdminDeps, id: string) {
+  return presentClient(await requireClient(deps, id));
+}
+
+export async function listClients(deps: AdminDeps) {
+  return { clients: (await store.listClients(deps.sql)).map(presentClient) };
+}
+
+export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
+  const current = await requireClient(deps, id);
+  const next: store.Client = {
+    ...current,
+    name: changes.name ?? current.name,
+    redirectUris: changes.redirect_uris ? unique(changes.redirect_uris) : current.redirectUris,
+    postLogoutRedirectUris: changes.post_logout_redirect_uris
+      ? unique(changes.post_logout_redirect_uris)
+      : current.postLogoutRedirectUris,
+    scopes: changes.scopes ? unique(changes.scopes) : current.scopes,
+    audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
+    firstParty: changes.first_party ?? current.firstParty,
+  };
+  await assertValid(deps, next);
+  const updated = await store.updateClient(deps.sql, id, next, deps.clock());
+  if (!updated) throw new NotFound('No such client');
+  await auditChange(deps, actor, 'client.updated', id, { fields: Object.keys(changes).join(',') });
+  return presentClient(updated);
+}
+
+export async function rotateClientSecret(deps: AdminDeps, actor: Actor, id: string) {
+  const client = await requireClient(deps, id);
+  if (!isConfidential(client.kind))
+    throw new InvalidRequest(`A ${client.kind} client is public and has no secret to rotate`);
+  const secret = newClientSecret();
+  if (!(await store.updateClientSecret(deps.sql, id, clientSecretHmac(deps.clientSecretKey, secret), deps.clock())))
+    throw new NotFound('No such client');
+  await auditChange(deps, actor, 'client.secret_rotated', id);
+  return { client_id: id, client_secret: secret };
+}
+
+export async function deleteClient(deps: AdminDeps, actor: Actor, id: string) {
+  // Its grants, codes and refresh tokens go with it (foreign keys cascade); outstanding JWTs expire within minutes.
+  if (!(await store.deleteClient(deps.sql, id))) throw new NotFound('No such client');
+  await auditChange(deps, actor, 'client.deleted', id);
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { JSON_HEADERS, makeAccount, sessionCookieFor } from '../../test/helpers/accounts.ts';
+import { startTestApp } from '../../test/helpers/app.ts';
+
+// The guarded probe is a real /admin route: revoking the sessions of an identity.
+describe('the /admin guard', async () => {
+  const t = await startTestApp();
+  await t.sql`insert into organizations (id, name) values ('acme', 'Acme'), ('other', 'Other')`;
+  const target = await makeAccount(t.sql, t.secrets, t.config);
+  const probe = async (cookie: string) =>
+    await t.app.inject({
+      method: 'POST',
+      url: `/admin/identities/${target.sub}/sessions/revoke`,
+      headers: { ...JSON_HEADERS, ...(cookie ? { cookie } : {}) },
+      payload: {},
+    });
+  const expectError = (response: Awaited<ReturnType<typeof probe>>, status: number, error: string, text: string) => {
+    assert.equal(response.statusCode, status);
+    assert.deepEqual(response.json(), {
+      error,
+      error_description: text,
+      request_id: response.headers['x-request-id'],
+    });
+  };
+  const now = () => t.clock.now();
+
+  it('answers 401 login_required without a session', async () => {
+    expectError(await probe(''), 401, 'login_required', 'Sign in first.');
+  });
+
+  it('answers 403 admin_required for a member', async () => {
+    const member = await makeAccount(t.sql, t.secrets, t.config, { roles: ['member'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, member.sub, { aal: 'aal2', now: now() });
+    expectError(await probe(cookie), 403, 'admin_required', 'Only an owner of the organization may do this');
+  });
+
+  it('answers 403 admin_required for an owner of another organization', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, {
+      roles: ['owner'],
+      assurance: 'ial2',
+      organizationId: 'other',
+    });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    expectError(await probe(cookie), 403, 'admin_required', 'Only an owner of the organization may do this');
+  });
+
+  it('answers 403 admin_required for an owner signed in at aal1', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal1', now: now() });
+    expectError(await probe(cookie), 403, 'admin_required', 'Sign in with a second factor (aal2) first');
+  });
+
+  it('answers 403 admin_required for an ial1 owner', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial1' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    expectError(await probe(cookie), 403, 'admin_required', 'The owner must be verified to IAL2');
+  });
+
+  it('answers 403 admin_required for a suspended owner', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, {
+      roles: ['owner'],
+      assurance: 'ial2',
+      state: 'suspended',
+    });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    expectError(await probe(cookie), 403, 'admin_required', 'The account is not active');
+  });
+
+  it('answers 403 enrollment_required for an enrollment-only session', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal1', enrollmentOnly: true, now: now() });
+    expectError(await probe(cookie), 403, 'enrollment_required', 'Finish enrolling a second factor first.');
+  });
+
+  it('lets an active ial2 owner at aal2 through', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner', 'admin'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    const response = await probe(cookie);
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { revoked: 0 });
+  });
+
+  it('refuses a cross-site request of a valid owner session with csrf_rejected', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/admin/identities/${target.sub}/sessions/revoke`,
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example', cookie },
+      payload: {},
+    });
+    expectError(response, 403, 'csrf_rejected', 'The request came from another origin');
+  });
+});

@@ -1,0 +1,83 @@
+// Protected API resource registration; every change audited.
+import { GatehouseError, NotFound } from '../http/errors.ts';
+import { newResourceId } from '../oauth/ids.ts';
+import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import * as store from './store.ts';
+
+export interface ResourceInput {
+  audience: string;
+  name: string;
+  scopes: string[];
+}
+
+export const presentResource = (r: store.Resource) => ({
+  id: r.id,
+  audience: r.audience,
+  name: r.name,
+  scopes: r.scopes,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
+});
+
+/** An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized. */
+export function audienceProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URI';
+  }
+  if (value.includes('#')) return 'must not contain a fragment';
+  if (url.href !== value) return `must be written in normalized form: ${url.href}`;
+  return null;
+}
+
+export async function createResource(deps: AdminDeps, actor: Actor, input: ResourceInput) {
+  const problem = audienceProblem(input.audience);
+  if (problem)
+    throw new GatehouseError('invalid_request', `body.audience ${problem}`, {
+      fields: [{ path: 'body.audience', problem }],
+    });
+  const resource = await store
+    .insertResource(deps.sql, {
+      id: newResourceId(),
+      ...input,
+      scopes: [...new Set(input.scopes)],
+      createdAt: deps.clock(),
+    })
+    .catch((error) => {
+      if (store.isUniqueViolation(error)) throw new GatehouseError('resource_exists');
+      throw error;
+    });
+  await auditChange(deps, actor, 'resource.created', resource.id, { audience: resource.audience });
+  return presentResource(resource);
+}
+
+export async function getResource(deps: AdminDeps, id: string) {
+  const resource = await store.findResource(deps.sql, id);
+  if (!resource) throw new NotFound('No such resource');
+  return presentResource(resource);
+}
+
+export async function listResources(deps: AdminDeps) {
+  return { resources: (await store.listResources(deps.sql)).map(presentResource) };
+}
+
+export async function updateResource(
+  deps: AdminDeps,
+  actor: Actor,
+  id: string,
+  changes: { name?: string; scopes?: string[] },
+) {
+  const resource = await store.updateResource(deps.sql, id, changes, deps.clock());
+  if (!resource) throw new NotFound('No such resource');
+  await auditChange(deps, actor, 'resource.updated', id, { fields: Object.keys(changes).join(',') });
+  return presentResource(resource);
+}
+
+export async function deleteResource(deps: AdminDeps, actor: Actor, id: string) {
+  const outcome = await store.deleteResource(deps.sql, id);
+  if (outcome === 'missing') throw new NotFound('No such resource');
+  if (outcome === 'in_use') throw new GatehouseError('resource_in_use');
+  await auditChange(deps, actor, 'resource.deleted', id);
+}

@@ -1,0 +1,77 @@
+// /admin/applications, /admin/clients, /admin/resources (SPEC.md "Resources and their fields"). Every route passes
+// the owner guard first; handlers parse, make one call and reply.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import * as applications from './applications.ts';
+import * as clients from './clients.ts';
+import type { Actor, AdminDeps } from './context.ts';
+import type { AdminGuard } from './guard.ts';
+import * as resources from './resources.ts';
+import * as schemas from './schemas.ts';
+
+export interface AdminRoutesDeps extends AdminDeps {
+  requireAdmin: AdminGuard;
+}
+
+type Id = { Params: { id: string } };
+
+export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): Promise<void> {
+  // The guard runs before body validation, so an anonymous caller learns nothing about the schemas.
+  const actors = new WeakMap<FastifyRequest, Actor>();
+  app.addHook('preValidation', async (request) => {
+    const { identity } = await deps.requireAdmin(request);
+    actors.set(request, { sub: identity.id, clientIp: request.clientIp, requestId: request.id });
+  });
+  const actor = (request: FastifyRequest): Actor => {
+    const found = actors.get(request);
+    if (!found) throw new Error('admin guard did not run');
+    return found;
+  };
+  const byId = { params: schemas.IdParams };
+  const remove = { params: schemas.IdParams, body: schemas.EmptyBody };
+
+  app.post('/admin/applications', { schema: { body: schemas.ApplicationCreate } }, async (request, reply) =>
+    reply.code(201).send(await applications.createApplication(deps, actor(request), request.body as never)),
+  );
+  app.get('/admin/applications', async () => applications.listApplications(deps));
+  app.get<Id>('/admin/applications/:id', { schema: byId }, async (request) =>
+    applications.getApplication(deps, request.params.id),
+  );
+  app.patch<Id>('/admin/applications/:id', { schema: { ...byId, body: schemas.ApplicationUpdate } }, async (request) =>
+    applications.updateApplication(deps, actor(request), request.params.id, request.body as never),
+  );
+  app.delete<Id>('/admin/applications/:id', { schema: remove }, async (request, reply) => {
+    await applications.deleteApplication(deps, actor(request), request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.post('/admin/clients', { schema: { body: schemas.ClientCreate } }, async (request, reply) =>
+    reply.code(201).send(await clients.createClient(deps, actor(request), request.body as never)),
+  );
+  app.get('/admin/clients', async () => clients.listClients(deps));
+  app.get<Id>('/admin/clients/:id', { schema: byId }, async (request) => clients.getClient(deps, request.params.id));
+  app.patch<Id>('/admin/clients/:id', { schema: { ...byId, body: schemas.ClientUpdate } }, async (request) =>
+    clients.updateClient(deps, actor(request), request.params.id, request.body as never),
+  );
+  app.post<Id>('/admin/clients/:id/secret', { schema: remove }, async (request) =>
+    clients.rotateClientSecret(deps, actor(request), request.params.id),
+  );
+  app.delete<Id>('/admin/clients/:id', { schema: remove }, async (request, reply) => {
+    await clients.deleteClient(deps, actor(request), request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.post('/admin/resources', { schema: { body: schemas.ResourceCreate } }, async (request, reply) =>
+    reply.code(201).send(await resources.createResource(deps, actor(request), request.body as never)),
+  );
+  app.get('/admin/resources', async () => resources.listResources(deps));
+  app.get<Id>('/admin/resources/:id', { schema: byId }, async (request) =>
+    resources.getResource(deps, request.params.id),
+  );
+  app.patch<Id>('/admin/resources/:id', { schema: { ...byId, body: schemas.ResourceUpdate } }, async (request) =>
+    resources.updateResource(deps, actor(request), request.params.id, request.body as never),
+  );
+  app.delete<Id>('/admin/resources/:id', { schema: remove }, async (request, reply) => {
+    await resources.deleteResource(deps, actor(request), request.params.id);
+    return reply.code(204).send();
+  });
+}

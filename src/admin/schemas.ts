@@ -1,0 +1,58 @@
+// Admin API request schemas: closed objects (unknown fields are 400), bounded strings and arrays.
+import { Type } from 'typebox';
+import { SCOPE_TOKEN } from '../oauth/scopes.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Environment = Type.Enum(['development', 'staging', 'production']);
+const Identifier = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', maxLength: 63 });
+const Uri = Type.String({ minLength: 1, maxLength: 2000 });
+const Uris = Type.Array(Uri, { maxItems: 20 });
+const Scope = Type.String({ pattern: SCOPE_TOKEN.source, maxLength: 128 });
+const Scopes = Type.Array(Scope, { maxItems: 100 });
+const Kind = Type.Enum(['browser', 'native', 'web', 'service']);
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
+
+export const ApplicationCreate = Type.Object(
+  { identifier: Identifier, name: Name, environment: Environment },
+  { additionalProperties: false },
+);
+export const ApplicationUpdate = Type.Object(
+  { identifier: Type.Optional(Identifier), name: Type.Optional(Name), environment: Type.Optional(Environment) },
+  { additionalProperties: false },
+);
+
+export const ClientCreate = Type.Object(
+  {
+    application_id: Type.String({ minLength: 1, maxLength: 64 }),
+    name: Name,
+    kind: Kind,
+    redirect_uris: Type.Optional(Uris),
+    post_logout_redirect_uris: Type.Optional(Uris),
+    scopes: Scopes,
+    audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
+    first_party: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const ClientUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    redirect_uris: Type.Optional(Uris),
+    post_logout_redirect_uris: Type.Optional(Uris),
+    scopes: Type.Optional(Scopes),
+    audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
+    first_party: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const ResourceCreate = Type.Object(
+  { audience: Uri, name: Name, scopes: Type.Array(Scope, { minItems: 1, maxItems: 100 }) },
+  { additionalProperties: false },
+);
+export const ResourceUpdate = Type.Object(
+  { name: Type.Optional(Name), scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 100 })) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,213 @@
+// The only SQL for oauth_applications, oauth_clients and oauth_resources: what the admin API registers and the
+// OAuth engine reads. Uniqueness is the database's job (unique constraints), so two racing creates cannot both win.
+import type { Executor } from '../db/pool.ts';
+import type { ClientId } from '../oauth/ids.ts';
+
+export type Environment = 'development' | 'staging' | 'production';
+export type ClientKind = 'browser' | 'native' | 'web' | 'service';
+
+export interface Application {
+  id: string;
+  identifier: string;
+  name: string;
+  environment: Environment;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Client {
+  id: ClientId;
+  applicationId: string;
+  name: string;
+  kind: ClientKind;
+  /** HMAC of the secret under the client-secret key; null for public clients. */
+  secretHmac: string | null;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  scopes: string[];
+  audiences: string[];
+  firstParty: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Resource {
+  id: string;
+  audience: string;
+  name: string;
+  scopes: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const toApplication = (r: Record<string, unknown>): Application => ({
+  id: r.id as string,
+  identifier: r.identifier as string,
+  name: r.name as string,
+  environment: r.environment as Environment,
+  createdAt: r.created_at as Date,
+  updatedAt: r.updated_at as Date,
+});
+
+const toClient = (r: Record<string, unknown>): Client => ({
+  id: r.id as ClientId,
+  applicationId: r.application_id as string,
+  name: r.name as string,
+  kind: r.kind as ClientKind,
+  secretHmac: r.secret_hmac as string | null,
+  redirectUris: r.redirect_uris as string[],
+  postLogoutRedirectUris: r.post_logout_redirect_uris as string[],
+  scopes: r.scopes as string[],
+  audiences: r.audiences as string[],
+  firstParty: r.first_party as boolean,
+  createdAt: r.created_at as Date,
+  updatedAt: r.updated_at as Date,
+});
+
+const toResource = (r: Record<string, unknown>): Resource => ({
+  id: r.id as string,
+  audience: r.audience as string,
+  name: r.name as string,
+  scopes: r.scopes as string[],
+  createdAt: r.created_at as Date,
+  updatedAt: r.updated_at as Date,
+});
+
+/** Postgres unique_violation: the caller maps it to its 409 code. */
+export const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+
+// Applications
+
+export async function insertApplication(sql: Executor, a: Omit<Application, 'updatedAt'>): Promise<Application> {
+  const [row] = await sql`
+    insert into oauth_applications (id, identifier, name, environment, created_at, updated_at)
+    values (${a.id}, ${a.identifier}, ${a.name}, ${a.environment}, ${a.createdAt}, ${a.createdAt}) returning *`;
+  return toApplication(row as Record<string, unknown>);
+}
+
+export async function findApplication(sql: Executor, id: string): Promise<Application | null> {
+  const [row] = await sql`select * from oauth_applications where id = ${id}`;
+  return row ? toApplication(row) : null;
+}
+
+export async function listApplications(sql: Executor): Promise<Application[]> {
+  return (await sql`select * from oauth_applications order by created_at, id`).map(toApplication);
+}
+
+export async function updateApplication(
+  sql: Executor,
+  id: string,
+  changes: { identifier?: string; name?: string; environment?: Environment },
+  now: Date,
+): Promise<Application | null> {
+  const [row] = await sql`
+    update oauth_applications set identifier = coalesce(${changes.identifier ?? null}, identifier),
+      name = coalesce(${changes.name ?? null}, name), environment = coalesce(${changes.environment ?? null}, environment),
+      updated_at = ${now}
+    where id = ${id} returning *`;
+  return row ? toApplication(row) : null;
+}
+
+/** Deletes an application without clients; 'in_use' when clients remain (the foreign key refuses). */
+export async function deleteApplication(sql: Executor, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
+  try {
+    const rows = await sql`delete from oauth_applications where id = ${id} returning id`;
+    return rows.length > 0 ? 'deleted' : 'missing';
+  } catch (error) {
+    if ((error as { code?: string }).code === '23503') return 'in_use';
+    throw error;
+  }
+}
+
+// Clients
+
+export type NewClient = Omit<Client, 'updatedAt'>;
+
+export async function insertClient(sql: Executor, c: NewClient): Promise<Client> {
+  const [row] = await sql`
+    insert into oauth_clients (id, application_id, name, kind, secret_hmac, redirect_uris, post_logout_redirect_uris,
+                               scopes, audiences, first_party, created_at, updated_at)
+    values (${c.id}, ${c.applicationId}, ${c.name}, ${c.kind}, ${c.secretHmac}, ${c.redirectUris},
+            ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.createdAt}, ${c.createdAt})
+    returning *`;
+  return toClient(row as Record<string, unknown>);
+}
+
+export async function findClient(sql: Executor, id: string): Promise<Client | null> {
+  const [row] = await sql`select * from oauth_clients where id = ${id}`;
+  return row ? toClient(row) : null;
+}
+
+export async function listClients(sql: Executor): Promise<Client[]> {
+  return (await sql`select * from oauth_clients order by created_at, id`).map(toClient);
+}
+
+export type ClientChanges = Partial<
+  Pick<Client, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences' | 'firstParty'>
+>;
+
+export async function updateClient(sql: Executor, id: string, next: Client, now: Date): Promise<Client | null> {
+  const [row] = await sql`
+    update oauth_clients set name = ${next.name}, redirect_uris = ${next.redirectUris},
+      post_logout_redirect_uris = ${next.postLogoutRedirectUris}, scopes = ${next.scopes},
+      audiences = ${next.audiences}, first_party = ${next.firstParty}, updated_at = ${now}
+    where id = ${id} returning *`;
+  return row ? toClient(row) : null;
+}
+
+export async function updateClientSecret(sql: Executor, id: string, secretHmac: string, now: Date): Promise<boolean> {
+  const rows = await sql`
+    update oauth_clients set secret_hmac = ${secretHmac}, updated_at = ${now}
+    where id = ${id} and secret_hmac is not null returning id`;
+  return rows.length > 0;
+}
+
+export async function deleteClient(sql: Executor, id: string): Promise<boolean> {
+  return (await sql`delete from oauth_clients where id = ${id} returning id`).length > 0;
+}
+
+// Resources
+
+export async function insertResource(sql: Executor, r: Omit<Resource, 'updatedAt'>): Promise<Resource> {
+  const [row] = await sql`
+    insert into oauth_resources (id, audience, name, scopes, created_at, updated_at)
+    values (${r.id}, ${r.audience}, ${r.name}, ${r.scopes}, ${r.createdAt}, ${r.createdAt}) returning *`;
+  return toResource(row as Record<string, unknown>);
+}
+
+export async function findResource(sql: Executor, id: string): Promise<Resource | null> {
+  const [row] = await sql`select * from oauth_resources where id = ${id}`;
+  return row ? toResource(row) : null;
+}
+
+export async function findResourcesByAudience(sql: Executor, audiences: string[]): Promise<Resource[]> {
+  return (await sql`select * from oauth_resources where audience = any(${audiences})`).map(toResource);
+}
+
+export async function listResources(sql: Executor): Promise<Resource[]> {
+  return (await sql`select * from oauth_resources order by created_at, id`).map(toResource);
+}
+
+export async function updateResource(
+  sql: Executor,
+  id: string,
+  changes: { name?: string; scopes?: string[] },
+  now: Date,
+): Promise<Resource | null> {
+  const [row] = await sql`
+    update oauth_resources set name = coalesce(${changes.name ?? null}, name),
+      scopes = coalesce(${changes.scopes ?? null}, scopes), updated_at = ${now}
+    where id = ${id} returning *`;
+  return row ? toResource(row) : null;
+}
+
+/** Deletes a resource no client is provisioned for; the check and the delete are one statement. */
+export async function deleteResource(sql: Executor, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
+  const [row] = await sql`
+    with target as (select audience from oauth_resources where id = ${id}),
+    blocked as (select 1 from oauth_clients, target where target.audience = any(audiences) limit 1),
+    removed as (delete from oauth_resources where id = ${id} and not exists (select 1 from blocked) returning id)
+    select (select count(*) from target)::int as found, (select count(*) from removed)::int as removed`;
+  if (!row || row.found === 0) return 'missing';
+  return row.removed > 0 ? 'deleted' : 'in_use';
+}

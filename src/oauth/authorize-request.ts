@@ -1,0 +1,96 @@
+// Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1). Two stages, because they fail
+// differently: until the client and redirect URI are known good, an error is shown as a page and never redirected
+// (RFC 6749 §4.1.2.1); after that, errors go back to the client's redirect URI.
+import type { Client } from '../admin/store.ts';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
+import type { ClientDirectory } from './client-directory.ts';
+import { InvalidClient, InvalidScope } from './errors.ts';
+import { isCodeChallenge } from './pkce.ts';
+import { matchesRedirectUri } from './redirect-uri.ts';
+import { parseScope } from './scopes.ts';
+
+/** A stage-one failure: shown as an error page. */
+export class UnsafeToRedirect extends Error {
+  readonly error: GatehouseError;
+  constructor(error: GatehouseError) {
+    super(error.message);
+    this.error = error;
+  }
+}
+
+export interface AuthorizationRequest {
+  client: Client;
+  redirectUri: string;
+  state: string;
+  /** The validated query, as received: the sign-in page returns to it and the consent form carries it. */
+  query: URLSearchParams;
+}
+
+export interface ValidatedRequest extends AuthorizationRequest {
+  scopes: string[];
+  nonce: string | null;
+  codeChallenge: string;
+  prompt: Set<string>;
+  maxAge: number | null;
+  loginHint: string | null;
+}
+
+const MAX_PARAMETER = 2048;
+
+/** Stage one: a known, non-service client and one of its registered redirect URIs. */
+export async function resolveClient(clients: ClientDirectory, query: URLSearchParams): Promise<AuthorizationRequest> {
+  const seen = new Set<string>();
+  for (const [name, value] of query) {
+    if (seen.has(name)) throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${name} is included more than once`));
+    if (value.length > MAX_PARAMETER) throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${name} is too long`));
+    seen.add(name);
+  }
+  const clientId = query.get('client_id');
+  if (!clientId) throw new UnsafeToRedirect(new InvalidRequest('client_id is required'));
+  const client = await clients.findClient(clientId);
+  if (!client || client.kind === 'service')
+    throw new UnsafeToRedirect(new InvalidClient('The client_id is not a registered client that may sign users in'));
+  const redirectUri = query.get('redirect_uri');
+  if (!redirectUri) throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is required'));
+  if (!matchesRedirectUri(client.redirectUris, redirectUri, client.kind === 'native'))
+    throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is not registered for this client'));
+  return { client, redirectUri, state: query.get('state') ?? '', query };
+}
+
+/** Stage two: everything else; failures are redirected to the client with `error`. */
+export function validateRequest(request: AuthorizationRequest): ValidatedRequest {
+  const q = request.query;
+  if (q.get('response_type') !== 'code')
+    throw new GatehouseError('unsupported_response_type', 'response_type must be code');
+  if (q.has('request') || q.has('request_uri'))
+    throw new InvalidRequest('Request objects (request, request_uri) are not supported');
+  if (!request.state) throw new InvalidRequest('state is required');
+  // PKCE S256 for every client (RFC 9700 §2.1.1): `plain` and a missing challenge are refused alike.
+  if (q.get('code_challenge_method') !== 'S256')
+    throw new InvalidRequest('code_challenge_method must be S256 (PKCE is required; plain is not supported)');
+  const codeChallenge = q.get('code_challenge') ?? '';
+  if (!isCodeChallenge(codeChallenge))
+    throw new InvalidRequest('code_challenge must be the 43-character BASE64URL(SHA-256(code_verifier))');
+  const scopes = parseScope(q.get('scope') ?? undefined);
+  if (scopes === null) throw new InvalidScope('scope is malformed');
+  const refused = scopes.find((s) => !request.client.scopes.includes(s));
+  if (refused !== undefined) throw new InvalidScope(`The client may not request scope ${refused}`);
+  const nonce = q.get('nonce');
+  if (scopes.includes('openid') && !nonce) throw new InvalidRequest('nonce is required with the openid scope');
+  const prompt = new Set((q.get('prompt') ?? '').split(' ').filter(Boolean));
+  if ([...prompt].some((p) => !['none', 'login', 'consent'].includes(p)))
+    throw new InvalidRequest('prompt may only contain none, login and consent');
+  if (prompt.has('none') && prompt.size > 1) throw new InvalidRequest('prompt=none cannot be combined');
+  const maxAgeText = q.get('max_age');
+  if (maxAgeText !== null && !/^\d{1,9}$/.test(maxAgeText))
+    throw new InvalidRequest('max_age must be a number of seconds');
+  return {
+    ...request,
+    scopes,
+    nonce,
+    codeChallenge,
+    prompt,
+    maxAge: maxAgeText === null ? null : Number(maxAgeText),
+    loginHint: q.get('login_hint'),
+  };
+}

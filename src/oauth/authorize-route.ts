@@ -1,0 +1,38 @@
+// GET /oauth/authorize and the consent form's POST. The route reads the query and session, asks authorize.ts, and
+// writes what it decided: a redirect (302 for GET, 303 after a POST per DESIGN.md), the consent page or an error page.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { assertSameOriginForm } from '../http/csrf.ts';
+import type { SessionHttp } from '../session/http.ts';
+import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } from './authorize.ts';
+import { formParams } from './form.ts';
+import { consentPage, errorPage, sendPage } from './pages.ts';
+
+function send(request: FastifyRequest, reply: FastifyReply, outcome: AuthorizeOutcome, redirectStatus: 302 | 303) {
+  switch (outcome.kind) {
+    case 'redirect':
+      return reply.code(redirectStatus).header('location', outcome.location).send();
+    case 'consent':
+      return sendPage(reply, 200, consentPage(outcome));
+    case 'error-page':
+      return sendPage(reply, 400, errorPage(outcome.error.code, outcome.error.publicDescription, request.id));
+  }
+}
+
+export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps & { sessions: SessionHttp }) {
+  app.get('/oauth/authorize', async (request, reply) => {
+    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+    const outcome = await authorize(deps, query, await deps.sessions.current(request));
+    return send(request, reply, outcome, 302);
+  });
+
+  app.post('/oauth/authorize/consent', async (request, reply) => {
+    assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The consent form');
+    const form = formParams(request);
+    const outcome = await answerConsent(
+      deps,
+      { request: form.request ?? '', csrf: form.csrf ?? '', decision: form.decision ?? '' },
+      await deps.sessions.current(request),
+    );
+    return send(request, reply, outcome, 303);
+  });
+}

@@ -1,0 +1,171 @@
+// The authorization endpoint's decision (RFC 6749 §4.1, OIDC Core §3.1.2): sign in first, ask consent, or issue a
+// code and redirect back with `code`, `state`, `iss` (RFC 9207). Routes only turn the outcome into a response.
+import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
+import type { Sql } from '../db/pool.ts';
+import { GatehouseError } from '../http/errors.ts';
+import type { Session } from '../session/types.ts';
+import {
+  type AuthorizationRequest,
+  resolveClient,
+  UnsafeToRedirect,
+  type ValidatedRequest,
+  validateRequest,
+} from './authorize-request.ts';
+import type { ClientDirectory } from './client-directory.ts';
+import { newGrantId } from './ids.ts';
+import { findConsentedScopes, insertAuthorizationCode, upsertConsent } from './store.ts';
+
+export interface AuthorizeDeps {
+  sql: Sql;
+  clients: ClientDirectory;
+  issuer: string;
+  clock: () => Date;
+  /** HMAC key for login_after and consent form tokens (the `signing` secret). */
+  macKey: Buffer;
+  codeTtlSeconds: number;
+}
+
+export type AuthorizeOutcome =
+  | { kind: 'error-page'; error: GatehouseError }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'consent'; clientName: string; scopes: string[]; fields: Record<string, string> };
+
+/** Appends the response parameters to the client's redirect URI, keeping its own query (RFC 6749 §3.1.2). */
+function backToClient(issuer: string, request: AuthorizationRequest, params: Record<string, string>): string {
+  const url = new URL(request.redirectUri);
+  for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);
+  if (request.state) url.searchParams.append('state', request.state);
+  url.searchParams.append('iss', issuer);
+  return url.href;
+}
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+const loginMac = (deps: AuthorizeDeps, loginAfter: string, r: AuthorizationRequest) =>
+  hmac(deps.macKey, 'login-after:', loginAfter, ':', r.client.id, ':', r.state).toString('base64url');
+
+const consentToken = (deps: AuthorizeDeps, session: Session, query: string) =>
+  hmac(deps.macKey, 'consent:', session.id, ':', query).toString('base64url');
+
+/** Where the hosted sign-in returns to: this request again, with a signed "sign in after" time when forced. */
+function signIn(deps: AuthorizeDeps, r: ValidatedRequest, force: boolean): AuthorizeOutcome {
+  const query = new URLSearchParams(r.query);
+  if (force) {
+    // The return trip must not force another sign-in: `login` leaves `prompt`, the signed time takes its place.
+    const rest = [...r.prompt].filter((p) => p !== 'login');
+    if (rest.length > 0) query.set('prompt', rest.join(' '));
+    else query.delete('prompt');
+    const loginAfter = String(deps.clock().getTime());
+    query.set('login_after', loginAfter);
+    query.set('login_mac', loginMac(deps, loginAfter, r));
+  }
+  const target = new URLSearchParams({ return_to: `/oauth/authorize?${query}` });
+  if (force) target.set('prompt', 'login');
+  if (r.loginHint) target.set('login_hint', r.loginHint);
+  return { kind: 'redirect', location: `/signin?${target}` };
+}
+
+/** True when the session is too old for this request: prompt=login, max_age, or a signed login_after. */
+function needsFreshLogin(deps: AuthorizeDeps, r: ValidatedRequest, session: Session): boolean {
+  const authTime = seconds(session.authTime);
+  if (r.maxAge !== null && seconds(deps.clock()) - authTime > r.maxAge) return true;
+  const loginAfter = r.query.get('login_after');
+  const mac = r.query.get('login_mac');
+  if (loginAfter !== null && mac !== null && constantTimeEqual(mac, loginMac(deps, loginAfter, r)))
+    // Milliseconds, strictly after: a session from the same instant as the forced redirect is the old one.
+    return session.authTime.getTime() <= Number(loginAfter);
+  return false;
+}
+
+async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Session): Promise<AuthorizeOutcome> {
+  const code = randomToken();
+  const now = deps.clock();
+  await insertAuthorizationCode(deps.sql, {
+    codeHash: tokenHash(code),
+    grantId: newGrantId(),
+    clientId: r.client.id,
+    identityId: session.identityId,
+    sessionId: session.id,
+    redirectUri: r.redirectUri,
+    scope: r.scopes.join(' '),
+    codeChallenge: r.codeChallenge,
+    nonce: r.nonce,
+    authTime: session.authTime,
+    acr: session.aal,
+    amr: session.amr,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + deps.codeTtlSeconds * 1000),
+  });
+  return { kind: 'redirect', location: backToClient(deps.issuer, r, { code }) };
+}
+
+async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session | null, fromConsent: boolean) {
+  const live = session && !session.enrollmentOnly ? session : null;
+  if (!live) {
+    if (r.prompt.has('none')) throw new GatehouseError('login_required', 'The user is not signed in');
+    return signIn(deps, r, false);
+  }
+  if (r.prompt.has('login') || needsFreshLogin(deps, r, live)) {
+    if (r.prompt.has('none')) throw new GatehouseError('login_required', 'The user must sign in again');
+    return signIn(deps, r, true);
+  }
+  if (!r.client.firstParty && !fromConsent) {
+    const granted = await findConsentedScopes(deps.sql, live.identityId, r.client.id);
+    if (r.prompt.has('consent') || r.scopes.some((s) => !granted.includes(s))) {
+      if (r.prompt.has('none')) throw new GatehouseError('consent_required');
+      const query = r.query.toString();
+      return {
+        kind: 'consent' as const,
+        clientName: r.client.name,
+        scopes: r.scopes,
+        fields: { request: query, csrf: consentToken(deps, live, query) },
+      };
+    }
+  }
+  return issueCode(deps, r, live);
+}
+
+async function run(
+  deps: AuthorizeDeps,
+  query: URLSearchParams,
+  step: (r: ValidatedRequest) => Promise<AuthorizeOutcome>,
+): Promise<AuthorizeOutcome> {
+  let request: AuthorizationRequest;
+  try {
+    request = await resolveClient(deps.clients, query);
+  } catch (error) {
+    if (error instanceof UnsafeToRedirect) return { kind: 'error-page', error: error.error };
+    throw error;
+  }
+  try {
+    return await step(validateRequest(request));
+  } catch (error) {
+    if (!(error instanceof GatehouseError) || error.status >= 500) throw error;
+    return {
+      kind: 'redirect',
+      location: backToClient(deps.issuer, request, { error: error.code, error_description: error.publicDescription }),
+    };
+  }
+}
+
+export function authorize(deps: AuthorizeDeps, query: URLSearchParams, session: Session | null) {
+  return run(deps, query, (r) => decide(deps, r, session, false));
+}
+
+export interface ConsentDecision {
+  request: string;
+  csrf: string;
+  decision: string;
+}
+
+/** The consent form's answer: re-validates the whole request, then records the grant or denies it. */
+export async function answerConsent(deps: AuthorizeDeps, form: ConsentDecision, session: Session | null) {
+  if (!session || session.enrollmentOnly) throw new GatehouseError('login_required');
+  if (!constantTimeEqual(form.csrf, consentToken(deps, session, form.request)))
+    throw new GatehouseError('csrf_rejected', 'The consent form is stale or was not issued to this session');
+  return run(deps, new URLSearchParams(form.request), async (r) => {
+    if (form.decision !== 'allow') throw new GatehouseError('access_denied', 'The user denied the request');
+    await upsertConsent(deps.sql, session.identityId, r.client.id, r.scopes, deps.clock());
+    return decide(deps, r, session, true);
+  });
+}

@@ -1,0 +1,24 @@
+// CORS for the endpoints a browser-only client (`kind: browser`) calls from its own origin: discovery, JWKS,
+// token, userinfo and revocation. None of them reads cookies and every answer is `*` without credentials, so a
+// cross-origin page gains nothing it could not get from any HTTP client. The authorization endpoint, the consent
+// and logout forms, and introspection (backends only) get no CORS headers (DESIGN.md "Security invariants").
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
+
+export const corsHeaders: onSendHookHandler = async (_request, reply, payload) => {
+  reply.header('access-control-allow-origin', '*');
+  reply.header('access-control-expose-headers', 'www-authenticate, x-request-id');
+  return payload;
+};
+
+/** Answers the preflight for `path`. */
+export function allowPreflight(app: FastifyInstance, path: string, methods: string): void {
+  app.options(path, async (_request, reply) =>
+    reply
+      .code(204)
+      .header('access-control-allow-origin', '*')
+      .header('access-control-allow-methods', methods)
+      .header('access-control-allow-headers', 'authorization, content-type')
+      .header('access-control-max-age', '600')
+      .send(),
+  );
+}

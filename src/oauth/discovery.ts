@@ -1,0 +1,66 @@
+// GET /.well-known/openid-configuration (OIDC Discovery 1.0 §3, RFC 8414) and GET /.well-known/jwks.json. Both
+// are public and cacheable; the JWKS briefly, so a rotation reaches clients within minutes.
+import type { FastifyInstance } from 'fastify';
+import { corsHeaders } from './cors.ts';
+import { grantTypes } from './grants/index.ts';
+import type { Keyring } from './keyring.ts';
+import { OIDC_SCOPES } from './scopes.ts';
+
+export const ACR_VALUES = ['aal1', 'aal2'];
+
+export function discoveryDocument(issuer: string) {
+  const at = (path: string) => `${issuer}${path}`;
+  return {
+    issuer,
+    authorization_endpoint: at('/oauth/authorize'),
+    token_endpoint: at('/oauth/token'),
+    userinfo_endpoint: at('/oauth/userinfo'),
+    introspection_endpoint: at('/oauth/introspect'),
+    revocation_endpoint: at('/oauth/revoke'),
+    end_session_endpoint: at('/oauth/logout'),
+    jwks_uri: at('/.well-known/jwks.json'),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: grantTypes,
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    scopes_supported: [...OIDC_SCOPES],
+    claims_supported: [
+      'sub',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'acr',
+      'amr',
+      'azp',
+      'at_hash',
+      'sid',
+      'name',
+      'email',
+      'email_verified',
+    ],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    acr_values_supported: ACR_VALUES,
+    prompt_values_supported: ['none', 'login', 'consent'],
+    authorization_response_iss_parameter_supported: true,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+  };
+}
+
+export async function discoveryRoutes(app: FastifyInstance, deps: { issuer: string; keyring: Keyring }) {
+  const document = discoveryDocument(deps.issuer);
+  app.get('/.well-known/openid-configuration', { onSend: corsHeaders }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').send(document),
+  );
+  app.get('/.well-known/jwks.json', { onSend: corsHeaders }, async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(await deps.keyring.jwks()),
+  );
+}

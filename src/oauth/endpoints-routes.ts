@@ -1,0 +1,84 @@
+// Userinfo, introspection, revocation and logout routes: parse, one call, reply.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isConfidential } from '../admin/client-rules.ts';
+import type { Audit } from '../audit/audit.ts';
+import type { Sql } from '../db/pool.ts';
+import { assertSameOriginForm } from '../http/csrf.ts';
+import { InvalidRequest } from '../http/errors.ts';
+import type { SessionHttp } from '../session/http.ts';
+import { bearerToken } from './bearer.ts';
+import { authenticateClient, rejectAuthorizationHeader } from './client-auth.ts';
+import type { ClientDirectory } from './client-directory.ts';
+import { allowPreflight, corsHeaders } from './cors.ts';
+import { InvalidClient } from './errors.ts';
+import { formParams } from './form.ts';
+import { introspect } from './introspection.ts';
+import type { Keyring } from './keyring.ts';
+import { type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
+import { errorPage, logoutConfirmPage, sendPage, signedOutPage } from './pages.ts';
+import { revokeToken } from './revocation.ts';
+import type { AccessTokenVerifier } from './tokens.ts';
+import { userinfoClaims } from './userinfo.ts';
+
+export interface EndpointDeps {
+  sql: Sql;
+  clients: ClientDirectory;
+  verify: AccessTokenVerifier;
+  keyring: Keyring;
+  issuer: string;
+  clock: () => Date;
+  audit: Audit;
+  clientSecretKey: Buffer;
+  sessions: SessionHttp;
+}
+
+export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): Promise<void> {
+  const userinfo = async (request: FastifyRequest) => userinfoClaims(deps, bearerToken(request.headers.authorization));
+  allowPreflight(app, '/oauth/userinfo', 'GET, POST');
+  app.get('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
+  app.post('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
+
+  const tokenParam = (form: Record<string, string | undefined>) => {
+    if (!form.token) throw new InvalidRequest('token is required');
+    return form.token;
+  };
+
+  app.post('/oauth/introspect', async (request) => {
+    rejectAuthorizationHeader(request.headers.authorization);
+    const form = formParams(request);
+    const caller = await authenticateClient(deps.clients, deps.clientSecretKey, form);
+    if (!isConfidential(caller.kind)) throw new InvalidClient('Only confidential clients may introspect tokens');
+    return introspect(deps, caller, tokenParam(form));
+  });
+
+  allowPreflight(app, '/oauth/revoke', 'POST');
+  app.post('/oauth/revoke', { onSend: corsHeaders }, async (request, reply) => {
+    rejectAuthorizationHeader(request.headers.authorization);
+    const form = formParams(request);
+    await revokeToken(deps, await authenticateClient(deps.clients, deps.clientSecretKey, form), tokenParam(form));
+    return reply.code(200).send();
+  });
+
+  const logout = async (request: FastifyRequest, reply: FastifyReply, params: LogoutParams, confirmed: boolean) => {
+    const plan: LogoutPlan = await planLogout(deps, params, confirmed);
+    if (plan.kind === 'error-page')
+      return sendPage(reply, 400, errorPage(plan.error.code, plan.error.publicDescription, request.id));
+    if (plan.kind === 'confirm' && (await deps.sessions.current(request)))
+      return sendPage(reply, 200, logoutConfirmPage(plan.fields));
+    await deps.sessions.end(request, reply);
+    const location = plan.kind === 'sign-out' ? plan.location : null;
+    return location
+      ? reply
+          .code(confirmed ? 303 : 302)
+          .header('location', location)
+          .send()
+      : sendPage(reply, 200, signedOutPage());
+  };
+  app.get('/oauth/logout', async (request, reply) =>
+    logout(request, reply, Object.fromEntries(new URLSearchParams(request.url.split('?')[1] ?? '')), false),
+  );
+  app.post('/oauth/logout', async (request, reply) => {
+    assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The sign-out form');
+    return logout(request, reply, formParams(request), true);
+  });
+}

@@ -1,0 +1,17 @@
+// The parsed form body of an OAuth endpoint. The shared parser already refused repeated parameters (RFC 6749 §3.1);
+// here a body of another type, or none, is refused with the envelope.
+import type { FastifyRequest } from 'fastify';
+import { GatehouseError } from '../http/errors.ts';
+
+// Large enough for an ID token hint or the consent form's copy of an authorization request; bounded all the same.
+const MAX_VALUE = 8192;
+
+export function formParams(request: FastifyRequest): Record<string, string | undefined> {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded')
+    throw new GatehouseError('unsupported_media_type', 'Send the parameters as application/x-www-form-urlencoded');
+  const body = (request.body ?? {}) as Record<string, string>;
+  for (const [name, value] of Object.entries(body))
+    if (value.length > MAX_VALUE) throw new GatehouseError('invalid_request', `Parameter ${name} is too long`);
+  return body;
+}

@@ -1,0 +1,79 @@
+// grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5). The code is consumed atomically; a code
+// presented again revokes everything issued from it (RFC 6749 §4.1.2, DESIGN.md "Authorization code").
+import { randomToken, tokenHash } from '../../crypto/primitives.ts';
+import { InvalidRequest } from '../../http/errors.ts';
+import { authenticateClient } from '../client-auth.ts';
+import { InvalidGrant, UnauthorizedClient } from '../errors.ts';
+import { isCodeVerifier, s256Challenge } from '../pkce.ts';
+import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant } from '../store.ts';
+import { userTokenResponse } from '../token-response.ts';
+import type { Grant, GrantDeps } from './types.ts';
+
+const required = (value: string | undefined, name: string): string => {
+  if (!value) throw new InvalidRequest(`${name} is required`);
+  return value;
+};
+
+/** Why an exchange that matched nothing failed; a reused code also revokes its grant. */
+async function refuse(
+  deps: GrantDeps,
+  codeHash: string,
+  clientId: string,
+  redirectUri: string,
+  challenge: string,
+): Promise<never> {
+  const now = deps.clock();
+  const code = await findAuthorizationCode(deps.sql, codeHash);
+  if (!code) throw new InvalidGrant('The authorization code is invalid');
+  if (code.usedAt !== null) {
+    if (await revokeGrant(deps.sql, code.grantId, now))
+      await deps.audit.record({
+        event: 'oauth.grant_revoked',
+        actor: clientId,
+        subject: code.grantId,
+        details: { reason: 'authorization_code_reuse' },
+      });
+    throw new InvalidGrant('The authorization code was already used; every token issued from it is revoked');
+  }
+  if (code.expiresAt <= now) throw new InvalidGrant('The authorization code has expired');
+  if (code.clientId !== clientId) throw new InvalidGrant('The authorization code was issued to another client');
+  if (code.redirectUri !== redirectUri)
+    throw new InvalidGrant('redirect_uri does not match the one in the authorization request');
+  if (code.codeChallenge !== challenge) throw new InvalidGrant('code_verifier does not match the code_challenge');
+  throw new InvalidGrant('The authorization code is invalid');
+}
+
+export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verifier'> = {
+  grantType: 'authorization_code',
+  parameters: ['code', 'redirect_uri', 'code_verifier'],
+  async handle(deps, params) {
+    const code = required(params.code, 'code');
+    const redirectUri = required(params.redirect_uri, 'redirect_uri');
+    const verifier = required(params.code_verifier, 'code_verifier');
+    if (!isCodeVerifier(verifier))
+      throw new InvalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
+    const client = await authenticateClient(deps.clients, deps.clientSecretKey, params);
+    if (client.kind === 'service') throw new UnauthorizedClient('A service client may only use client_credentials');
+
+    const now = deps.clock();
+    const codeHash = tokenHash(code);
+    const challenge = s256Challenge(verifier);
+    const refreshToken = randomToken();
+    const grant = await consumeAuthorizationCode(deps.sql, {
+      codeHash,
+      clientId: client.id,
+      redirectUri,
+      challenge,
+      now,
+      refreshTokenHash: tokenHash(refreshToken),
+      refreshIdleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
+      refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
+    });
+    if (!grant) return refuse(deps, codeHash, client.id, redirectUri, challenge);
+    return userTokenResponse(deps.signer, deps.issuer, grant, {
+      nonce: grant.nonce,
+      refreshToken: grant.refreshIssued ? refreshToken : null,
+      idToken: true,
+    });
+  },
+};

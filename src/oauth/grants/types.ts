@@ -1,0 +1,39 @@
+// The contract every grant module meets (STYLE.md "One grant per file"): the token route keeps only the declared
+// parameters and hands them to `handle`; it knows no grant names.
+import type { Audit } from '../../audit/audit.ts';
+import type { Sql } from '../../db/pool.ts';
+import type { ClientDirectory } from '../client-directory.ts';
+import type { TokenSigner } from '../tokens.ts';
+
+export interface GrantDeps {
+  sql: Sql;
+  clients: ClientDirectory;
+  signer: TokenSigner;
+  issuer: string;
+  clock: () => Date;
+  clientSecretKey: Buffer;
+  /** Seals a rotated refresh token's successor for the grace window. */
+  sealKey: Buffer;
+  audit: Audit;
+  lifetimes: {
+    refreshIdleSeconds: number;
+    refreshAbsoluteSeconds: number;
+    refreshGraceSeconds: number;
+  };
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  id_token?: string;
+  refresh_token?: string;
+}
+
+export interface Grant<P extends string = string> {
+  grantType: string;
+  /** Form parameters this grant reads besides grant_type, client_id and client_secret. */
+  parameters: readonly P[];
+  handle(deps: GrantDeps, params: Partial<Record<P | 'client_id' | 'client_secret', string>>): Promise<TokenResponse>;
+}

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { matchesRedirectUri, redirectUriProblem } from './redirect-uri.ts';
+
+describe('redirect URI matching', () => {
+  it('matches only an exact registered URI', () => {
+    const registered = ['https://app.test/cb'];
+    assert.equal(matchesRedirectUri(registered, 'https://app.test/cb', false), true);
+    assert.equal(matchesRedirectUri(registered, 'https://app.test/cb/', false), false);
+    assert.equal(matchesRedirectUri(registered, 'https://app.test/cb?x=1', false), false);
+    assert.equal(matchesRedirectUri(registered, 'https://APP.test/cb', false), false);
+  });
+
+  it('lets a native loopback URI vary only by port (RFC 8252 §7.3)', () => {
+    const registered = ['http://127.0.0.1/cb', 'http://[::1]:1/cb'];
+    assert.equal(matchesRedirectUri(registered, 'http://127.0.0.1:53111/cb', true), true);
+    assert.equal(matchesRedirectUri(registered, 'http://[::1]:4000/cb', true), true);
+    assert.equal(matchesRedirectUri(registered, 'http://127.0.0.1:53111/other', true), false);
+    assert.equal(matchesRedirectUri(registered, 'http://127.0.0.1:53111/cb', false), false);
+    assert.equal(matchesRedirectUri(registered, 'http://localhost:53111/cb', true), false);
+  });
+});
+
+describe('redirect URI registration', () => {
+  const web = { native: false, development: false };
+  it('names the problem of each refused URI', () => {
+    assert.equal(redirectUriProblem('https://app.test/cb', web), null);
+    assert.equal(redirectUriProblem('/cb', web), 'must be an absolute URI');
+    assert.equal(redirectUriProblem('https://app.test/cb#x', web), 'must not contain a fragment');
+    assert.match(redirectUriProblem('http://app.test/cb', web) ?? '', /^must use https/);
+    assert.match(redirectUriProblem('http://localhost:3000/cb', web) ?? '', /^must use https/);
+    assert.equal(redirectUriProblem('http://localhost:3000/cb', { native: false, development: true }), null);
+    assert.equal(redirectUriProblem('http://127.0.0.1/cb', { native: true, development: false }), null);
+    assert.equal(redirectUriProblem('com.example.app:/cb', { native: true, development: false }), null);
+    assert.equal(redirectUriProblem('javascript:alert(1)', { native: true, development: false }), 'must use https');
+  });
+});

@@ -1,0 +1,47 @@
+// Refresh token rotation (DESIGN.md "Refresh token", RFC 9700 §4.14.2): every use rotates; presenting a rotated
+// token revokes the whole family, except within the grace window, where an honest parallel retry gets the same
+// successor (kept sealed on the rotated row) instead of killing the session.
+import { randomToken, tokenHash } from '../crypto/primitives.ts';
+import { open, seal } from '../crypto/seal.ts';
+import { InvalidGrant } from './errors.ts';
+import type { GrantDeps } from './grants/types.ts';
+import { findRefreshToken, type GrantFacts, revokeGrant, rotateRefreshToken } from './store.ts';
+
+const purpose = (hash: string) => `refresh-successor:${hash}`;
+
+export async function rotateRefresh(
+  deps: GrantDeps,
+  clientId: string,
+  presented: string,
+): Promise<{ grant: GrantFacts; refreshToken: string }> {
+  const now = deps.clock();
+  const hash = tokenHash(presented);
+  const successor = randomToken();
+  const grant = await rotateRefreshToken(deps.sql, {
+    tokenHash: hash,
+    clientId,
+    successorHash: tokenHash(successor),
+    successorSealed: seal(deps.sealKey, successor, purpose(hash)),
+    now,
+    idleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
+  });
+  if (grant) return { grant, refreshToken: successor };
+
+  const state = await findRefreshToken(deps.sql, hash);
+  if (!state || state.clientId !== clientId) throw new InvalidGrant('The refresh token is invalid');
+  if (state.grantRevokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
+  if (state.rotatedAt !== null) {
+    const sinceRotation = (now.getTime() - state.rotatedAt.getTime()) / 1000;
+    if (sinceRotation <= deps.lifetimes.refreshGraceSeconds && state.successorSealed !== null)
+      return { grant: state, refreshToken: open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8') };
+    if (await revokeGrant(deps.sql, state.grantId, now))
+      await deps.audit.record({
+        event: 'oauth.grant_revoked',
+        actor: clientId,
+        subject: state.grantId,
+        details: { reason: 'refresh_token_replay' },
+      });
+    throw new InvalidGrant('The refresh token was already used; its whole token family is revoked');
+  }
+  throw new InvalidGrant('The refresh token has expired');
+}

@@ -1,0 +1,34 @@
+// RFC 7009 revocation. Revoking a refresh token revokes its whole grant, access tokens included (§2.1); revoking an
+// access token lists its jti until it would expire. Unknown, foreign or invalid tokens change nothing, and the
+// answer is the same 200 either way (§2.2), so the endpoint reveals nothing about tokens it did not issue to you.
+import type { Client } from '../admin/store.ts';
+import type { Audit } from '../audit/audit.ts';
+import { tokenHash } from '../crypto/primitives.ts';
+import type { Sql } from '../db/pool.ts';
+import { findRefreshToken, insertRevokedAccessToken, revokeGrant } from './store.ts';
+import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
+
+export interface RevokeDeps {
+  sql: Sql;
+  verify: AccessTokenVerifier;
+  clock: () => Date;
+  audit: Audit;
+}
+
+export async function revokeToken(deps: RevokeDeps, caller: Client, token: string): Promise<void> {
+  if (looksLikeJwt(token)) {
+    const claims = await deps.verify(token);
+    if (claims && claims.client_id === caller.id)
+      await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
+    return;
+  }
+  const state = await findRefreshToken(deps.sql, tokenHash(token));
+  if (!state || state.clientId !== caller.id) return;
+  if (await revokeGrant(deps.sql, state.grantId, deps.clock()))
+    await deps.audit.record({
+      event: 'oauth.grant_revoked',
+      actor: caller.id,
+      subject: state.grantId,
+      details: { reason: 'revocation' },
+    });
+}

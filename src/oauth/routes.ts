@@ -1,0 +1,77 @@
+// The OAuth/OIDC module's plugin: builds the signer and verifier once and registers every endpoint with the
+// dependencies it needs.
+import type { FastifyInstance } from 'fastify';
+import type { Audit } from '../audit/audit.ts';
+import type { Config } from '../config/schema.ts';
+import type { Secrets } from '../crypto/secret-files.ts';
+import type { Sql } from '../db/pool.ts';
+import type { SessionHttp } from '../session/http.ts';
+import { authorizeRoutes } from './authorize-route.ts';
+import { createClientDirectory } from './client-directory.ts';
+import { discoveryRoutes } from './discovery.ts';
+import { endpointRoutes } from './endpoints-routes.ts';
+import type { Keyring } from './keyring.ts';
+import { tokenRoute } from './token-route.ts';
+import { createAccessTokenVerifier, createTokenSigner } from './tokens.ts';
+
+export interface OAuthDeps {
+  config: Config;
+  sql: Sql;
+  secrets: Secrets;
+  audit: Audit;
+  clock: () => Date;
+  keyring: Keyring;
+  sessions: SessionHttp;
+}
+
+export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
+  const { config, sql, secrets, audit, clock, keyring, sessions } = deps;
+  const issuer = config.server.issuer;
+  const tokens = config.tokens;
+  const signer = createTokenSigner({
+    keyring,
+    issuer,
+    clock,
+    accessTokenTtlSeconds: tokens.access_token_ttl_seconds,
+    idTokenTtlSeconds: tokens.id_token_ttl_seconds,
+  });
+  const verify = createAccessTokenVerifier({ keyring, issuer, clock });
+  const clients = createClientDirectory({ sql, clock });
+
+  await app.register(discoveryRoutes, { issuer, keyring });
+  await app.register(authorizeRoutes, {
+    sql,
+    clients,
+    issuer,
+    clock,
+    macKey: secrets.signing,
+    codeTtlSeconds: tokens.authorization_code_ttl_seconds,
+    sessions,
+  });
+  await app.register(tokenRoute, {
+    sql,
+    clients,
+    signer,
+    issuer,
+    clock,
+    audit,
+    clientSecretKey: secrets.clientSecret,
+    sealKey: secrets.signing,
+    lifetimes: {
+      refreshIdleSeconds: tokens.refresh_token_idle_ttl_seconds,
+      refreshAbsoluteSeconds: tokens.refresh_token_absolute_ttl_seconds,
+      refreshGraceSeconds: tokens.refresh_token_grace_seconds,
+    },
+  });
+  await app.register(endpointRoutes, {
+    sql,
+    clients,
+    verify,
+    keyring,
+    issuer,
+    clock,
+    audit,
+    clientSecretKey: secrets.clientSecret,
+    sessions,
+  });
+}

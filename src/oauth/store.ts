@@ -1,0 +1,201 @@
+// The only SQL for codes, grants, refresh tokens, consents and revoked access tokens. Every security decision is
+// one statement: a code is consumed and its grant created in one UPDATE…RETURNING with CTEs, a refresh token is
+// rotated in one, so of two concurrent requests exactly one wins on every node.
+import type { Executor } from '../db/pool.ts';
+
+export interface GrantFacts {
+  grantId: string;
+  clientId: string;
+  identityId: string;
+  sessionId: string;
+  scope: string;
+  authTime: Date;
+  acr: string;
+  amr: string[];
+}
+
+export interface NewAuthorizationCode extends GrantFacts {
+  codeHash: string;
+  redirectUri: string;
+  codeChallenge: string;
+  nonce: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export async function insertAuthorizationCode(sql: Executor, c: NewAuthorizationCode): Promise<void> {
+  await sql`
+    insert into oauth_authorization_codes (code_hash, grant_id, client_id, identity_id, session_id, redirect_uri, scope,
+      code_challenge, nonce, auth_time, acr, amr, created_at, expires_at)
+    values (${c.codeHash}, ${c.grantId}, ${c.clientId}, ${c.identityId}, ${c.sessionId}, ${c.redirectUri}, ${c.scope},
+      ${c.codeChallenge}, ${c.nonce}, ${c.authTime}, ${c.acr}, ${c.amr}, ${c.createdAt}, ${c.expiresAt})`;
+}
+
+const toFacts = (r: Record<string, unknown>): GrantFacts => ({
+  grantId: (r.grant_id ?? r.id) as string,
+  clientId: r.client_id as string,
+  identityId: r.identity_id as string,
+  sessionId: r.session_id as string,
+  scope: r.scope as string,
+  authTime: r.auth_time as Date,
+  acr: r.acr as string,
+  amr: r.amr as string[],
+});
+
+export interface CodeExchange {
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  /** S256 of the presented verifier: it must equal the stored challenge. */
+  challenge: string;
+  now: Date;
+  /** The refresh token to issue if the granted scope includes offline_access. */
+  refreshTokenHash: string;
+  refreshIdleExpiresAt: Date;
+  refreshAbsoluteSeconds: number;
+}
+
+/**
+ * Consumes a live, unused code bound to this client, redirect URI and challenge, and creates its grant (and refresh
+ * token when offline_access was granted) in the same statement. Null when nothing matched: see findAuthorizationCode.
+ */
+export async function consumeAuthorizationCode(
+  sql: Executor,
+  e: CodeExchange,
+): Promise<(GrantFacts & { nonce: string | null; refreshIssued: boolean }) | null> {
+  const [row] = await sql`
+    with used as (
+      update oauth_authorization_codes set used_at = ${e.now}
+      where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
+        and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
+      returning *
+    ), grant_row as (
+      insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, created_at, expires_at)
+      select grant_id, client_id, identity_id, session_id, scope, auth_time, acr, amr, ${e.now},
+             auth_time + make_interval(secs => ${e.refreshAbsoluteSeconds})
+      from used returning id, expires_at
+    ), refresh as (
+      insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at)
+      select ${e.refreshTokenHash}, g.id, u.client_id, ${e.now}, least(${e.refreshIdleExpiresAt}::timestamptz, g.expires_at)
+      from used u join grant_row g on g.id = u.grant_id
+      where 'offline_access' = any(string_to_array(u.scope, ' ')) and g.expires_at > ${e.now}
+      returning token_hash
+    )
+    select u.*, exists (select 1 from refresh) as refresh_issued from used u`;
+  if (!row) return null;
+  return { ...toFacts(row), nonce: row.nonce as string | null, refreshIssued: row.refresh_issued as boolean };
+}
+
+export interface StoredCode {
+  grantId: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export async function findAuthorizationCode(sql: Executor, codeHash: string): Promise<StoredCode | null> {
+  const [row] = await sql`select * from oauth_authorization_codes where code_hash = ${codeHash}`;
+  if (!row) return null;
+  return {
+    grantId: row.grant_id as string,
+    clientId: row.client_id as string,
+    redirectUri: row.redirect_uri as string,
+    codeChallenge: row.code_challenge as string,
+    expiresAt: row.expires_at as Date,
+    usedAt: row.used_at as Date | null,
+  };
+}
+
+/** Revokes a grant: its refresh tokens stop rotating and its access tokens stop introspecting as active. */
+export async function revokeGrant(sql: Executor, grantId: string, now: Date): Promise<boolean> {
+  const rows =
+    await sql`update oauth_grants set revoked_at = ${now} where id = ${grantId} and revoked_at is null returning id`;
+  return rows.length > 0;
+}
+
+export interface Rotation {
+  tokenHash: string;
+  clientId: string;
+  successorHash: string;
+  successorSealed: string;
+  now: Date;
+  idleExpiresAt: Date;
+}
+
+/** Rotates a live refresh token of a live grant: marks it rotated and inserts its successor, in one statement. */
+export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<GrantFacts | null> {
+  const [row] = await sql`
+    with old as (
+      update oauth_refresh_tokens t set rotated_at = ${r.now}, successor_sealed = ${r.successorSealed}
+      from oauth_grants g
+      where t.token_hash = ${r.tokenHash} and t.rotated_at is null and t.expires_at > ${r.now}
+        and t.client_id = ${r.clientId} and g.id = t.grant_id and g.revoked_at is null and g.expires_at > ${r.now}
+      returning g.*
+    ), successor as (
+      insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at)
+      select ${r.successorHash}, id, client_id, ${r.now}, least(${r.idleExpiresAt}::timestamptz, expires_at) from old
+    )
+    select * from old`;
+  return row ? toFacts(row) : null;
+}
+
+export interface RefreshTokenState extends GrantFacts {
+  rotatedAt: Date | null;
+  successorSealed: string | null;
+  expiresAt: Date;
+  grantExpiresAt: Date;
+  grantRevokedAt: Date | null;
+}
+
+export async function findRefreshToken(sql: Executor, tokenHash: string): Promise<RefreshTokenState | null> {
+  const [row] = await sql`
+    select t.rotated_at, t.successor_sealed, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
+           g.scope, g.auth_time, g.acr, g.amr, g.expires_at as grant_expires_at, g.revoked_at as grant_revoked_at
+    from oauth_refresh_tokens t join oauth_grants g on g.id = t.grant_id
+    where t.token_hash = ${tokenHash}`;
+  if (!row) return null;
+  return {
+    ...toFacts(row),
+    rotatedAt: row.rotated_at as Date | null,
+    successorSealed: row.successor_sealed as string | null,
+    expiresAt: row.expires_at as Date,
+    grantExpiresAt: row.grant_expires_at as Date,
+    grantRevokedAt: row.grant_revoked_at as Date | null,
+  };
+}
+
+/** One indexed round trip: was the access token's grant revoked, or the token itself (RFC 7009)? */
+export async function isAccessTokenRevoked(sql: Executor, grantId: string | null, jti: string): Promise<boolean> {
+  const [row] = await sql`
+    select exists (select 1 from oauth_grants where id = ${grantId} and revoked_at is not null)
+        or exists (select 1 from oauth_revoked_access_tokens where jti = ${jti}) as revoked`;
+  return row?.revoked === true;
+}
+
+export async function insertRevokedAccessToken(sql: Executor, jti: string, expiresAt: Date): Promise<void> {
+  await sql`insert into oauth_revoked_access_tokens (jti, expires_at) values (${jti}, ${expiresAt}) on conflict do nothing`;
+}
+
+export async function findConsentedScopes(sql: Executor, identityId: string, clientId: string): Promise<string[]> {
+  const [row] =
+    await sql`select scopes from oauth_consents where identity_id = ${identityId} and client_id = ${clientId}`;
+  return (row?.scopes as string[] | undefined) ?? [];
+}
+
+/** Adds `scopes` to what the identity has granted the client. */
+export async function upsertConsent(sql: Executor, identityId: string, clientId: string, scopes: string[], now: Date) {
+  await sql`
+    insert into oauth_consents (identity_id, client_id, scopes, updated_at)
+    values (${identityId}, ${clientId}, ${scopes}, ${now})
+    on conflict (identity_id, client_id) do update
+      set scopes = array(select distinct unnest(oauth_consents.scopes || excluded.scopes)), updated_at = ${now}`;
+}
+
+/** Revokes every live grant of an identity (suspension, deletion, "sign out everywhere"); returns how many. */
+export async function revokeIdentityGrants(sql: Executor, identityId: string, now: Date): Promise<number> {
+  const rows = await sql`
+    update oauth_grants set revoked_at = ${now} where identity_id = ${identityId} and revoked_at is null returning id`;
+  return rows.length;
+}

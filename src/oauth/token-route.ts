@@ -1,0 +1,25 @@
+// POST /oauth/token (RFC 6749 §3.2): form body only; keeps only the parameters the grant declares and knows no
+// grant names. Responses are never cached (RFC 6749 §5.1); the error envelope carries the §5.2 members.
+import type { FastifyInstance } from 'fastify';
+import { InvalidRequest } from '../http/errors.ts';
+import { rejectAuthorizationHeader } from './client-auth.ts';
+import { allowPreflight, corsHeaders } from './cors.ts';
+import { UnsupportedGrantType } from './errors.ts';
+import { formParams } from './form.ts';
+import { findGrant } from './grants/index.ts';
+import type { GrantDeps } from './grants/types.ts';
+
+export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise<void> {
+  allowPreflight(app, '/oauth/token', 'POST');
+  app.post('/oauth/token', { onSend: corsHeaders }, async (request, reply) => {
+    rejectAuthorizationHeader(request.headers.authorization);
+    const body = formParams(request);
+    if (!body.grant_type) throw new InvalidRequest('grant_type is required');
+    const grant = findGrant(body.grant_type);
+    if (!grant) throw new UnsupportedGrantType(`grant_type ${body.grant_type} is not supported`);
+    const params = Object.fromEntries(
+      ['client_id', 'client_secret', ...grant.parameters].filter((n) => body[n] !== undefined).map((n) => [n, body[n]]),
+    );
+    return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params));
+  });
+}

@@ -1,0 +1,125 @@
+// Row factories for OAuth tests: identities with a signed-in browser session, admins, applications, clients and
+// resources inserted directly (the admin API has its own tests), so each test states only what it exercises.
+import { randomBytes } from 'node:crypto';
+import { type ClientKind, insertApplication, insertClient, insertResource } from '../../src/admin/store.ts';
+import type { Sql } from '../../src/db/pool.ts';
+import { newSub, type Sub } from '../../src/identity/ids.ts';
+import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
+import { newApplicationId, newClientId, newResourceId } from '../../src/oauth/ids.ts';
+import { insertSession } from '../../src/session/store.ts';
+import type { Aal } from '../../src/session/types.ts';
+import type { TestApp } from './app.ts';
+
+export interface IdentityOverrides {
+  displayName?: string;
+  email?: string | null;
+  assurance?: 'ial1' | 'ial2';
+  state?: string;
+}
+
+export async function makeIdentity(sql: Sql, o: IdentityOverrides = {}): Promise<Sub> {
+  const sub = newSub();
+  await sql`insert into identities (id, state, display_name, assurance)
+            values (${sub}, ${o.state ?? 'active'}, ${o.displayName ?? 'Ada Lovelace'}, ${o.assurance ?? 'ial1'})`;
+  const email = o.email === undefined ? `ada-${sub.slice(4, 10)}@example.test` : o.email;
+  if (email !== null)
+    await sql`insert into emails (identity_id, address, normalized, is_primary, verified_at)
+              values (${sub}, ${email}, ${email.toLowerCase()}, true, now())`;
+  return sub;
+}
+
+export interface SessionOverrides {
+  aal?: Aal;
+  amr?: string[];
+  authTime?: Date;
+  enrollmentOnly?: boolean;
+}
+
+/** A signed-in browser session; returns the Cookie header value and the session. */
+export async function makeSession(t: Pick<TestApp, 'sql' | 'clock' | 'config'>, sub: Sub, o: SessionOverrides = {}) {
+  const now = t.clock.now();
+  const { token, session } = await insertSession(
+    t.sql,
+    {
+      identityId: sub,
+      aal: o.aal ?? 'aal2',
+      amr: o.amr ?? ['pwd', 'otp'],
+      authTime: o.authTime ?? now,
+      enrollmentOnly: o.enrollmentOnly ?? false,
+      clientIp: null,
+      userAgent: null,
+    },
+    { idleSeconds: t.config.sessions.idle_ttl_seconds, absoluteSeconds: t.config.sessions.absolute_ttl_seconds },
+    now,
+  );
+  return { cookie: `gatehouse_session=${token}`, session };
+}
+
+/** An active ial2 owner of the configured organization, signed in at aal2: what the admin guard accepts. */
+export async function makeAdmin(t: Pick<TestApp, 'sql' | 'clock' | 'config'>) {
+  const sub = await makeIdentity(t.sql, { assurance: 'ial2', displayName: 'Owner' });
+  await t.sql`insert into organizations (id, name) values (${t.config.organization.id}, 'Acme') on conflict do nothing`;
+  await t.sql`insert into memberships (organization_id, identity_id, roles)
+              values (${t.config.organization.id}, ${sub}, ${['owner']})`;
+  return { sub, ...(await makeSession(t, sub)) };
+}
+
+export async function makeApplication(sql: Sql, environment: 'development' | 'staging' | 'production' = 'production') {
+  return insertApplication(sql, {
+    id: newApplicationId(),
+    identifier: `app-${randomBytes(4).toString('hex')}`,
+    name: 'Test app',
+    environment,
+    createdAt: new Date(),
+  });
+}
+
+export interface ClientOverrides {
+  kind?: ClientKind;
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  scopes?: string[];
+  audiences?: string[];
+  firstParty?: boolean;
+  name?: string;
+}
+
+/** A client and, for confidential kinds, its secret. */
+export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides = {}) {
+  const application = await makeApplication(sql);
+  const kind = o.kind ?? 'web';
+  const secret = kind === 'web' || kind === 'service' ? newClientSecret() : null;
+  const client = await insertClient(sql, {
+    id: newClientId(),
+    applicationId: application.id,
+    name: o.name ?? 'Test client',
+    kind,
+    secretHmac: secret ? clientSecretHmac(secretKey, secret) : null,
+    redirectUris: o.redirectUris ?? (kind === 'service' ? [] : ['https://app.example.test/callback']),
+    postLogoutRedirectUris: o.postLogoutRedirectUris ?? [],
+    scopes: o.scopes ?? (kind === 'service' ? [] : ['openid', 'profile', 'email', 'offline_access']),
+    audiences: o.audiences ?? [],
+    firstParty: o.firstParty ?? true,
+    createdAt: new Date(),
+  });
+  return { client, secret };
+}
+
+export async function makeResource(
+  sql: Sql,
+  audience = `https://api-${randomBytes(3).toString('hex')}.example.test/`,
+  scopes = ['read', 'write'],
+) {
+  return insertResource(sql, { id: newResourceId(), audience, name: 'Test API', scopes, createdAt: new Date() });
+}
+
+/** A service client provisioned for a fresh resource. */
+export async function makeServiceClient(sql: Sql, secretKey: Buffer, scopes = ['read', 'write']) {
+  const resource = await makeResource(sql, undefined, scopes);
+  const { client, secret } = await makeClient(sql, secretKey, {
+    kind: 'service',
+    audiences: [resource.audience],
+    scopes,
+  });
+  return { client, secret: secret as string, resource };
+}

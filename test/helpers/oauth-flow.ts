@@ -1,0 +1,71 @@
+// Driving the authorization endpoint and the token endpoint through inject, for protocol tests that need precise
+// control (the real-client tests use openid-client and oauth4webapi instead).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { Client } from '../../src/admin/store.ts';
+import { s256Challenge } from '../../src/oauth/pkce.ts';
+import type { TestApp } from './app.ts';
+
+export function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: s256Challenge(verifier) };
+}
+
+export interface AuthorizeInput {
+  client: Client;
+  cookie: string;
+  challenge: string;
+  scope?: string;
+  redirectUri?: string;
+  extra?: Record<string, string>;
+}
+
+export function authorizeUrl(input: Omit<AuthorizeInput, 'cookie'>): string {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: input.client.id,
+    redirect_uri: input.redirectUri ?? (input.client.redirectUris[0] as string),
+    scope: input.scope ?? 'openid profile email offline_access',
+    code_challenge: input.challenge,
+    code_challenge_method: 'S256',
+    state: 'st-123',
+    nonce: 'n-456',
+    ...input.extra,
+  });
+  return `/oauth/authorize?${query}`;
+}
+
+/** Runs the authorization request with a signed-in session and returns the issued code. */
+export async function obtainCode(t: TestApp, input: AuthorizeInput): Promise<string> {
+  const response = await t.app.inject({ method: 'GET', url: authorizeUrl(input), headers: { cookie: input.cookie } });
+  assert.equal(response.statusCode, 302, response.body);
+  const location = new URL(response.headers.location as string);
+  const code = location.searchParams.get('code');
+  assert.ok(code, `no code in ${location}`);
+  return code;
+}
+
+export async function postForm(t: TestApp, url: string, form: Record<string, string>, headers = {}) {
+  const response = await t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(form).toString(),
+  });
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    json: response.body ? (JSON.parse(response.body) as Record<string, unknown>) : {},
+  };
+}
+
+/** Asserts the whole error envelope of a response. */
+export function assertEnvelope(
+  r: { status: number; json: Record<string, unknown>; headers: Record<string, unknown> },
+  status: number,
+  error: string,
+  description: string,
+) {
+  assert.equal(r.status, status);
+  assert.deepEqual(r.json, { error, error_description: description, request_id: r.headers['x-request-id'] });
+}

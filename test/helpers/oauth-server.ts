@@ -1,0 +1,30 @@
+// A listening app whose configured issuer is its own loopback URL, so real OAuth clients can discover and talk to
+// it, and a minimal "browser": follows the authorization request with the session cookie and returns Location.
+import { createServer } from 'node:net';
+import { startTestApp, type TestApp } from './app.ts';
+import { makeConfig } from './config.ts';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startListeningIssuer(): Promise<TestApp & { issuer: string }> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({ config: makeConfig({ server: { issuer } }) });
+  await t.app.listen({ host: '127.0.0.1', port });
+  return { ...t, url: issuer, issuer };
+}
+
+/** What a browser with this session cookie would be redirected to. */
+export async function browse(url: string | URL, cookie: string): Promise<URL> {
+  const response = await fetch(url, { redirect: 'manual', headers: { cookie } });
+  const location = response.headers.get('location');
+  if (response.status !== 302 || !location)
+    throw new Error(`expected a redirect, got ${response.status}: ${await response.text()}`);
+  return new URL(location, url);
+}

@@ -1,0 +1,287 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestApp } from '../helpers/app.ts';
+import { makeAdmin, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+
+describe('administration API: /admin/applications, /admin/clients, /admin/resources', async () => {
+  const t = await startTestApp();
+  const admin = await makeAdmin(t);
+  const origin = 'http://localhost:8080';
+
+  const call = async (
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+    cookie = admin.cookie,
+  ) => {
+    const response = await t.app.inject({
+      method,
+      url,
+      headers: { cookie, origin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    const json = response.body ? (JSON.parse(response.body) as Record<string, unknown>) : {};
+    return { status: response.statusCode, json, headers: response.headers };
+  };
+  const envelope = (
+    r: { json: Record<string, unknown>; headers: Record<string, unknown> },
+    error: string,
+    description: string,
+    fields?: unknown,
+  ) =>
+    assert.deepEqual(r.json, {
+      error,
+      error_description: description,
+      request_id: r.headers['x-request-id'],
+      ...(fields === undefined ? {} : { fields }),
+    });
+
+  const prod = await call('POST', '/admin/applications', {
+    identifier: 'shop',
+    name: 'Shop',
+    environment: 'production',
+  });
+  const dev = await call('POST', '/admin/applications', {
+    identifier: 'shop-dev',
+    name: 'Shop dev',
+    environment: 'development',
+  });
+  const api = await call('POST', '/admin/resources', {
+    audience: 'https://api.example.test/',
+    name: 'API',
+    scopes: ['orders:read', 'orders:write'],
+  });
+
+  test('creates an application, a resource and lists them', async () => {
+    assert.equal(prod.status, 201);
+    assert.match(String(prod.json.id), /^app_/);
+    assert.equal(prod.json.identifier, 'shop');
+    assert.equal(api.status, 201);
+    assert.deepEqual(api.json.scopes, ['orders:read', 'orders:write']);
+    const list = await call('GET', '/admin/applications');
+    assert.equal((list.json.applications as unknown[]).length, 2);
+    const one = await call('GET', `/admin/resources/${api.json.id}`);
+    assert.equal(one.json.audience, 'https://api.example.test/');
+  });
+
+  test('refuses a duplicate application identifier or audience with 409', async () => {
+    const again = await call('POST', '/admin/applications', { identifier: 'shop', name: 'x', environment: 'staging' });
+    assert.equal(again.status, 409);
+    envelope(again, 'application_exists', 'An application with this identifier already exists.');
+    const twice = await call('POST', '/admin/resources', {
+      audience: 'https://api.example.test/',
+      name: 'x',
+      scopes: ['a'],
+    });
+    assert.equal(twice.status, 409);
+    envelope(twice, 'resource_exists', 'A resource with this audience already exists.');
+  });
+
+  test('shows a confidential client secret once: at creation and at rotation, never on read', async () => {
+    const created = await call('POST', '/admin/clients', {
+      application_id: prod.json.id,
+      name: 'Shop backend',
+      kind: 'web',
+      redirect_uris: ['https://shop.example.test/callback'],
+      scopes: ['openid', 'profile'],
+    });
+    assert.equal(created.status, 201);
+    assert.match(String(created.json.client_id), /^cli_/);
+    assert.match(String(created.json.client_secret), /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(created.headers['cache-control'], 'no-store');
+    const read = await call('GET', `/admin/clients/${created.json.client_id}`);
+    assert.equal(read.json.client_secret, undefined);
+    const list = await call('GET', '/admin/clients');
+    assert.ok(!JSON.stringify(list.json).includes(String(created.json.client_secret)));
+    const rotated = await call('POST', `/admin/clients/${created.json.client_id}/secret`, {});
+    assert.equal(rotated.status, 200);
+    assert.notEqual(rotated.json.client_secret, created.json.client_secret);
+    const [row] = await t.sql`select secret_hmac from oauth_clients where id = ${String(created.json.client_id)}`;
+    assert.notEqual(row?.secret_hmac, rotated.json.client_secret);
+    const audit =
+      await t.sql`select event, details::text from audit_events where subject = ${String(created.json.client_id)} order by seq`;
+    assert.deepEqual(
+      audit.map((a) => a.event),
+      ['client.created', 'client.secret_rotated'],
+    );
+    assert.ok(!JSON.stringify(audit).includes(String(rotated.json.client_secret)));
+  });
+
+  test('a public client gets no secret and cannot rotate one', async () => {
+    const created = await call('POST', '/admin/clients', {
+      application_id: prod.json.id,
+      name: 'SPA',
+      kind: 'browser',
+      redirect_uris: ['https://shop.example.test/spa'],
+      scopes: ['openid'],
+    });
+    assert.equal(created.status, 201);
+    assert.equal(created.json.client_secret, undefined);
+    const rotated = await call('POST', `/admin/clients/${created.json.client_id}/secret`, {});
+    assert.equal(rotated.status, 400);
+    envelope(rotated, 'invalid_request', 'A browser client is public and has no secret to rotate');
+  });
+
+  const clientCases: [string, Record<string, unknown>, string, string][] = [
+    ['an unknown kind', { kind: 'robot' }, 'body.kind', 'must be equal to one of the allowed values'],
+    ['a relative redirect URI', { redirect_uris: ['/cb'] }, 'body.redirect_uris.0', 'must be an absolute URI'],
+    [
+      'a fragment',
+      { redirect_uris: ['https://shop.example.test/cb#x'] },
+      'body.redirect_uris.0',
+      'must not contain a fragment',
+    ],
+    [
+      'plain http',
+      { redirect_uris: ['http://shop.example.test/cb'] },
+      'body.redirect_uris.0',
+      'must use https (http only for loopback on native clients or localhost in development applications)',
+    ],
+    [
+      'localhost outside development',
+      { redirect_uris: ['http://localhost:3000/cb'] },
+      'body.redirect_uris.0',
+      'must use https (http only for loopback on native clients or localhost in development applications)',
+    ],
+    ['no redirect URI', { redirect_uris: [] }, 'body.redirect_uris', 'a web client needs at least one redirect URI'],
+    [
+      'a malformed scope',
+      { scopes: ['bad scope'] },
+      'body.scopes.0',
+      'must match pattern "^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,128}$"',
+    ],
+    [
+      'an unknown scope',
+      { scopes: ['openid', 'admin'] },
+      'body.scopes.1',
+      'must be one of openid, profile, email, offline_access',
+    ],
+    ['an unknown field', { colour: 'red' }, 'body.colour', 'unknown field'],
+    [
+      'audiences on a web client',
+      { audiences: ['https://api.example.test/'] },
+      'body.audiences',
+      'only service clients are provisioned with audiences',
+    ],
+    [
+      'an unknown application',
+      { application_id: 'app_nope' },
+      'body.application_id',
+      'is not a registered application',
+    ],
+  ];
+  for (const [name, change, path, problem] of clientCases)
+    test(`refuses a client with ${name}: 400 invalid_request naming ${path}`, async () => {
+      const before = await t.sql`select count(*)::int as n from oauth_clients`;
+      const r = await call('POST', '/admin/clients', {
+        application_id: prod.json.id,
+        name: 'c',
+        kind: 'web',
+        redirect_uris: ['https://shop.example.test/cb'],
+        scopes: ['openid'],
+        ...change,
+      });
+      assert.equal(r.status, 400);
+      assert.equal(r.json.error, 'invalid_request');
+      assert.equal(r.json.error_description, `${path} ${problem}`);
+      assert.deepEqual((r.json.fields as { path: string }[])[0], { path, problem });
+      const after = await t.sql`select count(*)::int as n from oauth_clients`;
+      assert.equal(after[0]?.n, before[0]?.n);
+    });
+
+  test('accepts loopback for native clients and localhost for development applications', async () => {
+    const native = await call('POST', '/admin/clients', {
+      application_id: prod.json.id,
+      name: 'Desktop',
+      kind: 'native',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      scopes: ['openid'],
+    });
+    assert.equal(native.status, 201);
+    const local = await call('POST', '/admin/clients', {
+      application_id: dev.json.id,
+      name: 'Local',
+      kind: 'browser',
+      redirect_uris: ['http://localhost:5173/cb'],
+      scopes: ['openid'],
+    });
+    assert.equal(local.status, 201);
+  });
+
+  const serviceCases: [string, Record<string, unknown>, string, string][] = [
+    ['no audiences', { audiences: [] }, 'body.audiences', 'a service client must be provisioned with audiences'],
+    [
+      'an unregistered audience',
+      { audiences: ['https://other.example.test/'] },
+      'body.audiences.0',
+      'is not a registered resource audience',
+    ],
+    [
+      'a scope its audiences do not define',
+      { scopes: ['orders:delete'] },
+      'body.scopes.0',
+      'is not a scope of the provisioned audiences',
+    ],
+    [
+      'redirect URIs',
+      { redirect_uris: ['https://x.example.test/cb'] },
+      'body.redirect_uris',
+      'must be empty for a service client',
+    ],
+  ];
+  for (const [name, change, path, problem] of serviceCases)
+    test(`refuses a service client with ${name}`, async () => {
+      const r = await call('POST', '/admin/clients', {
+        application_id: prod.json.id,
+        name: 's',
+        kind: 'service',
+        audiences: ['https://api.example.test/'],
+        scopes: ['orders:read'],
+        ...change,
+      });
+      assert.equal(r.status, 400);
+      assert.equal(r.json.error_description, `${path} ${problem}`);
+    });
+
+  test('refuses a resource whose audience is not an absolute URI', async () => {
+    const r = await call('POST', '/admin/resources', { audience: 'orders-api', name: 'x', scopes: ['a'] });
+    assert.equal(r.status, 400);
+    envelope(r, 'invalid_request', 'body.audience must be an absolute URI', [
+      { path: 'body.audience', problem: 'must be an absolute URI' },
+    ]);
+  });
+
+  test('updates and deletes, refusing to delete what is still in use', async () => {
+    const service = await call('POST', '/admin/clients', {
+      application_id: prod.json.id,
+      name: 'Worker',
+      kind: 'service',
+      audiences: ['https://api.example.test/'],
+      scopes: ['orders:read'],
+    });
+    assert.equal(service.status, 201);
+    const busy = await call('DELETE', `/admin/resources/${api.json.id}`, {});
+    assert.equal(busy.status, 409);
+    envelope(busy, 'resource_in_use', 'A client is still provisioned for this resource; update it first.');
+    const inUse = await call('DELETE', `/admin/applications/${prod.json.id}`, {});
+    assert.equal(inUse.status, 409);
+    envelope(inUse, 'application_in_use', 'The application still has clients; delete them first.');
+    const renamed = await call('PATCH', `/admin/clients/${service.json.client_id}`, { name: 'Worker 2' });
+    assert.equal(renamed.json.name, 'Worker 2');
+    assert.equal((await call('DELETE', `/admin/clients/${service.json.client_id}`, {})).status, 204);
+    assert.equal((await call('GET', `/admin/clients/${service.json.client_id}`)).status, 404);
+    const gone = await call('PATCH', `/admin/applications/app_missing`, { name: 'x' });
+    envelope(gone, 'not_found', 'No such application');
+  });
+
+  test('refuses anyone but an aal2 owner, before looking at the body', async () => {
+    const anonymous = await call('POST', '/admin/applications', { bogus: true }, '');
+    assert.equal(anonymous.status, 401);
+    envelope(anonymous, 'login_required', 'Sign in first.');
+    const user = await makeIdentity(t.sql);
+    const { cookie } = await makeSession(t, user);
+    const member = await call('GET', '/admin/clients', undefined, cookie);
+    assert.equal(member.status, 403);
+    envelope(member, 'admin_required', 'Only an owner of the organization may do this');
+  });
+});

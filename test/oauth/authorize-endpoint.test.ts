@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestApp } from '../helpers/app.ts';
+import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.ts';
+
+describe('GET /oauth/authorize', async () => {
+  const t = await startTestApp();
+  const { client } = await makeClient(t.sql, t.secrets.clientSecret);
+  const { client: thirdParty } = await makeClient(t.sql, t.secrets.clientSecret, {
+    firstParty: false,
+    name: 'Gadget <Co>',
+  });
+  const { client: native } = await makeClient(t.sql, t.secrets.clientSecret, {
+    kind: 'native',
+    redirectUris: ['http://127.0.0.1/cb'],
+  });
+  const sub = await makeIdentity(t.sql);
+  const { cookie } = await makeSession(t, sub);
+  const { challenge } = pkcePair();
+  const issuer = t.config.server.issuer;
+
+  const get = (url: string, headers: Record<string, string> = { cookie }) =>
+    t.app.inject({ method: 'GET', url, headers });
+  const redirectParams = (location: string) => Object.fromEntries(new URL(location).searchParams);
+
+  test('redirects back with code, state and iss', async () => {
+    const r = await get(authorizeUrl({ client, challenge }));
+    assert.equal(r.statusCode, 302);
+    const location = new URL(r.headers.location as string);
+    assert.equal(`${location.origin}${location.pathname}`, 'https://app.example.test/callback');
+    assert.deepEqual(Object.keys(redirectParams(location.href)).sort(), ['code', 'iss', 'state']);
+    assert.equal(location.searchParams.get('state'), 'st-123');
+    assert.equal(location.searchParams.get('iss'), issuer);
+    assert.equal(r.headers['access-control-allow-origin'], undefined);
+  });
+
+  test('an unregistered redirect URI shows an error page and never redirects', async () => {
+    const r = await get(authorizeUrl({ client, challenge, redirectUri: 'https://evil.example.test/cb' }));
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers.location, undefined);
+    assert.match(r.headers['content-type'] as string, /^text\/html/);
+    assert.match(r.body, /redirect_uri is not registered for this client/);
+    assert.match(r.body, /<code>invalid_request<\/code>/);
+    assert.ok(r.body.includes(r.headers['x-request-id'] as string));
+  });
+
+  test('an unknown client shows an error page', async () => {
+    const r = await get(authorizeUrl({ client: { ...client, id: 'cli_unknown' } as typeof client, challenge }));
+    assert.equal(r.statusCode, 400);
+    assert.match(r.body, /<code>invalid_client<\/code>/);
+  });
+
+  test('a native client loopback redirect URI may use any port (RFC 8252)', async () => {
+    const r = await get(
+      authorizeUrl({ client: native, challenge, redirectUri: 'http://127.0.0.1:49152/cb', scope: 'openid' }),
+    );
+    assert.equal(r.statusCode, 302);
+    assert.ok((r.headers.location as string).startsWith('http://127.0.0.1:49152/cb?code='));
+  });
+
+  const redirected: [string, Record<string, string>, string, string][] = [
+    [
+      'plain PKCE',
+      { code_challenge_method: 'plain' },
+      'invalid_request',
+      'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+    ],
+    [
+      'missing PKCE',
+      { code_challenge_method: '', code_challenge: '' },
+      'invalid_request',
+      'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+    ],
+    ['a token response type', { response_type: 'token' }, 'unsupported_response_type', 'response_type must be code'],
+    [
+      'a scope the client may not request',
+      { scope: 'openid admin' },
+      'invalid_scope',
+      'The client may not request scope admin',
+    ],
+    ['openid without nonce', { nonce: '' }, 'invalid_request', 'nonce is required with the openid scope'],
+  ];
+  for (const [name, extra, error, description] of redirected)
+    test(`redirects ${name} back with ${error}, state and iss`, async () => {
+      const r = await get(authorizeUrl({ client, challenge, extra }));
+      assert.equal(r.statusCode, 302);
+      assert.deepEqual(redirectParams(r.headers.location as string), {
+        error,
+        error_description: description,
+        state: 'st-123',
+        iss: issuer,
+      });
+    });
+
+  test('without a session, sends the browser to the hosted sign-in and back to this request', async () => {
+    const url = authorizeUrl({ client, challenge, extra: { login_hint: 'ada@example.test' } });
+    const r = await get(url, {});
+    assert.equal(r.statusCode, 302);
+    const location = new URL(r.headers.location as string, issuer);
+    assert.equal(location.pathname, '/signin');
+    assert.equal(location.searchParams.get('return_to'), url);
+    assert.equal(location.searchParams.get('login_hint'), 'ada@example.test');
+  });
+
+  test('an enrollment-only session counts as no session', async () => {
+    const { cookie: enrolling } = await makeSession(t, sub, { enrollmentOnly: true });
+    const r = await get(authorizeUrl({ client, challenge }), { cookie: enrolling });
+    assert.ok((r.headers.location as string).startsWith('/signin?'));
+  });
+
+  test('prompt=none without a session redirects login_required', async () => {
+    const r = await get(authorizeUrl({ client, challenge, extra: { prompt: 'none' } }), {});
+    assert.deepEqual(redirectParams(r.headers.location as string), {
+      error: 'login_required',
+      error_description: 'The user is not signed in',
+      state: 'st-123',
+      iss: issuer,
+    });
+  });
+
+  test('prompt=login forces a fresh sign-in, and a session started after it is accepted on return', async () => {
+    const r = await get(authorizeUrl({ client, challenge, extra: { prompt: 'login' } }));
+    const signin = new URL(r.headers.location as string, issuer);
+    assert.equal(signin.searchParams.get('prompt'), 'login');
+    const returnTo = signin.searchParams.get('return_to') as string;
+    assert.ok(!returnTo.includes('prompt='));
+    const stale = await get(returnTo);
+    assert.ok((stale.headers.location as string).startsWith('/signin?'), 'the old session is not fresh enough');
+    t.clock.advance(5);
+    const { cookie: fresh } = await makeSession(t, sub);
+    const back = await get(returnTo, { cookie: fresh });
+    assert.ok(new URL(back.headers.location as string).searchParams.get('code'));
+    const forged = await get(returnTo.replace(/login_mac=[^&]+/, 'login_mac=forged'));
+    assert.ok(
+      new URL(forged.headers.location as string).searchParams.get('code'),
+      'a forged login_after is ignored, not trusted',
+    );
+  });
+
+  test('max_age older than the session sends the browser to sign in again', async () => {
+    t.clock.advance(120);
+    const r = await get(authorizeUrl({ client, challenge, extra: { max_age: '60' } }));
+    assert.equal(new URL(r.headers.location as string, issuer).searchParams.get('prompt'), 'login');
+  });
+
+  test('a third-party client gets a consent page; allowing it issues a code with a 303 and remembers it', async () => {
+    const url = authorizeUrl({ client: thirdParty, challenge, scope: 'openid email' });
+    const page = await get(url);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Gadget &#60;Co&#62; wants to access your account/);
+    assert.match(page.body, /See your email address/);
+    assert.ok(!page.body.includes('<script'));
+    const field = (name: string) =>
+      (new RegExp(`name="${name}" value="([^"]*)"`).exec(page.body)?.[1] ?? '').replaceAll('&#38;', '&');
+    const post = (decision: string, headers: Record<string, string> = { origin: 'http://localhost:8080' }) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth/authorize/consent',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: new URLSearchParams({ request: field('request'), csrf: field('csrf'), decision }).toString(),
+      });
+    const crossSite = await post('allow', { origin: 'https://evil.example.test' });
+    assert.equal(crossSite.statusCode, 403);
+    assert.equal(JSON.parse(crossSite.body).error, 'csrf_rejected');
+    const denied = await post('deny');
+    assert.equal(denied.statusCode, 303);
+    assert.equal(redirectParams(denied.headers.location as string).error, 'access_denied');
+    const allowed = await post('allow');
+    assert.equal(allowed.statusCode, 303);
+    assert.ok(redirectParams(allowed.headers.location as string).code);
+    const remembered = await get(url);
+    assert.equal(remembered.statusCode, 302);
+    const more = await get(
+      authorizeUrl({ client: thirdParty, challenge, scope: 'openid profile', extra: { prompt: 'none' } }),
+    );
+    assert.equal(redirectParams(more.headers.location as string).error, 'consent_required');
+  });
+
+  test('a repeated parameter shows an error page', async () => {
+    const r = await get(`${authorizeUrl({ client, challenge })}&state=again`);
+    assert.equal(r.statusCode, 400);
+    assert.match(r.body, /Parameter state is included more than once/);
+  });
+});

@@ -1,0 +1,147 @@
+// Full flows with oauth4webapi (v3), the strictest client we can run, against a listening Gatehouse.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as oauth from 'oauth4webapi';
+import { atHash } from '../../src/oauth/tokens.ts';
+import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
+
+describe('oauth4webapi against Gatehouse', async () => {
+  const t = await startListeningIssuer();
+  const issuer = new URL(t.issuer);
+  const insecure = { [oauth.allowInsecureRequests]: true };
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+  const redirectUri = 'http://127.0.0.1/callback';
+  // A native public client on a loopback redirect URI with an ephemeral port (RFC 8252 §7.3).
+  const { client: native } = await makeClient(t.sql, t.secrets.clientSecret, {
+    kind: 'native',
+    redirectUris: [redirectUri],
+  });
+  const client: oauth.Client = { client_id: native.id };
+  const sub = await makeIdentity(t.sql);
+  const { cookie } = await makeSession(t, sub);
+
+  const signIn = async () => {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const nonce = oauth.generateRandomNonce();
+    const callbackUri = 'http://127.0.0.1:61234/callback';
+    const url = new URL(as.authorization_endpoint as string);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: native.id,
+      redirect_uri: callbackUri,
+      scope: 'openid offline_access',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    }).toString();
+    const params = oauth.validateAuthResponse(as, client, await browse(url, cookie), state);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      callbackUri,
+      verifier,
+      insecure,
+    );
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+      expectedNonce: nonce,
+      requireIdToken: true,
+    });
+    // Checks the RS256 signature of the ID token against the JWKS.
+    await oauth.validateApplicationLevelSignature(as, response, insecure);
+    return result;
+  };
+
+  test('authorization code + PKCE + state + iss + nonce with a validated ID token', async () => {
+    const result = await signIn();
+    const claims = oauth.getValidatedIdTokenClaims(result);
+    assert.ok(claims);
+    assert.equal(claims.sub, sub);
+    assert.equal(claims.azp, native.id);
+    assert.equal(claims.at_hash, atHash(result.access_token));
+  });
+
+  test('the access token is a valid RFC 9068 JWT for a resource server', async () => {
+    const result = await signIn();
+    const request = new Request('https://rs.example.test/', {
+      headers: { authorization: `Bearer ${result.access_token}` },
+    });
+    const claims = await oauth.validateJwtAccessToken(as, request, t.issuer, insecure);
+    assert.equal(claims.sub, sub);
+    assert.equal(claims.client_id, native.id);
+  });
+
+  test('userinfo', async () => {
+    const result = await signIn();
+    const response = await oauth.userInfoRequest(as, client, result.access_token, insecure);
+    const info = await oauth.processUserInfoResponse(as, client, sub, response);
+    assert.equal(info.sub, sub);
+  });
+
+  test('refresh rotation and replay revoking the family', async () => {
+    const result = await signIn();
+    const first = result.refresh_token as string;
+    const rotated = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first, insecure),
+    );
+    assert.ok(rotated.refresh_token && rotated.refresh_token !== first);
+    t.clock.advance(10);
+    const replay = oauth
+      .refreshTokenGrantRequest(as, client, oauth.None(), first, insecure)
+      .then((r) => oauth.processRefreshTokenResponse(as, client, r));
+    await assert.rejects(replay, (e: oauth.ResponseBodyError) => e.error === 'invalid_grant');
+    const newest = oauth
+      .refreshTokenGrantRequest(as, client, oauth.None(), rotated.refresh_token as string, insecure)
+      .then((r) => oauth.processRefreshTokenResponse(as, client, r));
+    await assert.rejects(newest, (e: oauth.ResponseBodyError) => e.error === 'invalid_grant');
+  });
+
+  test('client credentials, introspection and revocation by a service client', async () => {
+    const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
+    const sc: oauth.Client = { client_id: service.client.id };
+    const auth = oauth.ClientSecretPost(service.secret);
+    const tokenResponse = await oauth.clientCredentialsGrantRequest(
+      as,
+      sc,
+      auth,
+      new URLSearchParams({ scope: 'read', resource: service.resource.audience }),
+      insecure,
+    );
+    const tokens = await oauth.processClientCredentialsResponse(as, sc, tokenResponse);
+    assert.equal(tokens.refresh_token, undefined);
+    const introspect = async (token: string) =>
+      oauth.processIntrospectionResponse(as, sc, await oauth.introspectionRequest(as, sc, auth, token, insecure));
+    assert.equal((await introspect(tokens.access_token)).active, true);
+    const user = await signIn();
+    assert.equal(
+      (await introspect(user.access_token)).active,
+      true,
+      'a resource server may introspect user access tokens',
+    );
+    assert.equal(
+      (await introspect(user.refresh_token as string)).active,
+      false,
+      'another client’s refresh token is foreign',
+    );
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, sc, auth, tokens.access_token, insecure));
+    assert.equal((await introspect(tokens.access_token)).active, false);
+  });
+
+  test('a public client may not introspect', async () => {
+    const result = await signIn();
+    const response = await oauth.introspectionRequest(as, client, oauth.None(), result.access_token, insecure);
+    assert.equal(response.status, 401);
+    const body = (await response.json()) as Record<string, unknown>;
+    assert.deepEqual(body, {
+      error: 'invalid_client',
+      error_description: 'Only confidential clients may introspect tokens',
+      request_id: response.headers.get('x-request-id'),
+    });
+  });
+});

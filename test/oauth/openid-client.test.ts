@@ -1,0 +1,149 @@
+// Full flows with openid-client (v6) as a real relying party against a listening Gatehouse.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as oidc from 'openid-client';
+import { atHash } from '../../src/oauth/tokens.ts';
+import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
+
+describe('openid-client against Gatehouse', async () => {
+  const t = await startListeningIssuer();
+  const redirectUri = 'https://app.example.test/callback';
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret, {
+    redirectUris: [redirectUri],
+    postLogoutRedirectUris: ['https://app.example.test/bye'],
+  });
+  const sub = await makeIdentity(t.sql, { displayName: 'Ada Lovelace', email: 'ada@example.test' });
+  const { cookie } = await makeSession(t, sub);
+  const insecure = { execute: [oidc.allowInsecureRequests] };
+  const config = await oidc.discovery(
+    new URL(t.issuer),
+    client.id,
+    {},
+    oidc.ClientSecretPost(secret as string),
+    insecure,
+  );
+  // Verify ID token signatures against the JWKS, not only the TLS channel.
+  oidc.enableNonRepudiationChecks(config);
+
+  const signIn = async (scope = 'openid profile email offline_access') => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    });
+    const callback = await browse(url, cookie);
+    return oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+  };
+
+  test('discovery names the endpoints and the supported methods', () => {
+    const m = config.serverMetadata();
+    assert.equal(m.issuer, t.issuer);
+    assert.equal(m.token_endpoint, `${t.issuer}/oauth/token`);
+    assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
+    assert.deepEqual(m.token_endpoint_auth_methods_supported, ['none', 'client_secret_post']);
+    assert.equal(m.authorization_response_iss_parameter_supported, true);
+  });
+
+  test('authorization code + PKCE + state + nonce; the ID token validates (signature, at_hash, azp)', async () => {
+    const tokens = await signIn();
+    const claims = tokens.claims();
+    assert.ok(claims);
+    assert.equal(claims.sub, sub);
+    assert.equal(claims.azp, client.id);
+    assert.equal(claims.at_hash, atHash(tokens.access_token));
+    assert.equal(claims.acr, 'aal2');
+    assert.deepEqual(claims.amr, ['pwd', 'otp']);
+    assert.match(String(claims.sid), /^ses_/);
+    assert.ok(tokens.refresh_token);
+  });
+
+  test('userinfo returns claims by scope', async () => {
+    const tokens = await signIn();
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, sub);
+    assert.deepEqual(info, { sub, name: 'Ada Lovelace', email: 'ada@example.test', email_verified: true });
+    const narrow = await signIn('openid');
+    assert.deepEqual(await oidc.fetchUserInfo(config, narrow.access_token, sub), { sub });
+  });
+
+  test('refresh rotates, and replaying a rotated token revokes the family, newest included', async () => {
+    const tokens = await signIn();
+    const second = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    assert.notEqual(second.refresh_token, tokens.refresh_token);
+    const third = await oidc.refreshTokenGrant(config, second.refresh_token as string);
+    t.clock.advance(10);
+    await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token as string), { error: 'invalid_grant' });
+    await assert.rejects(oidc.refreshTokenGrant(config, third.refresh_token as string), { error: 'invalid_grant' });
+    const introspected = await oidc.tokenIntrospection(config, third.access_token);
+    assert.equal(introspected.active, false);
+  });
+
+  test('introspection and revocation', async () => {
+    const tokens = await signIn();
+    const active = await oidc.tokenIntrospection(config, tokens.access_token);
+    assert.equal(active.active, true);
+    assert.equal(active.sub, sub);
+    assert.equal(active.client_id, client.id);
+    const refresh = await oidc.tokenIntrospection(config, tokens.refresh_token as string);
+    assert.equal(refresh.active, true);
+    await oidc.tokenRevocation(config, tokens.refresh_token as string);
+    assert.equal((await oidc.tokenIntrospection(config, tokens.refresh_token as string)).active, false);
+    assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
+  });
+
+  test('client credentials for a provisioned service client', async () => {
+    const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
+    const serviceConfig = await oidc.discovery(
+      new URL(t.issuer),
+      service.client.id,
+      {},
+      oidc.ClientSecretPost(service.secret),
+      insecure,
+    );
+    const tokens = await oidc.clientCredentialsGrant(serviceConfig, {
+      scope: 'read',
+      resource: service.resource.audience,
+    });
+    assert.equal(tokens.refresh_token, undefined);
+    assert.equal(tokens.id_token, undefined);
+    const introspected = await oidc.tokenIntrospection(serviceConfig, tokens.access_token);
+    assert.equal(introspected.sub, service.client.id);
+    assert.equal(introspected.aud, service.resource.audience);
+  });
+
+  test('RP-initiated logout ends the session and returns to the registered URI with state', async () => {
+    const { cookie: own } = await makeSession(t, sub);
+    const tokens = await signIn();
+    const url = oidc.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token as string,
+      post_logout_redirect_uri: 'https://app.example.test/bye',
+      state: 'bye-1',
+    });
+    const back = await browse(url, own);
+    assert.equal(back.href, 'https://app.example.test/bye?state=bye-1');
+    const after = await fetch(
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+        state: 's',
+        nonce: 'n',
+        prompt: 'none',
+      }),
+      { redirect: 'manual', headers: { cookie: own } },
+    );
+    assert.equal(new URL(after.headers.get('location') as string).searchParams.get('error'), 'login_required');
+  });
+});

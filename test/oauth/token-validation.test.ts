@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { createPrivateKey } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { SignJWT } from 'jose';
+import { rotateSigningKey } from '../../src/cli/keys.ts';
+import { open } from '../../src/crypto/seal.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+
+describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and key rotation', async () => {
+  const t = await startTestApp();
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+  const sub = await makeIdentity(t.sql);
+  const { cookie } = await makeSession(t, sub);
+
+  const userTokens = async (scope = 'openid profile email offline_access') => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge, scope });
+    const r = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.id,
+      client_secret: secret as string,
+      code,
+      redirect_uri: client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    return r.json as { access_token: string; refresh_token?: string; id_token: string };
+  };
+  const userinfo = async (authorization?: string) => {
+    const r = await t.app.inject({
+      method: 'GET',
+      url: '/oauth/userinfo',
+      headers: authorization ? { authorization } : {},
+    });
+    return { status: r.statusCode, headers: r.headers, json: JSON.parse(r.body) as Record<string, unknown> };
+  };
+  const introspect = (token: string) =>
+    postForm(t, '/oauth/introspect', { client_id: client.id, client_secret: secret as string, token });
+  const invalidToken =
+    'Bearer error="invalid_token", error_description="The access token is invalid, expired or revoked"';
+
+  test('userinfo without a token: 401 invalid_token with a bare Bearer challenge', async () => {
+    const r = await userinfo();
+    assertEnvelope(r, 401, 'invalid_token', 'Send the access token as Authorization: Bearer <token>');
+    assert.equal(r.headers['www-authenticate'], 'Bearer');
+  });
+
+  test('a tampered JWT is refused by userinfo and inactive at introspection', async () => {
+    const { access_token } = await userTokens();
+    const [header, payload, signature] = access_token.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'usr_someone_else' })).toString('base64url')}.${signature}`;
+    const r = await userinfo(`Bearer ${forged}`);
+    assertEnvelope(r, 401, 'invalid_token', 'The access token is invalid, expired or revoked');
+    assert.equal(r.headers['www-authenticate'], invalidToken);
+    assert.deepEqual((await introspect(forged)).json, { active: false });
+  });
+
+  test('an expired token is refused', async () => {
+    const { access_token } = await userTokens();
+    t.clock.advance(601);
+    assertEnvelope(
+      await userinfo(`Bearer ${access_token}`),
+      401,
+      'invalid_token',
+      'The access token is invalid, expired or revoked',
+    );
+    assert.deepEqual((await introspect(access_token)).json, { active: false });
+  });
+
+  test('a token without openid gets insufficient_scope; a client-credentials token is not a user token', async () => {
+    const { access_token } = await userTokens('profile');
+    const r = await userinfo(`Bearer ${access_token}`);
+    assertEnvelope(r, 403, 'insufficient_scope', 'The access token needs the openid scope');
+    const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
+    const cc = await postForm(t, '/oauth/token', {
+      grant_type: 'client_credentials',
+      client_id: service.client.id,
+      client_secret: service.secret,
+      scope: 'read',
+      resource: service.resource.audience,
+    });
+    assertEnvelope(
+      await userinfo(`Bearer ${cc.json.access_token}`),
+      401,
+      'invalid_token',
+      'The access token was not issued for a user',
+    );
+  });
+
+  test('introspection answers RFC 7662 members for an active token', async () => {
+    const { access_token } = await userTokens();
+    const r = await introspect(access_token);
+    assert.equal(r.headers['cache-control'], 'no-store');
+    assert.equal(r.json.active, true);
+    assert.equal(r.json.token_type, 'Bearer');
+    assert.equal(r.json.iss, t.config.server.issuer);
+    assert.equal(r.json.scope, 'openid profile email offline_access');
+    assert.equal(r.json.gid, undefined);
+  });
+
+  test('a token signed by a retired key verifies until the key is removed, then never', async () => {
+    const before = await userTokens();
+    const jwks = async () =>
+      JSON.parse((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).body) as {
+        keys: { kid: string }[];
+      };
+    const initial = (await jwks()).keys.map((k) => k.kid);
+    assert.equal(initial.length, 1);
+    const added = await rotateSigningKey(t.sql, t.secrets, t.config, t.clock.now);
+    // The app's keyring caches for 30 s; move past it, as another node would observe.
+    t.clock.advance(31);
+    const both = (await jwks()).keys.map((k) => k.kid);
+    assert.deepEqual(both.sort(), [initial[0], added].sort());
+    assert.equal((await userinfo(`Bearer ${before.access_token}`)).status, 200, 'the retired key still verifies');
+    const after = await userTokens();
+    const header = JSON.parse(Buffer.from(after.access_token.split('.')[0] as string, 'base64url').toString());
+    assert.equal(header.kid, added);
+    // Forge a fresh-looking token with the retired initial key: accepted while the key is published...
+    const retiredKey = createPrivateKey(t.secrets.oidcSigningKey);
+    const forge = () =>
+      new SignJWT({ sub, client_id: client.id, scope: 'openid', jti: `j${Math.random()}`, gid: 'grt_x' })
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: initial[0] as string })
+        .setIssuer(t.config.server.issuer)
+        .setAudience(t.config.server.issuer)
+        .setIssuedAt(Math.floor(t.clock.now().getTime() / 1000))
+        .setExpirationTime(Math.floor(t.clock.now().getTime() / 1000) + 60)
+        .sign(retiredKey);
+    assert.equal((await userinfo(`Bearer ${await forge()}`)).status, 200);
+    // ...and refused once it is older than the longest token lifetime.
+    t.clock.advance(601);
+    const r = await userinfo(`Bearer ${await forge()}`);
+    assertEnvelope(r, 401, 'invalid_token', 'The access token is invalid, expired or revoked');
+    assert.deepEqual(
+      (await jwks()).keys.map((k) => k.kid),
+      [added],
+    );
+    const [row] = await t.sql`select private_key_sealed from oauth_signing_keys where kid = ${added}`;
+    assert.match(
+      open(t.secrets.signing, row?.private_key_sealed as string, `oidc-signing-key:${added}`).toString(),
+      /BEGIN PRIVATE KEY/,
+    );
+  });
+
+  test('browser clients get CORS on token, userinfo and discovery; never on authorize or introspection', async () => {
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/oauth/token',
+      headers: { origin: 'https://spa.example.test', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.statusCode, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], '*');
+    assert.equal(preflight.headers['access-control-allow-credentials'], undefined);
+    const r = await userinfo();
+    assert.equal(r.headers['access-control-allow-origin'], '*');
+    assert.equal(r.headers['access-control-expose-headers'], 'www-authenticate, x-request-id');
+    const i = await introspect('x');
+    assert.equal(i.headers['access-control-allow-origin'], undefined);
+  });
+
+  test('discovery and JWKS are public, cacheable documents', async () => {
+    const d = await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    assert.equal(d.headers['cache-control'], 'public, max-age=3600');
+    const doc = JSON.parse(d.body);
+    assert.deepEqual(doc.response_types_supported, ['code']);
+    assert.deepEqual(doc.id_token_signing_alg_values_supported, ['RS256']);
+    assert.deepEqual(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+    const j = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
+    assert.equal(j.headers['cache-control'], 'public, max-age=300');
+    for (const key of JSON.parse(j.body).keys) {
+      assert.deepEqual(Object.keys(key).sort(), ['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      assert.equal(key.alg, 'RS256');
+    }
+  });
+});
+
+describe('GET /oauth/logout', async () => {
+  const t = await startTestApp();
+  const { client } = await makeClient(t.sql, t.secrets.clientSecret, {
+    postLogoutRedirectUris: ['https://app.example.test/bye'],
+  });
+  const sub = await makeIdentity(t.sql);
+
+  test('refuses an unregistered post_logout_redirect_uri with an error page', async () => {
+    const { cookie } = await makeSession(t, sub);
+    const r = await t.app.inject({
+      method: 'GET',
+      url: `/oauth/logout?client_id=${client.id}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.test/')}`,
+      headers: { cookie },
+    });
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers.location, undefined);
+    assert.match(r.body, /post_logout_redirect_uri is not registered for this client/);
+  });
+
+  test('without an id_token_hint, asks the signed-in user to confirm; the same-origin POST signs out with 303', async () => {
+    const { cookie, session: own } = await makeSession(t, sub);
+    const url = `/oauth/logout?client_id=${client.id}&post_logout_redirect_uri=${encodeURIComponent('https://app.example.test/bye')}&state=s1`;
+    const page = await t.app.inject({ method: 'GET', url, headers: { cookie } });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Sign out\?/);
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/logout',
+      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        client_id: client.id,
+        post_logout_redirect_uri: 'https://app.example.test/bye',
+        state: 's1',
+      }).toString(),
+    });
+    assert.equal(post.statusCode, 303);
+    assert.equal(post.headers.location, 'https://app.example.test/bye?state=s1');
+    const [session] = await t.sql`select revoked_at from sessions where id = ${own.id}`;
+    assert.ok(session?.revoked_at);
+  });
+
+  test('refuses an id_token_hint we did not sign', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/oauth/logout?id_token_hint=a.b.c' });
+    assert.equal(r.statusCode, 400);
+    assert.match(r.body, /id_token_hint is not an ID token we issued/);
+  });
+});
