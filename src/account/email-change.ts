@@ -1,0 +1,61 @@
+// POST /account/email/change and /account/email/change/verify. The new address must prove itself before it
+// replaces the old one (and becomes the sign-in subject); the old address is then told, so a hijacked session
+// cannot quietly move an account away. Changing needs the current password.
+import { GatehouseError } from '../http/errors.ts';
+import { normalizeEmail, type Sub } from '../identity/ids.ts';
+import { findProfile, replacePrimaryEmail } from '../identity/store.ts';
+import { verificationError } from '../verification/errors.ts';
+import { sendVerification } from '../verification/send-verification.ts';
+import { consumeVerification } from '../verification/verification.ts';
+import type { AccountDeps, RequestFacts } from './deps.ts';
+import { admitMailRequest } from './mail-throttle.ts';
+import { confirmFactors } from './reauth.ts';
+
+export async function startEmailChange(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  identityId: Sub,
+  input: { newEmail: string; password: string },
+): Promise<void> {
+  await admitMailRequest(deps, facts, input.newEmail);
+  await confirmFactors(deps, facts, identityId, { password: input.password });
+  const now = deps.clock();
+  const address = input.newEmail.trim();
+  await deps.sql.begin(async (tx) => {
+    await sendVerification(tx, deps.outbox, { purpose: 'email_change', identityId, email: address }, now);
+  });
+  await deps.audit.record({ event: 'email_change.requested', actor: identityId, subject: identityId, ...facts });
+}
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+
+export async function completeEmailChange(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  input: { verificationId: string; secret: string },
+): Promise<{ email: string }> {
+  const now = deps.clock();
+  const outcome = await deps.sql
+    .begin(async (tx) => {
+      const result = await consumeVerification(tx, { ...input, purpose: 'email_change' }, now);
+      if (!result.ok) return result;
+      const previous = (await findProfile(tx, result.identityId))?.email ?? null;
+      if (!(await replacePrimaryEmail(tx, result.identityId, result.email, now)))
+        throw new GatehouseError('email_taken');
+      if (previous && normalizeEmail(previous) !== normalizeEmail(result.email))
+        await deps.outbox.enqueue(tx, { template: 'email_change_notice', to: previous });
+      return result;
+    })
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw new GatehouseError('email_taken');
+      throw error;
+    });
+  if (!outcome.ok) throw verificationError(outcome.reason);
+  await deps.audit.record({
+    event: 'email_change.completed',
+    actor: outcome.identityId,
+    subject: outcome.identityId,
+    ...facts,
+  });
+  return { email: outcome.email };
+}

@@ -1,0 +1,32 @@
+// POST /account/password/change: the current password, then the new one under the policy; every other session of
+// the account ends, since whoever knew the old password may hold one.
+import { normalizeEmail } from '../identity/ids.ts';
+import { findProfile } from '../identity/store.ts';
+import { upsertPasswordCredential } from '../login/local/credential-store.ts';
+import { revokeIdentitySessions } from '../session/store.ts';
+import type { Session } from '../session/types.ts';
+import type { AccountDeps, RequestFacts } from './deps.ts';
+import { hashAllowedPassword } from './password.ts';
+import { confirmFactors } from './reauth.ts';
+
+export async function changePassword(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  session: Session,
+  input: { currentPassword: string; newPassword: string },
+): Promise<{ sessionsRevoked: number }> {
+  const id = session.identityId;
+  const { methodId } = await confirmFactors(deps, facts, id, { password: input.currentPassword });
+  const email = (await findProfile(deps.sql, id))?.email ?? '';
+  const phc = await hashAllowedPassword(deps, input.newPassword, normalizeEmail(email));
+  await upsertPasswordCredential(deps.sql, methodId, id, phc);
+  const sessionsRevoked = await revokeIdentitySessions(deps.sql, id, deps.clock(), session.id);
+  await deps.audit.record({
+    event: 'password.changed',
+    actor: id,
+    subject: id,
+    ...facts,
+    details: { sessions_revoked: sessionsRevoked },
+  });
+  return { sessionsRevoked };
+}

@@ -1,0 +1,40 @@
+// GET and PATCH /account/profile.
+import { NotFound } from '../http/errors.ts';
+import type { Sub } from '../identity/ids.ts';
+import { findProfile, updateDisplayName } from '../identity/store.ts';
+import type { AccountDeps, RequestFacts } from './deps.ts';
+
+export interface ProfileView {
+  identity_id: string;
+  display_name: string;
+  email: string | null;
+  email_verified: boolean;
+  assurance: string;
+  created_at: string;
+}
+
+export async function readProfile(deps: AccountDeps, identityId: Sub): Promise<ProfileView> {
+  const profile = await findProfile(deps.sql, identityId);
+  if (!profile) throw new NotFound('No such account');
+  return {
+    identity_id: profile.id,
+    display_name: profile.displayName,
+    email: profile.email,
+    email_verified: profile.emailVerified,
+    assurance: profile.assurance,
+    created_at: profile.createdAt.toISOString(),
+  };
+}
+
+export async function changeProfile(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  identityId: Sub,
+  changes: { displayName?: string },
+): Promise<ProfileView> {
+  if (changes.displayName !== undefined) {
+    await updateDisplayName(deps.sql, identityId, changes.displayName.trim(), deps.clock());
+    await deps.audit.record({ event: 'profile.updated', actor: identityId, subject: identityId, ...facts });
+  }
+  return await readProfile(deps, identityId);
+}

@@ -1,0 +1,45 @@
+// Re-authentication for sensitive account changes (email change, password change, TOTP disable): the current
+// password, and where asked the current TOTP code. Attempts share the sign-in throttle (per account and per IP), so
+// a stolen session cannot be used to guess the password. Failures are 403, not 401: the session itself is fine.
+import { argon2Parameters, verifyPassword } from '../crypto/password-hash.ts';
+import { GatehouseError } from '../http/errors.ts';
+import type { Sub } from '../identity/ids.ts';
+import { findPasswordLogin, findTotpCredential, useTotpStep } from '../login/local/credential-store.ts';
+import { admitAttempt, clearAttempts } from '../login/local/lockout.ts';
+import { matchTotpStep, openTotpSeed } from '../login/local/totp.ts';
+import type { AccountDeps, RequestFacts } from './deps.ts';
+
+export async function confirmFactors(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  identityId: Sub,
+  factors: { password: string; totp?: string },
+): Promise<{ methodId: string }> {
+  const now = deps.clock();
+  const keys = { account: `reauth:${identityId}`, ip: facts.clientIp };
+  await admitAttempt(deps.sql, deps.audit, facts, keys, now);
+  const login = await findPasswordLogin(deps.sql, identityId);
+  const password = login
+    ? await verifyPassword(
+        factors.password,
+        login.phc,
+        deps.secrets.passwordPepper,
+        argon2Parameters(deps.config.passwords),
+      )
+    : null;
+  let totpOk = true;
+  if (factors.totp !== undefined) {
+    const credential = await findTotpCredential(deps.sql, identityId);
+    const step = credential?.confirmed
+      ? matchTotpStep(openTotpSeed(deps.secrets.totp, identityId, credential.sealedSeed), factors.totp, now)
+      : null;
+    // A code is accepted once only, as at sign-in.
+    totpOk = step !== null && (await useTotpStep(deps.sql, identityId, step));
+  }
+  if (!login || !password?.ok || !totpOk) {
+    await deps.audit.record({ event: 'reauth.failed', actor: identityId, subject: identityId, ...facts });
+    throw new GatehouseError('reauthentication_failed');
+  }
+  await clearAttempts(deps.sql, keys, now);
+  return { methodId: login.methodId };
+}

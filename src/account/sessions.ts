@@ -1,0 +1,48 @@
+// A person's own sessions: list them (the current one marked), end one, or end all others.
+import { NotFound } from '../http/errors.ts';
+import { listLiveSessions, revokeIdentitySessions, revokeSessionById } from '../session/store.ts';
+import type { Session } from '../session/types.ts';
+import type { AccountDeps, RequestFacts } from './deps.ts';
+
+export async function listMySessions(deps: AccountDeps, current: Session) {
+  const sessions = await listLiveSessions(deps.sql, current.identityId, deps.clock());
+  return sessions.map((s) => ({
+    id: s.id,
+    current: s.id === current.id,
+    aal: s.aal,
+    created_at: s.createdAt.toISOString(),
+    last_seen_at: s.lastSeenAt.toISOString(),
+    client_ip: s.clientIp,
+    user_agent: s.userAgent,
+  }));
+}
+
+export async function revokeMySession(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  current: Session,
+  sessionId: string,
+): Promise<void> {
+  // Scoped to the caller's identity: another person's session id is simply "not found".
+  if (!(await revokeSessionById(deps.sql, sessionId, deps.clock(), current.identityId)))
+    throw new NotFound('No such session');
+  await deps.audit.record({
+    event: 'session.revoked',
+    actor: current.identityId,
+    subject: current.identityId,
+    ...facts,
+    details: { session_id: sessionId },
+  });
+}
+
+export async function revokeMyOtherSessions(deps: AccountDeps, facts: RequestFacts, current: Session): Promise<number> {
+  const revoked = await revokeIdentitySessions(deps.sql, current.identityId, deps.clock(), current.id);
+  await deps.audit.record({
+    event: 'session.revoked_others',
+    actor: current.identityId,
+    subject: current.identityId,
+    ...facts,
+    details: { revoked },
+  });
+  return revoked;
+}

@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { checkRecipient, recipientDomain } from './recipient.ts';
+
+describe('recipient addresses', () => {
+  test('accepts plain addresses, trimmed', () => {
+    assert.equal(checkRecipient('  Zoe.Smith+id@Mail.Acme.dev '), 'Zoe.Smith+id@Mail.Acme.dev');
+    assert.equal(recipientDomain('Zoe@Mail.Acme.dev'), 'mail.acme.dev');
+  });
+
+  test('refuses display names, header or command injection, and over-long addresses (RFC 5321 §4.5.3.1)', () => {
+    for (const address of [
+      'Zoe <zoe@acme.dev>',
+      'zoe@acme.dev\r\nBcc: all@acme.dev',
+      'zoe@acme.dev>\r\nRCPT TO:<x@y.dev',
+      `${'a'.repeat(65)}@acme.dev`,
+      `a@${Array.from({ length: 5 }, () => 'b'.repeat(60)).join('.')}.dev`, // 311 characters
+      'zoe@localhost',
+      'zoe@-acme.dev',
+      '',
+    ])
+      assert.throws(() => checkRecipient(address), { name: 'InvalidRecipient' }, JSON.stringify(address));
+  });
+});

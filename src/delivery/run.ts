@@ -1,0 +1,64 @@
+// Builds the configured transport and runs the worker inside `gatehouse serve`. When delivery is not ready
+// (none, or deferred placeholders) no worker runs: the account routes refuse before queueing anything, and a
+// message left from an earlier configuration waits in the outbox until delivery works again.
+import { promises as dns } from 'node:dns';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.ts';
+import type { Sql } from '../db/pool.ts';
+import { createDirectMxTransport, type MxResolver } from './direct-mx.ts';
+import { purgeDeliveryRecords } from './retention.ts';
+import { createSmtpRelayTransport } from './smtp-relay.ts';
+import { deliveryStatus } from './status.ts';
+import type { Transport } from './transport.ts';
+import { createWebhookTransport } from './webhook.ts';
+import { createDeliveryWorker, type DeliveryWorker } from './worker.ts';
+
+export interface TransportDeps {
+  deliveryKey: Buffer;
+  resolver?: MxResolver;
+}
+
+/** The transport for delivery.kind, or null when delivery is not ready. */
+export function createConfiguredTransport(config: Config, deps: TransportDeps): Transport | null {
+  if (deliveryStatus(config).state !== 'ready') return null;
+  switch (config.delivery.kind) {
+    case 'smtp':
+      return createSmtpRelayTransport(config.delivery.smtp);
+    case 'direct_mx':
+      return createDirectMxTransport(config.delivery, { resolver: deps.resolver ?? new dns.Resolver() });
+    case 'webhook':
+      return createWebhookTransport(config.delivery.webhook, { deliveryKey: deps.deliveryKey });
+    case 'none':
+      return null;
+  }
+}
+
+export interface DeliveryRunDeps {
+  config: Config;
+  sql: Sql;
+  deliveryKey: Buffer;
+  log: Logger;
+  clock?: () => Date;
+}
+
+/** Starts the worker if delivery is ready; returns it (stop it before closing the pool) or null. */
+export function startDelivery(deps: DeliveryRunDeps): DeliveryWorker | null {
+  const status = deliveryStatus(deps.config);
+  const transport = createConfiguredTransport(deps.config, { deliveryKey: deps.deliveryKey });
+  if (!transport) {
+    deps.log.info({ delivery: status.state, reason: status.reason }, 'delivery worker not started');
+    return null;
+  }
+  const worker = createDeliveryWorker({
+    sql: deps.sql,
+    transport,
+    deliveryKey: deps.deliveryKey,
+    from: deps.config.delivery.from,
+    clock: deps.clock ?? (() => new Date()),
+    log: deps.log.child({ component: 'delivery' }),
+    housekeeping: (now) => purgeDeliveryRecords(deps.sql, now),
+  });
+  worker.start();
+  deps.log.info({ delivery: deps.config.delivery.kind, worker: worker.id }, 'delivery worker started');
+  return worker;
+}

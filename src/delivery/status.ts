@@ -1,0 +1,83 @@
+// Whether verification messages can leave the service. SPEC.md Errors: "Signup or recovery cannot deliver mail
+// when delivery is unconfigured or points to a placeholder host." The account routes call
+// assertDeliveryReady before they store anything; the worker only starts when the state is ready.
+import { isPlaceholderHost, isPlaceholderValue } from '../config/placeholders.ts';
+import type { Config } from '../config/schema.ts';
+import { GatehouseError } from '../http/errors.ts';
+
+export type DeliveryState = 'ready' | 'not_configured' | 'deferred';
+
+export interface DeliveryStatus {
+  state: DeliveryState;
+  /** Operator-facing explanation; never sent to clients (the envelope carries the catalogue text). */
+  reason: string;
+}
+
+const ready = (reason: string): DeliveryStatus => ({ state: 'ready', reason });
+const deferred = (reason: string): DeliveryStatus => ({ state: 'deferred', reason });
+const notConfigured = (reason: string): DeliveryStatus => ({ state: 'not_configured', reason });
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+}
+
+/** The domain of the address in delivery.from ("Name <a@b>" or "a@b"). */
+export function senderDomain(from: string): string {
+  const address = /<([^>]*)>\s*$/.exec(from)?.[1] ?? from;
+  return address.slice(address.lastIndexOf('@') + 1).trim();
+}
+
+export function deliveryStatus(config: Config): DeliveryStatus {
+  const { delivery } = config;
+  if (delivery.kind === 'none') return notConfigured('delivery.kind is "none"');
+  if (isPlaceholderValue(delivery.from)) return deferred('delivery.from is a placeholder');
+  if (delivery.from.trim() === '') return notConfigured('delivery.from is empty');
+  switch (delivery.kind) {
+    case 'smtp': {
+      const { host, username, password } = delivery.smtp;
+      if (host.trim() === '') return notConfigured('delivery.smtp.host is empty');
+      if (isPlaceholderHost(host)) return deferred(`delivery.smtp.host "${host}" is a placeholder host`);
+      if (isPlaceholderValue(username) || isPlaceholderValue(password))
+        return deferred('delivery.smtp credentials are placeholders');
+      if (username === '' || password === '') return notConfigured('delivery.smtp.username and password are required');
+      return ready(`SMTP relay ${host}:${delivery.smtp.port} (${delivery.smtp.security})`);
+    }
+    case 'direct_mx': {
+      const mx = delivery.direct_mx;
+      const missing = (['helo_name', 'dkim_domain', 'dkim_selector', 'dkim_private_key_file'] as const).find(
+        (key) => mx[key].trim() === '',
+      );
+      if (missing) return notConfigured(`delivery.direct_mx.${missing} is empty`);
+      for (const key of ['helo_name', 'dkim_domain'] as const)
+        if (isPlaceholderHost(mx[key])) return deferred(`delivery.direct_mx.${key} "${mx[key]}" is a placeholder host`);
+      if (isPlaceholderHost(senderDomain(delivery.from)))
+        return deferred(`delivery.from domain "${senderDomain(delivery.from)}" is a placeholder host`);
+      return ready(`direct MX as ${mx.helo_name}, DKIM ${mx.dkim_selector}._domainkey.${mx.dkim_domain}`);
+    }
+    case 'webhook': {
+      const { url } = delivery.webhook;
+      if (url.trim() === '') return notConfigured('delivery.webhook.url is empty');
+      if (isPlaceholderValue(url)) return deferred('delivery.webhook.url is a placeholder');
+      const host = hostOf(url);
+      if (host === null) return notConfigured('delivery.webhook.url is not a URL');
+      if (isPlaceholderHost(host)) return deferred(`delivery.webhook.url host "${host}" is a placeholder host`);
+      return ready(`webhook ${new URL(url).origin}`);
+    }
+  }
+}
+
+/** The guard the account routes call before issuing anything that needs a message. */
+export function assertDeliveryReady(config: Config): void {
+  const status = deliveryStatus(config);
+  if (status.state !== 'ready') throw new GatehouseError('delivery_not_configured', status.reason);
+}
+
+/** The guard for every self-service route: enabled, and able to deliver. */
+export function assertSelfServiceAvailable(config: Config): void {
+  if (!config.self_service.enabled) throw new GatehouseError('self_service_disabled');
+  assertDeliveryReady(config);
+}

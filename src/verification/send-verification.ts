@@ -1,0 +1,34 @@
+// The one call the account routes make to start a verification: issue it and queue the message carrying its
+// secret, on the caller's transaction, so both commit or neither does. The secret is returned to no one:
+// it exists in the sealed outbox body until the message is sent, and nowhere else.
+import type { Executor } from '../db/pool.ts';
+import type { Outbox } from '../delivery/outbox.ts';
+import type { TemplateName } from '../delivery/templates.ts';
+import { type IssueRequest, issueVerification, type VerificationPurpose } from './verification.ts';
+
+const TEMPLATES = {
+  signup: 'signup_verification',
+  email_change: 'email_change_verification',
+  password_reset: 'password_reset',
+} as const satisfies Record<VerificationPurpose, TemplateName>;
+
+export interface SentVerification {
+  verificationId: string;
+  messageId: string;
+  expiresAt: Date;
+}
+
+export async function sendVerification(
+  tx: Executor,
+  outbox: Outbox,
+  request: IssueRequest,
+  now: Date,
+): Promise<SentVerification> {
+  const issued = await issueVerification(tx, request, now);
+  const messageId = await outbox.enqueue(tx, {
+    template: TEMPLATES[request.purpose],
+    to: request.email,
+    variables: { verificationId: issued.verificationId, secret: issued.secret, expiresAt: issued.expiresAt },
+  });
+  return { verificationId: issued.verificationId, messageId, expiresAt: issued.expiresAt };
+}

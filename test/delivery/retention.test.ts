@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import pino from 'pino';
+import { purgeDeliveryRecords } from '../../src/delivery/retention.ts';
+import { countMessages } from '../../src/delivery/store.ts';
+import { createDeliveryWorker } from '../../src/delivery/worker.ts';
+import { TestClock, testSecrets } from '../helpers/app.ts';
+import { makeConfig } from '../helpers/config.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { makeOwner, signupLike } from './fixtures.ts';
+
+const { sql } = await createTestDatabase();
+const identityId = await makeOwner(sql);
+const secrets = testSecrets();
+
+describe('delivery retention', () => {
+  test('sent messages and spent verifications are deleted 30 days after they finished, pending ones never', async () => {
+    const config = makeConfig({
+      delivery: { kind: 'webhook', from: 'a@acme.dev', webhook: { url: 'https://hooks.acme.dev/x' } },
+    });
+    const clock = new TestClock(Date.parse('2026-04-01T00:00:00Z'));
+    const context = { config, deliveryKey: secrets.delivery, clock, identityId };
+    const worker = createDeliveryWorker({
+      sql,
+      transport: { kind: 'webhook', send: async () => {}, close() {} },
+      deliveryKey: secrets.delivery,
+      from: 'a@acme.dev',
+      clock: clock.now,
+      log: pino({ level: 'silent' }),
+    });
+    await signupLike(sql, context, 'old@acme.dev');
+    assert.equal((await worker.runOnce()).sent, 1);
+    clock.advance(86_400 * 29);
+    const pending = await signupLike(sql, context, 'new@acme.dev');
+    assert.deepEqual(await purgeDeliveryRecords(sql, clock.now()), { messages: 0, verifications: 0 });
+
+    clock.advance(86_400 * 3);
+    // The first message was sent on day 0 and its verification expired on day 1: both are past 30 days now.
+    assert.deepEqual(await purgeDeliveryRecords(sql, clock.now()), { messages: 1, verifications: 1 });
+    assert.deepEqual(await countMessages(sql), { pending: 1, sent: 0, dead: 0 });
+    const [row] = await sql`select id from verifications`;
+    assert.equal(row?.id, pending.verificationId);
+  });
+});
