@@ -1,0 +1,37 @@
+// Serves the built web UI: hashed assets (immutable, cacheable) and the page paths (index.html, never cached, under
+// a strict CSP). Without a build the pages answer 503 with a message saying how to build it.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { GatehouseError } from '../http/errors.ts';
+import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
+
+export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+export async function webRoutes(app: FastifyInstance, options: { dist?: string } = {}): Promise<void> {
+  const dist = options.dist ?? WEB_DIST;
+  const indexFile = `${dist}index.html`;
+  const index = existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : null;
+
+  if (existsSync(`${dist}assets`)) {
+    await app.register(fastifyStatic, {
+      root: `${dist}assets`,
+      prefix: '/assets/',
+      index: false,
+      list: false,
+      dotfiles: 'deny',
+      // File names carry a content hash, so a cached copy can never be stale.
+      immutable: true,
+      maxAge: '365d',
+      setHeaders: (response) => response.header('cross-origin-resource-policy', 'same-origin'),
+    });
+  }
+
+  for (const path of PAGE_PATHS) {
+    app.get(path, async (_request, reply) => {
+      if (index === null) throw new GatehouseError('not_ready', 'The web UI is not built: run `npm run build:web`');
+      return reply.header('content-security-policy', PAGE_CSP).type('text/html; charset=utf-8').send(index);
+    });
+  }
+}

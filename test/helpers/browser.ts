@@ -1,0 +1,62 @@
+// A real browser for UI tests: Debian's Chromium driven by playwright-core (never a downloaded browser).
+// Every test page records console errors and CSP violations, and saves a screenshot to test-artifacts/.
+import { mkdirSync } from 'node:fs';
+import { after } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
+
+let browser: Browser | null = null;
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!browser) {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-sync',
+      ],
+    });
+    after(async () => {
+      await browser?.close();
+      browser = null;
+    });
+  }
+  return browser;
+}
+
+export interface TestPage {
+  page: Page;
+  /** Console errors and CSP violations seen so far. */
+  problems: string[];
+  screenshot(name: string): Promise<void>;
+}
+
+export async function newPage(viewport = { width: 1024, height: 768 }): Promise<TestPage> {
+  const context = await (await launchBrowser()).newContext({ viewport });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  after(() => context.close());
+  return {
+    page,
+    problems,
+    async screenshot(name) {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({
+        path: new URL(`${name.replace(/[^a-z0-9-]+/gi, '-')}.png`, ARTIFACTS).pathname,
+        fullPage: true,
+      });
+    },
+  };
+}

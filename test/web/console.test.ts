@@ -1,0 +1,81 @@
+// The owner's first visit, in Chromium: the enrollment link from setup, a password and TOTP, sign-in, and the
+// console: an application, a web client whose secret is shown once (and not after a reload), and a resource.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ensureBootstrap } from '../../src/identity/bootstrap.ts';
+import { issueEnrollmentLink } from '../../src/login/local/enrollment-link.ts';
+import { totpCode } from '../helpers/accounts.ts';
+import { newPage } from '../helpers/browser.ts';
+import { startBrowserApp } from '../helpers/browser-app.ts';
+import { makeConfig } from '../helpers/config.ts';
+
+const t = await startBrowserApp(
+  makeConfig({ organization: { id: 'acme', name: 'Acme', owner_subject: 'owner@acme-robotics.dev' } }),
+);
+const installation = await ensureBootstrap(t.sql, {
+  organizationId: 'acme',
+  organizationName: 'Acme',
+  ownerSubject: 'owner@acme-robotics.dev',
+});
+
+describe('owner enrollment and the administration console (Chromium)', () => {
+  test('the owner enrolls from the link, signs in, and registers an application, a web client and a resource', async () => {
+    const { page, problems, screenshot } = await newPage({ width: 1280, height: 900 });
+    const password = 'the owner keeps a long passphrase 8';
+    const link = await issueEnrollmentLink(t.sql, installation.ownerId, t.config.server.issuer, t.clock.now());
+
+    await page.goto(link.url);
+    await page.getByLabel('New password').fill(password);
+    await page.getByLabel('Repeat the password').fill(password);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
+    t.clock.advance(30);
+    await page.getByLabel('Code from the app').fill(totpCode(secret, t.clock.now()));
+    await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+
+    // A fresh sign-in with both factors, as the owner will do from now on.
+    await page.context().clearCookies();
+    await page.goto(`${t.url}/admin/console`);
+    await page.waitForURL(/\/signin\?return_to=%2Fadmin%2Fconsole/);
+    await page.getByLabel('Email address').fill('owner@acme-robotics.dev');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Password').fill(password);
+    t.clock.advance(30);
+    await page.getByLabel('Authentication code').fill(totpCode(secret, t.clock.now()));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    // The signed-out visit above answered 401 (that is what sent the page to sign-in); from here on, nothing may fail.
+    problems.splice(0);
+
+    await page.getByLabel('Identifier').fill('billing-web');
+    await page.getByLabel('Name').fill('Billing');
+    await page.getByLabel('Environment').selectOption('production');
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.getByRole('cell', { name: 'billing-web' }).waitFor();
+
+    await page.getByRole('link', { name: 'Resources' }).click();
+    await page.getByLabel('Audience').fill('https://api.acme-robotics.dev/billing');
+    await page.getByLabel('Name').fill('Billing API');
+    await page.getByLabel('Scopes').fill('billing:read billing:write');
+    await page.getByRole('button', { name: 'Create resource' }).click();
+    await page.getByRole('cell', { name: 'https://api.acme-robotics.dev/billing' }).waitFor();
+
+    await page.getByRole('link', { name: 'Clients' }).click();
+    await page.getByLabel('Name').fill('Billing web');
+    await page.getByLabel('Kind').selectOption('web');
+    await page.getByLabel('Redirect URIs').fill('https://billing.acme-robotics.dev/callback');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    const shown = (await page.getByTestId('client-secret').textContent()) ?? '';
+    assert.ok(shown.length >= 32, 'the secret is shown once');
+    await page.getByRole('cell', { name: 'Billing web' }).waitFor();
+    await screenshot('console-client-secret');
+
+    await page.reload();
+    await page.getByRole('cell', { name: 'Billing web' }).waitFor();
+    assert.equal(await page.getByTestId('client-secret').count(), 0, 'not shown again after a reload');
+    assert.ok(!(await page.content()).includes(shown));
+    await screenshot('console-clients');
+    assert.deepEqual(problems, []);
+  });
+});

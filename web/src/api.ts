@@ -1,0 +1,73 @@
+// Talks to Gatehouse's JSON API. Every failure becomes an ApiError carrying the envelope's code, message and request
+// id, so each page can show what went wrong and the id an operator needs to find it in the logs.
+
+export interface Envelope {
+  error: string;
+  error_description: string;
+  request_id: string;
+  fields?: { path: string; problem: string }[];
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly requestId: string;
+  readonly retryAfter: number | null;
+
+  constructor(status: number, envelope: Envelope, retryAfter: number | null) {
+    super(envelope.error_description);
+    this.status = status;
+    this.code = envelope.error;
+    this.requestId = envelope.request_id;
+    this.retryAfter = retryAfter;
+  }
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  return typeof value === 'object' && value !== null && typeof (value as Envelope).error === 'string';
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers:
+        body === undefined && method === 'GET'
+          ? { accept: 'application/json' }
+          : { 'content-type': 'application/json', accept: 'application/json' },
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
+    });
+  } catch {
+    throw new ApiError(
+      0,
+      {
+        error: 'network_error',
+        error_description: 'Gatehouse could not be reached. Check your connection and try again.',
+        request_id: '',
+      },
+      null,
+    );
+  }
+  const text = await response.text();
+  const data: unknown = text === '' ? null : JSON.parse(text);
+  if (!response.ok) {
+    const retry = response.headers.get('retry-after');
+    const envelope = isEnvelope(data)
+      ? data
+      : {
+          error: 'unexpected_response',
+          error_description: `Unexpected answer (HTTP ${response.status}).`,
+          request_id: response.headers.get('x-request-id') ?? '',
+        };
+    throw new ApiError(response.status, envelope, retry ? Number(retry) : null);
+  }
+  return data as T;
+}
+
+/** A local path to continue to after sign-in; anything else (another origin, `//host`, `/\host`) becomes "/". */
+export function safeReturnTo(value: string | null): string {
+  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  return value;
+}

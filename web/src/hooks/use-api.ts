@@ -1,0 +1,65 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from '../api.ts';
+
+export interface Loaded<T> {
+  data: T | null;
+  error: ApiError | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** GETs `path` on mount and on reload(); a 401 sends the browser to sign-in and back here. */
+export function useApi<T>(path: string): Loaded<T> {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [generation, setGeneration] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    api<T>('GET', path)
+      .then((value) => {
+        if (!live) return;
+        setData(value);
+        setError(null);
+      })
+      .catch((caught: unknown) => {
+        if (!live) return;
+        if (caught instanceof ApiError && caught.status === 401) {
+          location.assign(`/signin?return_to=${encodeURIComponent(location.pathname + location.search)}`);
+          return;
+        }
+        setError(caught instanceof ApiError ? caught : null);
+      })
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [path, generation]);
+
+  return { data, error, loading, reload: useCallback(() => setGeneration((g) => g + 1), []) };
+}
+
+/** Runs a mutation, tracking busy state and the last error; resolves to the result or null on failure. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const run = useCallback(async <T>(work: () => Promise<T>): Promise<T | null> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await work();
+    } catch (caught) {
+      setError(
+        caught instanceof ApiError
+          ? caught
+          : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null),
+      );
+      return null;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clearError: () => setError(null) };
+}

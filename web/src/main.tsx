@@ -1,0 +1,54 @@
+import { render } from 'preact';
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { Settings } from './pages/account/Settings.tsx';
+import { consoleRoutes } from './pages/console/routes.tsx';
+import { Enroll } from './pages/Enroll.tsx';
+import { ForgotPassword } from './pages/ForgotPassword.tsx';
+import { ResetPassword } from './pages/ResetPassword.tsx';
+import { SignUp } from './pages/SignUp.tsx';
+import { VerifyEmail } from './pages/VerifyEmail.tsx';
+
+/** The root has no page of its own: people land on their account (which sends the signed-out to sign-in). */
+function Home() {
+  location.replace('/settings');
+  return null;
+}
+
+const VerifySignup = () => (
+  <VerifyEmail
+    endpoint="/account/email/verify"
+    done="Your email address is confirmed. Sign in to finish setting up your account."
+  />
+);
+const VerifyNewEmail = () => (
+  <VerifyEmail
+    endpoint="/account/email/change/verify"
+    done="Your new email address is confirmed; sign in with it from now on."
+  />
+);
+
+import { NotFound } from './pages/NotFound.tsx';
+import { SignIn } from './pages/SignIn.tsx';
+
+function App() {
+  return (
+    <LocationProvider>
+      <Router>
+        <Route path="/" component={Home} />
+        <Route path="/signin" component={SignIn} />
+        <Route path="/enroll" component={Enroll} />
+        <Route path="/signup" component={SignUp} />
+        <Route path="/forgot-password" component={ForgotPassword} />
+        <Route path="/account/email/verify" component={VerifySignup} />
+        <Route path="/account/email/change/verify" component={VerifyNewEmail} />
+        <Route path="/account/password/reset" component={ResetPassword} />
+        <Route path="/settings" component={Settings} />
+        {consoleRoutes}
+        <Route default component={NotFound} />
+      </Router>
+    </LocationProvider>
+  );
+}
+
+const root = document.getElementById('app');
+if (root) render(<App />, root);

@@ -1,0 +1,130 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, safeReturnTo } from '../api.ts';
+import { ErrorNotice } from '../components/ErrorNotice.tsx';
+import { Field } from '../components/Field.tsx';
+import { Page } from '../components/Page.tsx';
+import { RecoveryCodes } from '../components/RecoveryCodes.tsx';
+import { useAction } from '../hooks/use-api.ts';
+
+interface TotpStart {
+  otpauth_uri: string;
+  secret: string;
+  qr_svg?: string;
+}
+
+type Step = 'password' | 'totp' | 'codes';
+
+/**
+ * Finishing an account: with an enrollment link (`?token=`) the owner first sets a password; then everyone enrolls
+ * TOTP (QR code or manual key) and receives recovery codes once.
+ */
+export function Enroll() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  const returnTo = safeReturnTo(params.get('return_to') ?? '/admin/console');
+  const action = useAction();
+  const [step, setStep] = useState<Step>(token ? 'password' : 'totp');
+  const [password, setPassword] = useState('');
+  const [confirmation, setConfirmation] = useState('');
+  const [totp, setTotp] = useState<TotpStart | null>(null);
+  const [code, setCode] = useState('');
+  const [codes, setCodes] = useState<string[]>([]);
+  const [mismatch, setMismatch] = useState(false);
+
+  useEffect(() => {
+    if (step !== 'totp' || totp) return;
+    void action
+      .run(() => api<TotpStart>('POST', '/account/totp/start', {}))
+      .then((started) => started && setTotp(started));
+  }, [step]);
+
+  const setPasswordStep = async (event: Event) => {
+    event.preventDefault();
+    setMismatch(password !== confirmation);
+    if (password !== confirmation) return;
+    if (await action.run(() => api('POST', '/auth/enroll', { token, password }))) setStep('totp');
+  };
+
+  const completeTotp = async (event: Event) => {
+    event.preventDefault();
+    const done = await action.run(() =>
+      api<{ recovery_codes: string[] }>('POST', '/account/totp/complete', { code: code.trim() }),
+    );
+    if (done) {
+      setCodes(done.recovery_codes);
+      setStep('codes');
+    }
+  };
+
+  return (
+    <Page
+      title={
+        step === 'password' ? 'Set your password' : step === 'totp' ? 'Set up two-factor sign-in' : 'Recovery codes'
+      }
+    >
+      <ErrorNotice error={action.error} />
+      {step === 'password' && (
+        <form onSubmit={setPasswordStep} aria-busy={action.busy}>
+          <Field
+            id="new-password"
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            required
+            hint="At least 12 characters; common passwords are refused."
+            value={password}
+            onValue={setPassword}
+            autoFocus
+          />
+          <Field
+            id="confirm-password"
+            label="Repeat the password"
+            type="password"
+            autoComplete="new-password"
+            required
+            value={confirmation}
+            onValue={setConfirmation}
+          />
+          {mismatch && (
+            <p class="field-error" role="alert">
+              The two passwords differ.
+            </p>
+          )}
+          <button type="submit" disabled={action.busy}>
+            Set password
+          </button>
+        </form>
+      )}
+      {step === 'totp' && totp && (
+        <form onSubmit={completeTotp} aria-busy={action.busy}>
+          <p>Scan this code with an authenticator app, or type the key by hand.</p>
+          {totp.qr_svg && (
+            <img
+              class="qr"
+              alt="QR code for your authenticator app"
+              src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(totp.qr_svg)}`}
+            />
+          )}
+          <p>
+            Key: <code data-testid="totp-secret">{totp.secret}</code>
+          </p>
+          <Field
+            id="totp-code"
+            label="Code from the app"
+            inputMode="numeric"
+            pattern="[0-9]{6}"
+            autoComplete="one-time-code"
+            required
+            value={code}
+            onValue={setCode}
+            hint="6 digits."
+          />
+          <button type="submit" disabled={action.busy}>
+            Turn on two-factor sign-in
+          </button>
+        </form>
+      )}
+      {step === 'codes' && <RecoveryCodes codes={codes} onDone={() => location.assign(returnTo)} />}
+    </Page>
+  );
+}

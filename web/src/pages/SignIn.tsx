@@ -1,0 +1,146 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api, safeReturnTo } from '../api.ts';
+import { ErrorNotice } from '../components/ErrorNotice.tsx';
+import { Field } from '../components/Field.tsx';
+import { Page } from '../components/Page.tsx';
+
+interface LoginStart {
+  transaction_id: string;
+  challenge_id: string;
+}
+
+interface VerifyResult {
+  enrollment_required?: boolean;
+}
+
+/** Two steps, as the API has them: the subject first, then password plus TOTP code (or a recovery code). */
+export function SignIn() {
+  const params = new URLSearchParams(location.search);
+  const returnTo = safeReturnTo(params.get('return_to'));
+  const [subject, setSubject] = useState(params.get('login_hint') ?? '');
+  const [challenge, setChallenge] = useState<LoginStart | null>(null);
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [useRecovery, setUseRecovery] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [attempted, setAttempted] = useState(false);
+
+  async function run(work: () => Promise<void>) {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+    } catch (caught) {
+      setError(
+        caught instanceof ApiError
+          ? caught
+          : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null),
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const start = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      setChallenge(await api<LoginStart>('POST', '/auth/login', { subject }));
+      setAttempted(false);
+    });
+  };
+
+  const verify = (event: Event) => {
+    event.preventDefault();
+    if (!challenge) return;
+    // An account without an authenticator signs in with the password alone and is then asked to set one up.
+    const trimmed = code.trim();
+    const factor = trimmed === '' ? {} : useRecovery ? { recovery_code: trimmed } : { totp: trimmed };
+    void run(async () => {
+      // A login transaction is good for one attempt: a retry starts a fresh one for the same subject.
+      const current = attempted ? await api<LoginStart>('POST', '/auth/login', { subject }) : challenge;
+      setChallenge(current);
+      setAttempted(true);
+      const result = await api<VerifyResult>('POST', '/auth/mfa/verify', {
+        transaction_id: current.transaction_id,
+        challenge_id: current.challenge_id,
+        password,
+        ...factor,
+      });
+      location.assign(result.enrollment_required ? `/enroll?return_to=${encodeURIComponent(returnTo)}` : returnTo);
+    });
+  };
+
+  return (
+    <Page title="Sign in">
+      <ErrorNotice error={error} />
+      {!challenge ? (
+        <form onSubmit={start} aria-busy={busy}>
+          <Field
+            id="subject"
+            label="Email address"
+            type="email"
+            autoComplete="username"
+            required
+            value={subject}
+            onValue={setSubject}
+            autoFocus
+          />
+          <button type="submit" disabled={busy}>
+            Continue
+          </button>
+        </form>
+      ) : (
+        <form onSubmit={verify} aria-busy={busy}>
+          <p class="subject">
+            Signing in as <strong>{subject}</strong>{' '}
+            <button type="button" class="link" onClick={() => setChallenge(null)}>
+              Change
+            </button>
+          </p>
+          <Field
+            id="password"
+            label="Password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onValue={setPassword}
+            autoFocus
+          />
+          {useRecovery ? (
+            <Field
+              id="recovery-code"
+              label="Recovery code"
+              autoComplete="off"
+              required
+              value={code}
+              onValue={setCode}
+              hint="Each recovery code works once."
+            />
+          ) : (
+            <Field
+              id="totp"
+              label="Authentication code"
+              inputMode="numeric"
+              pattern="[0-9]{6}"
+              autoComplete="one-time-code"
+              value={code}
+              onValue={setCode}
+              hint="The 6-digit code from your authenticator app. Leave it empty if you have not set one up yet."
+            />
+          )}
+          <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
+            {useRecovery ? 'Use an authentication code instead' : 'Use a recovery code instead'}
+          </button>
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
+        </form>
+      )}
+      <p class="aside">
+        <a href="/forgot-password">Forgot your password?</a>
+      </p>
+    </Page>
+  );
+}

@@ -1,0 +1,54 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { Field } from '../../components/Field.tsx';
+import { useAction } from '../../hooks/use-api.ts';
+import type { Profile } from './types.ts';
+
+export function EmailSection({ profile }: { profile: Profile }) {
+  const action = useAction();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [sent, setSent] = useState('');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (await action.run(() => api('POST', '/account/email/change', { new_email: email, password }))) {
+      setSent(email);
+      setPassword('');
+    }
+  };
+  return (
+    <section aria-labelledby="email-heading">
+      <h2 id="email-heading">Email address</h2>
+      <p>
+        You sign in with <strong>{profile.email}</strong>
+        {profile.email_verified ? ' (verified)' : ' (not verified)'}.
+      </p>
+      <ErrorNotice error={action.error} />
+      {sent && <p role="status">We sent a confirmation link to {sent}. Your address changes once you open it.</p>}
+      <form onSubmit={submit}>
+        <Field
+          id="new-email"
+          label="New email address"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onValue={setEmail}
+        />
+        <Field
+          id="email-password"
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+        />
+        <button type="submit" disabled={action.busy}>
+          Change email address
+        </button>
+      </form>
+    </section>
+  );
+}

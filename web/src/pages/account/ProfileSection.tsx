@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { Field } from '../../components/Field.tsx';
+import { useAction } from '../../hooks/use-api.ts';
+import type { Profile } from './types.ts';
+
+export function ProfileSection({ profile, onChange }: { profile: Profile; onChange: () => void }) {
+  const action = useAction();
+  const [name, setName] = useState(profile.display_name);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setName(profile.display_name), [profile.display_name]);
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setSaved(false);
+    if (await action.run(() => api('PATCH', '/account/profile', { display_name: name }))) {
+      setSaved(true);
+      onChange();
+    }
+  };
+  return (
+    <section aria-labelledby="profile-heading">
+      <h2 id="profile-heading">Profile</h2>
+      <ErrorNotice error={action.error} />
+      <form onSubmit={save}>
+        <Field id="display-name" label="Name" required maxLength={200} value={name} onValue={setName} />
+        <button type="submit" disabled={action.busy}>
+          Save name
+        </button>
+        {saved && <span role="status"> Saved.</span>}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { LoadState } from '../../components/Loading.tsx';
+import { useAction, useApi } from '../../hooks/use-api.ts';
+import type { SessionView } from './types.ts';
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+export function SessionsSection() {
+  const list = useApi<{ sessions: SessionView[] }>('/account/sessions');
+  const action = useAction();
+  const revoke = async (id: string) => {
+    if (await action.run(() => api('POST', `/account/sessions/${encodeURIComponent(id)}/revoke`, {}))) list.reload();
+  };
+  const revokeOthers = async () => {
+    if (await action.run(() => api('POST', '/account/sessions/revoke-others', {}))) list.reload();
+  };
+  return (
+    <section aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">Where you are signed in</h2>
+      <LoadState loading={list.loading} error={list.error} />
+      <ErrorNotice error={action.error} />
+      {list.data && (
+        <>
+          <ul class="sessions">
+            {list.data.sessions.map((s) => (
+              <li key={s.id}>
+                <p>
+                  <strong>{s.user_agent ?? 'Unknown browser'}</strong>
+                  {s.current && ' (this browser)'}
+                </p>
+                <p class="hint">
+                  From {s.client_ip ?? 'an unknown address'}, signed in {when(s.created_at)}, last seen{' '}
+                  {when(s.last_seen_at)}
+                </p>
+                {!s.current && (
+                  <button type="button" class="secondary" onClick={() => void revoke(s.id)} disabled={action.busy}>
+                    Sign out this session
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+          {list.data.sessions.length > 1 && (
+            <button type="button" onClick={() => void revokeOthers()} disabled={action.busy}>
+              Sign out everywhere else
+            </button>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

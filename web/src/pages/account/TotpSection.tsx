@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { Field } from '../../components/Field.tsx';
+import { LoadState } from '../../components/Loading.tsx';
+import { RecoveryCodes } from '../../components/RecoveryCodes.tsx';
+import { useAction, useApi } from '../../hooks/use-api.ts';
+
+export function TotpSection() {
+  const status = useApi<{ enabled: boolean; recovery_codes_remaining: number }>('/account/totp');
+  const action = useAction();
+  const [codes, setCodes] = useState<string[] | null>(null);
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+
+  const regenerate = async () => {
+    if (!confirm('Make ten new recovery codes? The current ones stop working.')) return;
+    const result = await action.run(() => api<{ recovery_codes: string[] }>('POST', '/auth/recovery-codes', {}));
+    if (result) setCodes(result.recovery_codes);
+  };
+  const disable = async (event: Event) => {
+    event.preventDefault();
+    if (await action.run(() => api('POST', '/account/totp/disable', { password, code })))
+      location.assign('/enroll?return_to=%2Fsettings');
+  };
+
+  return (
+    <section aria-labelledby="totp-heading">
+      <h2 id="totp-heading">Two-factor sign-in</h2>
+      <LoadState loading={status.loading} error={status.error} />
+      <ErrorNotice error={action.error} />
+      {codes && (
+        <RecoveryCodes
+          codes={codes}
+          onDone={() => {
+            setCodes(null);
+            status.reload();
+          }}
+        />
+      )}
+      {status.data && !codes && (
+        <>
+          <p>
+            {status.data.enabled
+              ? `An authenticator app is set up. ${status.data.recovery_codes_remaining} unused recovery code(s) left.`
+              : 'No authenticator app is set up.'}
+          </p>
+          {status.data.enabled && (
+            <>
+              <button type="button" onClick={() => void regenerate()} disabled={action.busy}>
+                Make new recovery codes
+              </button>
+              <form onSubmit={disable}>
+                <h3>Turn off two-factor sign-in</h3>
+                <p class="hint">You will have to set up an authenticator again before you can use your account.</p>
+                <Field
+                  id="totp-password"
+                  label="Current password"
+                  type="password"
+                  autoComplete="current-password"
+                  required
+                  value={password}
+                  onValue={setPassword}
+                />
+                <Field
+                  id="totp-current-code"
+                  label="Current code"
+                  inputMode="numeric"
+                  pattern="[0-9]{6}"
+                  autoComplete="one-time-code"
+                  required
+                  value={code}
+                  onValue={setCode}
+                />
+                <button type="submit" class="secondary" disabled={action.busy}>
+                  Turn off
+                </button>
+              </form>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,27 @@
+export interface Profile {
+  identity_id: string;
+  display_name: string;
+  email: string | null;
+  email_verified: boolean;
+  assurance: string;
+}
+
+export interface SessionView {
+  id: string;
+  current: boolean;
+  aal: string;
+  created_at: string;
+  last_seen_at: string;
+  client_ip: string | null;
+  user_agent: string | null;
+}
+
+export interface Connection {
+  id: string;
+  kind: string;
+  provider: string;
+  label: string;
+  subject: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}

@@ -1,0 +1,134 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { Field } from '../../components/Field.tsx';
+import { useAction } from '../../hooks/use-api.ts';
+import { type Application, type Client, type ClientKind, splitList } from './types.ts';
+
+const KINDS: [ClientKind, string][] = [
+  ['web', 'web: server-side app (gets a secret)'],
+  ['browser', 'browser: single-page app (no secret)'],
+  ['native', 'native: mobile or desktop app (no secret)'],
+  ['service', 'service: machine to machine (gets a secret)'],
+];
+
+/** Registers a client; hands the created record (with its one-time secret, if any) to `onCreated`. */
+export function ClientForm({
+  applications,
+  onCreated,
+}: {
+  applications: Application[];
+  onCreated: (client: Client) => void;
+}) {
+  const action = useAction();
+  const [applicationId, setApplicationId] = useState('');
+  const [name, setName] = useState('');
+  const [kind, setKind] = useState<ClientKind>('web');
+  const [redirectUris, setRedirectUris] = useState('');
+  const [scopes, setScopes] = useState('openid profile email');
+  const [audiences, setAudiences] = useState('');
+  const [firstParty, setFirstParty] = useState(true);
+  // The select must hold a real application id; an empty value would match no option and block the form.
+  useEffect(() => {
+    if (!applications.some((a) => a.id === applicationId)) setApplicationId(applications[0]?.id ?? '');
+  }, [applications]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const body = {
+      application_id: applicationId,
+      name,
+      kind,
+      scopes: splitList(scopes),
+      ...(kind === 'service'
+        ? { audiences: splitList(audiences) }
+        : { redirect_uris: splitList(redirectUris), first_party: firstParty }),
+    };
+    const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
+    if (created) {
+      setName('');
+      onCreated(created);
+    }
+  };
+
+  return (
+    <form onSubmit={submit} aria-labelledby="new-client">
+      <h2 id="new-client">New client</h2>
+      <ErrorNotice error={action.error} />
+      <div class="field">
+        <label for="client-application">Application</label>
+        <select
+          id="client-application"
+          value={applicationId}
+          onChange={(e) => setApplicationId(e.currentTarget.value)}
+          required
+        >
+          {applications.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name} ({a.identifier}, {a.environment})
+            </option>
+          ))}
+        </select>
+      </div>
+      <Field id="client-name" label="Name" required value={name} onValue={setName} />
+      <div class="field">
+        <label for="client-kind">Kind</label>
+        <select id="client-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as ClientKind)}>
+          {KINDS.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {kind === 'service' ? (
+        <Field
+          id="client-audiences"
+          label="Allowed audiences"
+          hint="Registered resource audiences, separated by spaces."
+          required
+          value={audiences}
+          onValue={setAudiences}
+        />
+      ) : (
+        <>
+          <div class="field">
+            <label for="client-redirects">Redirect URIs</label>
+            <textarea
+              id="client-redirects"
+              rows={3}
+              aria-describedby="client-redirects-hint"
+              value={redirectUris}
+              onInput={(e) => setRedirectUris(e.currentTarget.value)}
+              required
+            />
+            <p class="hint" id="client-redirects-hint">
+              One per line; exact absolute URIs (https, or loopback for native apps).
+            </p>
+          </div>
+          <div class="field checkbox">
+            <input
+              id="client-first-party"
+              type="checkbox"
+              checked={firstParty}
+              onChange={(e) => setFirstParty(e.currentTarget.checked)}
+            />
+            <label for="client-first-party">First-party (no consent screen)</label>
+          </div>
+        </>
+      )}
+      <Field
+        id="client-scopes"
+        label="Scopes"
+        hint="Separated by spaces; add offline_access to allow refresh tokens."
+        required
+        value={scopes}
+        onValue={setScopes}
+      />
+      <button type="submit" disabled={action.busy || applications.length === 0}>
+        Create client
+      </button>
+      {applications.length === 0 && <p class="hint">Create an application first.</p>}
+    </form>
+  );
+}

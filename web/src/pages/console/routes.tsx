@@ -1,0 +1,12 @@
+import { Route } from 'preact-iso';
+import { Applications } from './Applications.tsx';
+import { Clients } from './Clients.tsx';
+import { Resources } from './Resources.tsx';
+
+/** Console routes under /admin/console; the bare path opens Applications. */
+export const consoleRoutes = [
+  <Route key="console" path="/admin/console" component={Applications} />,
+  <Route key="applications" path="/admin/console/applications" component={Applications} />,
+  <Route key="clients" path="/admin/console/clients" component={Clients} />,
+  <Route key="resources" path="/admin/console/resources" component={Resources} />,
+];
