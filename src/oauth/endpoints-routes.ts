@@ -60,17 +60,15 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   });
 
   const logout = async (request: FastifyRequest, reply: FastifyReply, params: LogoutParams, confirmed: boolean) => {
-    const plan: LogoutPlan = await planLogout(deps, params, confirmed);
+    const plan: LogoutPlan = await planLogout(deps, params, await deps.sessions.current(request), confirmed);
     if (plan.kind === 'error-page')
       return sendPage(reply, 400, errorPage(plan.error.code, plan.error.publicDescription, request.id));
-    if (plan.kind === 'confirm' && (await deps.sessions.current(request)))
-      return sendPage(reply, 200, logoutConfirmPage(plan.fields));
+    if (plan.kind === 'confirm') return sendPage(reply, 200, logoutConfirmPage(plan.fields));
     await deps.sessions.end(request, reply);
-    const location = plan.kind === 'sign-out' ? plan.location : null;
-    return location
+    return plan.location
       ? reply
           .code(confirmed ? 303 : 302)
-          .header('location', location)
+          .header('location', plan.location)
           .send()
       : sendPage(reply, 200, signedOutPage());
   };

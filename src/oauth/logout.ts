@@ -1,7 +1,10 @@
-// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2-3). The ID token hint names the client (expired
+// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2-4). The ID token hint names the client (expired
 // hints are fine: they only identify, §2); `post_logout_redirect_uri` must be registered exactly for that client.
-// Without a valid hint the user confirms first, so a third-party page cannot sign them out silently.
+// The session ends without asking only when the hint is an ID token of this very session (same `sub`, and same
+// `sid` when it has one): any ID token we ever signed is not enough, or a page holding someone's old hint could
+// sign the current user out silently (§4 lets the OP ask the user). Everyone else confirms first.
 import { type GatehouseError, InvalidRequest } from '../http/errors.ts';
+import type { Session } from '../session/types.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { verifyRs256 } from './jws.ts';
 import type { Keyring } from './keyring.ts';
@@ -24,23 +27,49 @@ export interface LogoutDeps {
   issuer: string;
 }
 
-/** The client an ID token we signed was issued to. Expiry does not matter: the hint only identifies (§2). */
-async function hintedClient(deps: LogoutDeps, hint: string): Promise<string | null> {
-  const verified = await verifyRs256(hint, (kid) => deps.keyring.findVerificationKey(kid));
-  if (!verified || verified.payload.iss !== deps.issuer) return null;
-  const aud = verified.payload.aud;
-  const first = Array.isArray(aud) ? aud[0] : aud;
-  return typeof first === 'string' ? first : null;
+interface Hint {
+  clientId: string;
+  sub: string;
+  sid: string | null;
 }
 
-export async function planLogout(deps: LogoutDeps, params: LogoutParams, confirmed: boolean): Promise<LogoutPlan> {
+/** What an ID token we signed says about its holder; expiry does not matter (§2). Access tokens are refused. */
+async function readHint(deps: LogoutDeps, hint: string): Promise<Hint | GatehouseError> {
+  const verified = await verifyRs256(hint, (kid) => deps.keyring.findVerificationKey(kid));
+  if (!verified || verified.payload.iss !== deps.issuer)
+    return new InvalidRequest('id_token_hint is not an ID token we issued');
+  // Our ID tokens carry typ JWT; access tokens at+jwt (RFC 9068 §2.1), and those are not hints.
+  if (verified.header.typ !== 'JWT')
+    return new InvalidRequest('id_token_hint must be an ID token, not an access token');
+  const { aud, sub, sid } = verified.payload;
+  const clientId = Array.isArray(aud) ? aud[0] : aud;
+  if (typeof clientId !== 'string' || typeof sub !== 'string')
+    return new InvalidRequest('id_token_hint is not an ID token we issued');
+  return { clientId, sub, sid: typeof sid === 'string' ? sid : null };
+}
+
+const belongsTo = (hint: Hint, session: Session) =>
+  hint.sub === session.identityId && (hint.sid === null || hint.sid === session.id);
+
+/**
+ * `confirmed` is true for the confirmation form's same-origin POST. A request without a live session has nothing
+ * to end, so it goes straight to the (verified) redirect.
+ */
+export async function planLogout(
+  deps: LogoutDeps,
+  params: LogoutParams,
+  session: Session | null,
+  confirmed: boolean,
+): Promise<LogoutPlan> {
   let clientId = params.client_id ?? null;
+  let hint: Hint | null = null;
   if (params.id_token_hint) {
-    const hinted = await hintedClient(deps, params.id_token_hint);
-    if (!hinted) return { kind: 'error-page', error: new InvalidRequest('id_token_hint is not an ID token we issued') };
-    if (clientId !== null && clientId !== hinted)
+    const read = await readHint(deps, params.id_token_hint);
+    if (!('clientId' in read)) return { kind: 'error-page', error: read };
+    if (clientId !== null && clientId !== read.clientId)
       return { kind: 'error-page', error: new InvalidRequest('client_id does not match the id_token_hint') };
-    clientId = hinted;
+    hint = read;
+    clientId = read.clientId;
   }
   let location: string | null = null;
   if (params.post_logout_redirect_uri) {
@@ -54,7 +83,7 @@ export async function planLogout(deps: LogoutDeps, params: LogoutParams, confirm
     if (params.state) url.searchParams.append('state', params.state);
     location = url.href;
   }
-  if (!params.id_token_hint && !confirmed) {
+  if (session && !confirmed && !(hint && belongsTo(hint, session))) {
     const fields = Object.fromEntries(Object.entries(params).filter(([, v]) => typeof v === 'string')) as Record<
       string,
       string

@@ -1,8 +1,8 @@
 // Full flows with oauth4webapi (v3), the strictest client we can run, against a listening Gatehouse.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { atHash } from '../../src/oauth/tokens.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
 
@@ -16,12 +16,16 @@ describe('oauth4webapi against Gatehouse', async () => {
   const { client: native } = await makeClient(t.sql, t.secrets.clientSecret, {
     kind: 'native',
     redirectUris: [redirectUri],
+    postLogoutRedirectUris: ['http://127.0.0.1/logged-out'],
   });
   const client: oauth.Client = { client_id: native.id };
   const sub = await makeIdentity(t.sql);
-  const { cookie } = await makeSession(t, sub);
+  const { cookie, session: signedIn } = await makeSession(t, sub);
+  // OIDC Core §3.1.3.6, computed here rather than with the server's helper: left half of SHA-256, base64url.
+  const independentAtHash = (accessToken: string) =>
+    createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 
-  const signIn = async () => {
+  const signIn = async (session = cookie) => {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const nonce = oauth.generateRandomNonce();
@@ -37,7 +41,7 @@ describe('oauth4webapi against Gatehouse', async () => {
       state,
       nonce,
     }).toString();
-    const params = oauth.validateAuthResponse(as, client, await browse(url, cookie), state);
+    const params = oauth.validateAuthResponse(as, client, await browse(url, session), state);
     const response = await oauth.authorizationCodeGrantRequest(
       as,
       client,
@@ -62,7 +66,8 @@ describe('oauth4webapi against Gatehouse', async () => {
     assert.ok(claims);
     assert.equal(claims.sub, sub);
     assert.equal(claims.azp, native.id);
-    assert.equal(claims.at_hash, atHash(result.access_token));
+    assert.equal(claims.at_hash, independentAtHash(result.access_token));
+    assert.equal(claims.auth_time, Math.floor(signedIn.authTime.getTime() / 1000));
   });
 
   test('the access token is a valid RFC 9068 JWT for a resource server', async () => {
@@ -143,5 +148,32 @@ describe('oauth4webapi against Gatehouse', async () => {
       error_description: 'Only confidential clients may introspect tokens',
       request_id: response.headers.get('x-request-id'),
     });
+  });
+
+  test('RP-initiated logout at the end_session_endpoint ends the session and returns with state', async () => {
+    const { cookie: own, session } = await makeSession(t, sub);
+    const result = await signIn(own);
+    const endSession = new URL(as.end_session_endpoint as string);
+    endSession.search = new URLSearchParams({
+      id_token_hint: result.id_token as string,
+      post_logout_redirect_uri: 'http://127.0.0.1/logged-out',
+      state: 'bye-2',
+    }).toString();
+    const back = await browse(endSession, own);
+    assert.equal(back.href, 'http://127.0.0.1/logged-out?state=bye-2');
+    const [row] = await t.sql`select revoked_at from sessions where id = ${session.id}`;
+    assert.ok(row?.revoked_at, 'the session is ended in the database');
+    const again = new URL(as.authorization_endpoint as string);
+    again.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: native.id,
+      redirect_uri: 'http://127.0.0.1:61234/callback',
+      scope: 'openid',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+      state: 's',
+      nonce: 'n',
+    }).toString();
+    assert.equal((await browse(again, own)).pathname, '/signin', 'the old cookie no longer signs anyone in');
   });
 });

@@ -1,8 +1,8 @@
 // Full flows with openid-client (v6) as a real relying party against a listening Gatehouse.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import * as oidc from 'openid-client';
-import { atHash } from '../../src/oauth/tokens.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
 
@@ -14,7 +14,7 @@ describe('openid-client against Gatehouse', async () => {
     postLogoutRedirectUris: ['https://app.example.test/bye'],
   });
   const sub = await makeIdentity(t.sql, { displayName: 'Ada Lovelace', email: 'ada@example.test' });
-  const { cookie } = await makeSession(t, sub);
+  const { cookie, session: signedIn } = await makeSession(t, sub);
   const insecure = { execute: [oidc.allowInsecureRequests] };
   const config = await oidc.discovery(
     new URL(t.issuer),
@@ -26,7 +26,7 @@ describe('openid-client against Gatehouse', async () => {
   // Verify ID token signatures against the JWKS, not only the TLS channel.
   oidc.enableNonRepudiationChecks(config);
 
-  const signIn = async (scope = 'openid profile email offline_access') => {
+  const signIn = async (scope = 'openid profile email offline_access', session = cookie) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -38,7 +38,7 @@ describe('openid-client against Gatehouse', async () => {
       state,
       nonce,
     });
-    const callback = await browse(url, cookie);
+    const callback = await browse(url, session);
     return oidc.authorizationCodeGrant(config, callback, {
       pkceCodeVerifier: verifier,
       expectedState: state,
@@ -47,10 +47,38 @@ describe('openid-client against Gatehouse', async () => {
     });
   };
 
-  test('discovery names the endpoints and the supported methods', () => {
+  // OIDC Core §3.1.3.6, computed here rather than with the server's helper: left half of SHA-256, base64url.
+  const independentAtHash = (accessToken: string) =>
+    createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+
+  test('discovery names the endpoints, scopes, claims and the supported methods', () => {
     const m = config.serverMetadata();
     assert.equal(m.issuer, t.issuer);
+    assert.equal(m.authorization_endpoint, `${t.issuer}/oauth/authorize`);
     assert.equal(m.token_endpoint, `${t.issuer}/oauth/token`);
+    assert.equal(m.userinfo_endpoint, `${t.issuer}/oauth/userinfo`);
+    assert.equal(m.introspection_endpoint, `${t.issuer}/oauth/introspect`);
+    assert.equal(m.revocation_endpoint, `${t.issuer}/oauth/revoke`);
+    assert.equal(m.end_session_endpoint, `${t.issuer}/oauth/logout`);
+    assert.equal(m.jwks_uri, `${t.issuer}/.well-known/jwks.json`);
+    assert.deepEqual(m.scopes_supported, ['openid', 'profile', 'email', 'offline_access']);
+    assert.deepEqual([...(m.claims_supported as string[])].sort(), [
+      'acr',
+      'amr',
+      'at_hash',
+      'aud',
+      'auth_time',
+      'azp',
+      'email',
+      'email_verified',
+      'exp',
+      'iat',
+      'iss',
+      'name',
+      'nonce',
+      'sid',
+      'sub',
+    ]);
     assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
     assert.deepEqual(m.token_endpoint_auth_methods_supported, ['none', 'client_secret_post']);
     assert.equal(m.authorization_response_iss_parameter_supported, true);
@@ -62,7 +90,8 @@ describe('openid-client against Gatehouse', async () => {
     assert.ok(claims);
     assert.equal(claims.sub, sub);
     assert.equal(claims.azp, client.id);
-    assert.equal(claims.at_hash, atHash(tokens.access_token));
+    assert.equal(claims.at_hash, independentAtHash(tokens.access_token));
+    assert.equal(claims.auth_time, Math.floor(signedIn.authTime.getTime() / 1000));
     assert.equal(claims.acr, 'aal2');
     assert.deepEqual(claims.amr, ['pwd', 'otp']);
     assert.match(String(claims.sid), /^ses_/);
@@ -122,9 +151,10 @@ describe('openid-client against Gatehouse', async () => {
     assert.equal(introspected.aud, service.resource.audience);
   });
 
-  test('RP-initiated logout ends the session and returns to the registered URI with state', async () => {
+  test('RP-initiated logout with this session’s ID token ends it and returns to the registered URI with state', async () => {
+    // Signed in with its own session: only a hint issued in the session being ended skips the confirmation.
     const { cookie: own } = await makeSession(t, sub);
-    const tokens = await signIn();
+    const tokens = await signIn('openid', own);
     const url = oidc.buildEndSessionUrl(config, {
       id_token_hint: tokens.id_token as string,
       post_logout_redirect_uri: 'https://app.example.test/bye',

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestApp } from '../helpers/app.ts';
+import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+
+describe('GET /oauth/logout', async () => {
+  const t = await startTestApp();
+  const bye = 'https://app.example.test/bye';
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret, { postLogoutRedirectUris: [bye] });
+  const sub = await makeIdentity(t.sql);
+
+  /** Tokens issued to `client` in the session behind `cookie`. */
+  const tokensFor = async (cookie: string) => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge, scope: 'openid' });
+    const r = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.id,
+      client_secret: secret as string,
+      code,
+      redirect_uri: client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    return r.json as { id_token: string; access_token: string };
+  };
+  const logout = (params: Record<string, string>, cookie: string) =>
+    t.app.inject({ method: 'GET', url: `/oauth/logout?${new URLSearchParams(params)}`, headers: { cookie } });
+  const revokedAt = async (sessionId: string) =>
+    (await t.sql`select revoked_at from sessions where id = ${sessionId}`)[0]?.revoked_at ?? null;
+
+  test('an ID token hint of the current session signs out at once and returns with state', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const { id_token } = await tokensFor(cookie);
+    const r = await logout({ id_token_hint: id_token, post_logout_redirect_uri: bye, state: 'st-1' }, cookie);
+    assert.equal(r.statusCode, 302);
+    assert.equal(r.headers.location, `${bye}?state=st-1`);
+    assert.ok(await revokedAt(session.id));
+    assert.match(String(r.headers['set-cookie']), /gatehouse_session=;/);
+  });
+
+  test('another user’s ID token hint asks for confirmation and leaves the session alone', async () => {
+    const { cookie: theirs } = await makeSession(t, await makeIdentity(t.sql));
+    const { id_token } = await tokensFor(theirs);
+    const { cookie, session } = await makeSession(t, sub);
+    const r = await logout({ id_token_hint: id_token, post_logout_redirect_uri: bye, state: 'st-2' }, cookie);
+    assert.equal(r.statusCode, 200);
+    assert.match(r.body, /Sign out\?/);
+    assert.equal(r.headers.location, undefined);
+    assert.equal(await revokedAt(session.id), null);
+  });
+
+  test('a hint from another session of the same user (other sid) asks for confirmation', async () => {
+    const { cookie: earlier } = await makeSession(t, sub);
+    const { id_token } = await tokensFor(earlier);
+    const { cookie, session } = await makeSession(t, sub);
+    const r = await logout({ id_token_hint: id_token }, cookie);
+    assert.equal(r.statusCode, 200);
+    assert.match(r.body, /Sign out\?/);
+    assert.equal(await revokedAt(session.id), null);
+  });
+
+  test('refuses an access token as id_token_hint with an error page, signing nobody out', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const { access_token } = await tokensFor(cookie);
+    const r = await logout({ id_token_hint: access_token, post_logout_redirect_uri: bye }, cookie);
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers.location, undefined);
+    assert.match(r.body, /id_token_hint must be an ID token, not an access token/);
+    assert.match(r.body, /<code>invalid_request<\/code>/);
+    assert.equal(await revokedAt(session.id), null);
+  });
+
+  test('refuses an unregistered post_logout_redirect_uri with an error page', async () => {
+    const { cookie } = await makeSession(t, sub);
+    const r = await logout({ client_id: client.id, post_logout_redirect_uri: 'https://evil.example.test/' }, cookie);
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers.location, undefined);
+    assert.match(r.body, /post_logout_redirect_uri is not registered for this client/);
+  });
+
+  test('without an id_token_hint, asks the signed-in user to confirm; the same-origin POST signs out with 303', async () => {
+    const { cookie, session: own } = await makeSession(t, sub);
+    const page = await logout({ client_id: client.id, post_logout_redirect_uri: bye, state: 's1' }, cookie);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Sign out\?/);
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/logout',
+      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ client_id: client.id, post_logout_redirect_uri: bye, state: 's1' }).toString(),
+    });
+    assert.equal(post.statusCode, 303);
+    assert.equal(post.headers.location, `${bye}?state=s1`);
+    assert.ok(await revokedAt(own.id));
+  });
+
+  test('refuses an id_token_hint we did not sign', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/oauth/logout?id_token_hint=a.b.c' });
+    assert.equal(r.statusCode, 400);
+    assert.match(r.body, /id_token_hint is not an ID token we issued/);
+  });
+});
