@@ -65,16 +65,18 @@ function signIn(deps: AuthorizeDeps, r: ValidatedRequest, force: boolean): Autho
   return { kind: 'redirect', location: `/signin?${target}` };
 }
 
-/** True when the session is too old for this request: prompt=login, max_age, or a signed login_after. */
+/**
+ * True when the session is too old for this request: prompt=login, max_age, or a signed login_after. A satisfied
+ * login_after settles it: the user signed in after this very request sent them to, so max_age (measured in whole
+ * seconds against auth_time) must not send them back again when the return trip crosses a second boundary.
+ */
 function needsFreshLogin(deps: AuthorizeDeps, r: ValidatedRequest, session: Session): boolean {
-  const authTime = seconds(session.authTime);
-  if (r.maxAge !== null && seconds(deps.clock()) - authTime > r.maxAge) return true;
   const loginAfter = r.query.get('login_after');
   const mac = r.query.get('login_mac');
   if (loginAfter !== null && mac !== null && constantTimeEqual(mac, loginMac(deps, loginAfter, r)))
     // Milliseconds, strictly after: a session from the same instant as the forced redirect is the old one.
     return session.authTime.getTime() <= Number(loginAfter);
-  return false;
+  return r.maxAge !== null && seconds(deps.clock()) - seconds(session.authTime) > r.maxAge;
 }
 
 async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Session): Promise<AuthorizeOutcome> {

@@ -93,6 +93,33 @@ describe('GET /oauth/authorize', async () => {
       });
     });
 
+  const omitted: [string, string[], string][] = [
+    [
+      'PKCE parameters left out entirely',
+      ['code_challenge', 'code_challenge_method'],
+      'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+    ],
+    [
+      'S256 without a code_challenge',
+      ['code_challenge'],
+      'code_challenge must be the 43-character BASE64URL(SHA-256(code_verifier))',
+    ],
+  ];
+  for (const [name, left, description] of omitted)
+    test(`redirects ${name} back with invalid_request, state and iss`, async () => {
+      const url = new URL(authorizeUrl({ client, challenge }), issuer);
+      for (const parameter of left) url.searchParams.delete(parameter);
+      assert.ok(!left.some((p) => url.search.includes(`${p}=`)));
+      const r = await get(`${url.pathname}${url.search}`);
+      assert.equal(r.statusCode, 302);
+      assert.deepEqual(redirectParams(r.headers.location as string), {
+        error: 'invalid_request',
+        error_description: description,
+        state: 'st-123',
+        iss: issuer,
+      });
+    });
+
   test('without a session, sends the browser to the hosted sign-in and back to this request', async () => {
     const url = authorizeUrl({ client, challenge, extra: { login_hint: 'ada@example.test' } });
     const r = await get(url, {});
@@ -142,6 +169,22 @@ describe('GET /oauth/authorize', async () => {
     t.clock.advance(120);
     const r = await get(authorizeUrl({ client, challenge, extra: { max_age: '60' } }));
     assert.equal(new URL(r.headers.location as string, issuer).searchParams.get('prompt'), 'login');
+  });
+
+  test('max_age=0 completes after one fresh sign-in, even when the return crosses a second boundary', async () => {
+    const r = await get(authorizeUrl({ client, challenge, extra: { max_age: '0' } }));
+    const signin = new URL(r.headers.location as string, issuer);
+    assert.equal(signin.pathname, '/signin');
+    assert.equal(signin.searchParams.get('prompt'), 'login');
+    const returnTo = signin.searchParams.get('return_to') as string;
+    assert.match(returnTo, /max_age=0/);
+    t.clock.advance(0.5);
+    const { cookie: fresh } = await makeSession(t, sub);
+    // One whole second later auth_time is always a second boundary behind "now": max_age alone would loop.
+    t.clock.advance(1);
+    const back = await get(returnTo, { cookie: fresh });
+    assert.equal(back.statusCode, 302);
+    assert.ok(redirectParams(back.headers.location as string).code, back.headers.location as string);
   });
 
   test('a third-party client gets a consent page; allowing it issues a code with a 303 and remembers it', async () => {
