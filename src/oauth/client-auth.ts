@@ -12,11 +12,21 @@ export interface ClientCredentials {
   client_secret?: string | undefined;
 }
 
+const AUTH_SCHEME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * Refuses any Authorization header at the token, introspection and revocation endpoints. RFC 6749 §5.2: a client
+ * that tried the header gets 401 with WWW-Authenticate naming the scheme it used; the description says to use the
+ * form body instead.
+ */
 export function rejectAuthorizationHeader(authorization: string | undefined): void {
-  if (authorization !== undefined)
-    throw new InvalidClient(
-      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body',
-    );
+  if (authorization === undefined) return;
+  const used = authorization.trim().split(/\s+/, 1)[0] ?? '';
+  const basic = used.toLowerCase() === 'basic' || !AUTH_SCHEME.test(used) || used.length > 32;
+  const what = basic ? 'HTTP Basic client authentication' : 'Client authentication in the Authorization header';
+  throw new InvalidClient(`${what} is not supported: send client_id and client_secret in the form body`, {
+    headers: { 'www-authenticate': `${basic ? 'Basic' : used} realm="gatehouse"` },
+  });
 }
 
 /** Checks the credentials against a loaded client (null when client_id is unknown). */

@@ -31,8 +31,10 @@ export async function rotateRefresh(
   if (!state || state.clientId !== clientId) throw new InvalidGrant('The refresh token is invalid');
   if (state.grantRevokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
   if (state.rotatedAt !== null) {
+    const grace = deps.lifetimes.refreshGraceSeconds;
     const sinceRotation = (now.getTime() - state.rotatedAt.getTime()) / 1000;
-    if (sinceRotation <= deps.lifetimes.refreshGraceSeconds && state.successorSealed !== null)
+    // 0 disables the window (DESIGN.md), even for a retry in the same millisecond.
+    if (grace > 0 && sinceRotation <= grace && state.successorSealed !== null)
       return { grant: state, refreshToken: open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8') };
     if (await revokeGrant(deps.sql, state.grantId, now))
       await deps.audit.record({

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { updateClientSecret } from '../../src/admin/store.ts';
 import { tokenHash } from '../../src/crypto/primitives.ts';
-import { CACHE_SECONDS } from '../../src/oauth/client-directory.ts';
-import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
-import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
@@ -134,15 +130,71 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     assertEnvelope(r, 400, 'invalid_grant', 'redirect_uri does not match the one in the authorization request');
   });
 
-  test('concurrent double exchange of one code: exactly one wins', async () => {
+  test('concurrent double exchange of one code: exactly one wins, and the losers revoke the winner’s tokens', async () => {
     const { verifier, challenge } = pkcePair();
     const code = await obtainCode(t, { client, cookie, challenge });
     const results = await Promise.all(Array.from({ length: 6 }, () => exchange(code, verifier)));
-    assert.equal(results.filter((r) => r.status === 200).length, 1);
-    for (const r of results.filter((r) => r.status !== 200)) assert.equal(r.json.error, 'invalid_grant');
+    const winners = results.filter((r) => r.status === 200);
+    assert.equal(winners.length, 1);
+    // A loser finds the code used and takes the reuse path (RFC 6749 §4.1.2): it cannot tell a race from a replay.
+    for (const r of results.filter((r) => r.status !== 200))
+      assertEnvelope(
+        r,
+        400,
+        'invalid_grant',
+        'The authorization code was already used; every token issued from it is revoked',
+      );
+    const winner = winners[0]?.json as { refresh_token: string };
+    const refreshed = await postForm(t, '/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.id,
+      client_secret: secret as string,
+      refresh_token: winner.refresh_token,
+    });
+    assertEnvelope(refreshed, 400, 'invalid_grant', 'The refresh token has been revoked');
+    const [row] = await t.sql`select grant_id from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
+    const audit = await t.sql`
+      select actor, details from audit_events where event = 'oauth.grant_revoked' and subject = ${String(row?.grant_id)}`;
+    assert.deepEqual(
+      audit.map((a) => ({ actor: a.actor, details: a.details })),
+      [{ actor: client.id, details: { reason: 'authorization_code_reuse' } }],
+    );
   });
 
-  test('refuses HTTP Basic client authentication with invalid_client naming the form body', async () => {
+  test('rejects an unknown code with invalid_grant', async () => {
+    assertEnvelope(
+      await exchange('never-issued-code', pkcePair().verifier),
+      400,
+      'invalid_grant',
+      'The authorization code is invalid',
+    );
+  });
+
+  test('refuses a service client using authorization_code with unauthorized_client', async () => {
+    const service = await makeServiceClient(t.sql, key, ['read']);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    const r = await exchange(code, verifier, { client_id: service.client.id, client_secret: service.secret });
+    assertEnvelope(r, 400, 'unauthorized_client', 'A service client may only use client_credentials');
+    assert.equal((await exchange(code, verifier)).status, 200, 'the refusal did not spend the code');
+  });
+
+  test('refuses a public client that sends a client_secret with invalid_client', async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client: spa, cookie, challenge, scope: 'openid' });
+    const r = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: spa.id,
+      client_secret: 'anything',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    });
+    assertEnvelope(r, 401, 'invalid_client', 'A public client does not send client_secret');
+    assert.equal(r.headers['www-authenticate'], undefined, 'no Authorization header was tried');
+  });
+
+  test('refuses HTTP Basic client authentication with 401 invalid_client, WWW-Authenticate and the form body', async () => {
     const r = await postForm(
       t,
       '/oauth/token',
@@ -157,6 +209,21 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       'invalid_client',
       'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body',
     );
+    // RFC 6749 §5.2: a client that tried the Authorization header is told the scheme it used.
+    assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
+    const bearer = await postForm(
+      t,
+      '/oauth/token',
+      { grant_type: 'client_credentials' },
+      { authorization: 'Bearer x' },
+    );
+    assertEnvelope(
+      bearer,
+      401,
+      'invalid_client',
+      'Client authentication in the Authorization header is not supported: send client_id and client_secret in the form body',
+    );
+    assert.equal(bearer.headers['www-authenticate'], 'Bearer realm="gatehouse"');
   });
 
   test('refuses a wrong client secret with invalid_client', async () => {
@@ -201,180 +268,5 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       payload: 'grant_type=a&grant_type=b',
     });
     assert.equal(JSON.parse(repeated.body).error_description, 'Parameter grant_type is included more than once');
-  });
-});
-
-describe('POST /oauth/token grant_type=refresh_token', async () => {
-  const t = await startTestApp();
-  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
-  const { cookie } = await makeSession(t, await makeIdentity(t.sql));
-
-  const start = async () => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    return r.json.refresh_token as string;
-  };
-  const refresh = (token: string) =>
-    postForm(t, '/oauth/token', {
-      grant_type: 'refresh_token',
-      client_id: client.id,
-      client_secret: secret as string,
-      refresh_token: token,
-    });
-
-  test('rotates on every use; replay after the grace window revokes the family, newest token included', async () => {
-    const first = await start();
-    const second = await refresh(first);
-    assert.equal(second.status, 200);
-    assert.notEqual(second.json.refresh_token, first);
-    assert.equal(second.json.id_token, undefined);
-    const third = await refresh(second.json.refresh_token as string);
-    assert.equal(third.status, 200);
-    t.clock.advance(6);
-    assertEnvelope(
-      await refresh(first),
-      400,
-      'invalid_grant',
-      'The refresh token was already used; its whole token family is revoked',
-    );
-    assertEnvelope(
-      await refresh(third.json.refresh_token as string),
-      400,
-      'invalid_grant',
-      'The refresh token has been revoked',
-    );
-  });
-
-  test('concurrent refresh of one token: one rotation, the parallel retry gets the same successor', async () => {
-    const token = await start();
-    const results = await Promise.all(Array.from({ length: 4 }, () => refresh(token)));
-    assert.ok(results.every((r) => r.status === 200));
-    assert.equal(new Set(results.map((r) => r.json.refresh_token)).size, 1);
-    const [live] = await t.sql`
-      select count(*)::int as n from oauth_refresh_tokens
-      where rotated_at is null and grant_id = (select grant_id from oauth_refresh_tokens where token_hash = ${tokenHash(token)})`;
-    assert.equal(live?.n, 1);
-  });
-
-  test('revoking an identity’s grants (for the identity module) stops its refresh tokens', async () => {
-    const other = await makeIdentity(t.sql);
-    const { cookie: otherCookie } = await makeSession(t, other);
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie: otherCookie, challenge });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    assert.equal(await revokeIdentityGrants(t.sql, other, t.clock.now()), 1);
-    assertEnvelope(
-      await refresh(r.json.refresh_token as string),
-      400,
-      'invalid_grant',
-      'The refresh token has been revoked',
-    );
-  });
-
-  test('refuses a refresh token presented by another client without revoking it', async () => {
-    const token = await start();
-    const { client: other, secret: otherSecret } = await makeClient(t.sql, t.secrets.clientSecret);
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'refresh_token',
-      client_id: other.id,
-      client_secret: otherSecret as string,
-      refresh_token: token,
-    });
-    assertEnvelope(r, 400, 'invalid_grant', 'The refresh token is invalid');
-    assert.equal((await refresh(token)).status, 200);
-  });
-});
-
-describe('POST /oauth/token grant_type=client_credentials', async () => {
-  const t = await startTestApp();
-  const { client, secret, resource } = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read', 'write']);
-  const { resource: foreign } = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
-  const { client: web, secret: webSecret } = await makeClient(t.sql, t.secrets.clientSecret);
-  const cc = (overrides: Record<string, string> = {}) =>
-    postForm(t, '/oauth/token', {
-      grant_type: 'client_credentials',
-      client_id: client.id,
-      client_secret: secret,
-      scope: 'read',
-      resource: resource.audience,
-      ...overrides,
-    });
-
-  test('issues only an access token for a provisioned audience and scope, with sub = client id', async () => {
-    const r = await cc({ scope: 'read write' });
-    assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.json).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
-    const claims = JSON.parse(
-      Buffer.from((r.json.access_token as string).split('.')[1] as string, 'base64url').toString(),
-    );
-    assert.equal(claims.sub, client.id);
-    assert.equal(claims.aud, resource.audience);
-    assert.equal(claims.scope, 'read write');
-  });
-
-  test('refuses an unprovisioned audience with invalid_target', async () => {
-    assertEnvelope(
-      await cc({ resource: foreign.audience }),
-      400,
-      'invalid_target',
-      'The client is not provisioned for this resource',
-    );
-  });
-
-  test('refuses an unprovisioned scope with invalid_scope instead of narrowing', async () => {
-    assertEnvelope(
-      await cc({ scope: 'read admin' }),
-      400,
-      'invalid_scope',
-      'The client is not provisioned for scope admin at this resource',
-    );
-  });
-
-  test('refuses a missing resource, a non-service client and a wrong secret', async () => {
-    const { resource: _r, ...rest } = { resource: '' };
-    assertEnvelope(
-      await postForm(t, '/oauth/token', {
-        grant_type: 'client_credentials',
-        client_id: client.id,
-        client_secret: secret,
-        scope: 'read',
-        ...rest,
-      }),
-      400,
-      'invalid_request',
-      'resource is required: name the audience the token is for (RFC 8707)',
-    );
-    assertEnvelope(
-      await cc({ client_id: web.id, client_secret: webSecret as string }),
-      400,
-      'unauthorized_client',
-      'Only service clients may use client_credentials',
-    );
-    assertEnvelope(await cc({ client_secret: 'wrong' }), 401, 'invalid_client', 'Unknown client or wrong credentials');
-  });
-
-  test('a rotated secret takes effect on every node within the client cache window', async () => {
-    assert.equal((await cc()).status, 200);
-    const rotated = newClientSecret();
-    await updateClientSecret(t.sql, client.id, clientSecretHmac(t.secrets.clientSecret, rotated), t.clock.now());
-    assert.equal((await cc()).status, 200, 'cached for up to CACHE_SECONDS');
-    t.clock.advance(CACHE_SECONDS + 1);
-    assertEnvelope(await cc(), 401, 'invalid_client', 'Unknown client or wrong credentials');
-    assert.equal((await cc({ client_secret: rotated })).status, 200);
   });
 });

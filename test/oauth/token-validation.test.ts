@@ -46,6 +46,31 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal(r.headers['www-authenticate'], 'Bearer');
   });
 
+  test('userinfo by POST answers the same claims as GET', async () => {
+    const { access_token } = await userTokens();
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    assert.equal(r.statusCode, 200);
+    assert.deepEqual(JSON.parse(r.body), (await userinfo(`Bearer ${access_token}`)).json);
+    assert.equal(JSON.parse(r.body).sub, sub);
+  });
+
+  test('introspection refuses HTTP Basic with 401 invalid_client and WWW-Authenticate', async () => {
+    const { access_token } = await userTokens();
+    const basic = `Basic ${Buffer.from(`${client.id}:${secret}`).toString('base64')}`;
+    const r = await postForm(t, '/oauth/introspect', { token: access_token }, { authorization: basic });
+    assertEnvelope(
+      r,
+      401,
+      'invalid_client',
+      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body',
+    );
+    assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
+  });
+
   test('a tampered JWT is refused by userinfo and inactive at introspection', async () => {
     const { access_token } = await userTokens();
     const [header, payload, signature] = access_token.split('.') as [string, string, string];

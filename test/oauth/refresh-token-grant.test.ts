@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tokenHash } from '../../src/crypto/primitives.ts';
+import { revokeIdentityGrants } from '../../src/oauth/store.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+
+describe('POST /oauth/token grant_type=refresh_token', async () => {
+  const t = await startTestApp();
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+  const { cookie } = await makeSession(t, await makeIdentity(t.sql));
+
+  const start = async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    const r = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.id,
+      client_secret: secret as string,
+      code,
+      redirect_uri: client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    return r.json.refresh_token as string;
+  };
+  const refresh = (token: string) =>
+    postForm(t, '/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.id,
+      client_secret: secret as string,
+      refresh_token: token,
+    });
+
+  test('rotates on every use; replay after the grace window revokes the family, newest token included', async () => {
+    const first = await start();
+    const second = await refresh(first);
+    assert.equal(second.status, 200);
+    assert.notEqual(second.json.refresh_token, first);
+    assert.equal(second.json.id_token, undefined);
+    const third = await refresh(second.json.refresh_token as string);
+    assert.equal(third.status, 200);
+    t.clock.advance(6);
+    assertEnvelope(
+      await refresh(first),
+      400,
+      'invalid_grant',
+      'The refresh token was already used; its whole token family is revoked',
+    );
+    assertEnvelope(
+      await refresh(third.json.refresh_token as string),
+      400,
+      'invalid_grant',
+      'The refresh token has been revoked',
+    );
+  });
+
+  test('concurrent refresh of one token: one rotation, the parallel retry gets the same successor', async () => {
+    const token = await start();
+    const results = await Promise.all(Array.from({ length: 4 }, () => refresh(token)));
+    assert.ok(results.every((r) => r.status === 200));
+    assert.equal(new Set(results.map((r) => r.json.refresh_token)).size, 1);
+    const [live] = await t.sql`
+      select count(*)::int as n from oauth_refresh_tokens
+      where rotated_at is null and grant_id = (select grant_id from oauth_refresh_tokens where token_hash = ${tokenHash(token)})`;
+    assert.equal(live?.n, 1);
+  });
+
+  test('revoking an identity’s grants (for the identity module) stops its refresh tokens', async () => {
+    const other = await makeIdentity(t.sql);
+    const { cookie: otherCookie } = await makeSession(t, other);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie: otherCookie, challenge });
+    const r = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.id,
+      client_secret: secret as string,
+      code,
+      redirect_uri: client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    assert.equal(await revokeIdentityGrants(t.sql, other, t.clock.now()), 1);
+    assertEnvelope(
+      await refresh(r.json.refresh_token as string),
+      400,
+      'invalid_grant',
+      'The refresh token has been revoked',
+    );
+  });
+
+  test('rejects an unknown refresh token with invalid_grant', async () => {
+    assertEnvelope(await refresh('never-issued-refresh-token'), 400, 'invalid_grant', 'The refresh token is invalid');
+  });
+
+  test('refuses a refresh token presented by another client without revoking it', async () => {
+    const token = await start();
+    const { client: other, secret: otherSecret } = await makeClient(t.sql, t.secrets.clientSecret);
+    const r = await postForm(t, '/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: other.id,
+      client_secret: otherSecret as string,
+      refresh_token: token,
+    });
+    assertEnvelope(r, 400, 'invalid_grant', 'The refresh token is invalid');
+    assert.equal((await refresh(token)).status, 200);
+  });
+});
