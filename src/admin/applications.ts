@@ -1,6 +1,8 @@
 // Application registration: create, list, read, update, delete; every change audited.
+import type { Executor } from '../db/pool.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newApplicationId } from '../oauth/ids.ts';
+import { redirectProblems } from './client-rules.ts';
 import { type Actor, type AdminDeps, auditChange } from './context.ts';
 import * as store from './store.ts';
 
@@ -42,8 +44,27 @@ export async function listApplications(deps: AdminDeps) {
   return { applications: (await store.listApplications(deps.sql)).map(presentApplication) };
 }
 
+/** Refuses an environment its clients' redirect URIs do not fit (localhost outside development), naming one. */
+async function assertClientsFit(tx: Executor, id: string, environment: store.Environment) {
+  for (const client of await store.listApplicationClients(tx, id)) {
+    const [problem] = redirectProblems(client, environment);
+    if (problem)
+      throw new GatehouseError(
+        'application_environment_conflict',
+        `Client ${client.id} (${client.name}) has ${problem.uri}, which a ${environment} application may not use ` +
+          `(${problem.problem}); update or delete the client first`,
+      );
+  }
+}
+
 export async function updateApplication(deps: AdminDeps, actor: Actor, id: string, changes: Partial<ApplicationInput>) {
-  const app = await store.updateApplication(deps.sql, id, changes, deps.clock()).catch(conflict);
+  const app = await deps.sql.begin(async (tx) => {
+    const current = await store.lockApplication(tx, id, 'update');
+    if (!current) throw new NotFound('No such application');
+    if (changes.environment && changes.environment !== current.environment)
+      await assertClientsFit(tx, id, changes.environment);
+    return store.updateApplication(tx, id, changes, deps.clock()).catch(conflict);
+  });
   if (!app) throw new NotFound('No such application');
   await auditChange(deps, actor, 'application.updated', id, { fields: Object.keys(changes).join(',') });
   return presentApplication(app);

@@ -14,17 +14,33 @@ export interface ClientSpec {
 
 export const isConfidential = (kind: ClientKind) => kind === 'web' || kind === 'service';
 
+export interface RedirectProblem extends FieldProblem {
+  uri: string;
+}
+
+/**
+ * The redirect and post-logout URIs a client of an application in `environment` may not use. Depends on the
+ * environment (localhost only in development), so changing an application's environment re-checks its clients.
+ */
+export function redirectProblems(
+  spec: Pick<ClientSpec, 'kind' | 'redirectUris' | 'postLogoutRedirectUris'>,
+  environment: Environment,
+): RedirectProblem[] {
+  const context = { native: spec.kind === 'native', development: environment === 'development' };
+  const check = (field: string, uris: string[]) =>
+    uris.flatMap((uri, i) => {
+      const problem = redirectUriProblem(uri, context);
+      return problem ? [{ path: `body.${field}.${i}`, problem, uri }] : [];
+    });
+  return [
+    ...check('redirect_uris', spec.redirectUris),
+    ...check('post_logout_redirect_uris', spec.postLogoutRedirectUris),
+  ];
+}
+
 /** `resources` are the registered resources named in `spec.audiences`. */
 export function clientProblems(spec: ClientSpec, environment: Environment, resources: Resource[]): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  const context = { native: spec.kind === 'native', development: environment === 'development' };
-  const uriProblems = (field: string, uris: string[]) =>
-    uris.forEach((uri, i) => {
-      const problem = redirectUriProblem(uri, context);
-      if (problem) problems.push({ path: `body.${field}.${i}`, problem });
-    });
-  uriProblems('redirect_uris', spec.redirectUris);
-  uriProblems('post_logout_redirect_uris', spec.postLogoutRedirectUris);
+  const problems: FieldProblem[] = redirectProblems(spec, environment).map(({ path, problem }) => ({ path, problem }));
 
   if (spec.kind === 'service') {
     // A service client has no user and no browser: it only uses client_credentials (SPEC.md "Client kinds").

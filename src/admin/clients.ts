@@ -1,5 +1,6 @@
 // Client registration: validation against the owning application and the registered resources, the secret shown
 // once (creation and rotation responses only), every change audited without the secret.
+import type { Executor } from '../db/pool.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
 import { newClientId } from '../oauth/ids.ts';
@@ -36,13 +37,14 @@ export const presentClient = (c: store.Client) => ({
 
 const unique = (values: string[] | undefined) => [...new Set(values ?? [])];
 
-async function assertValid(deps: AdminDeps, client: Omit<store.Client, 'createdAt' | 'updatedAt'>) {
-  const application = await store.findApplication(deps.sql, client.applicationId);
+/** Validates inside the transaction that writes, holding the application (see store.lockApplication). */
+async function assertValid(tx: Executor, client: Omit<store.Client, 'createdAt' | 'updatedAt'>) {
+  const application = await store.lockApplication(tx, client.applicationId, 'share');
   if (!application)
     throw new InvalidRequest('body.application_id is not a registered application', {
       fields: [{ path: 'body.application_id', problem: 'is not a registered application' }],
     });
-  const resources = await store.findResourcesByAudience(deps.sql, client.audiences);
+  const resources = await store.findResourcesByAudience(tx, client.audiences);
   const problems = clientProblems(client, application.environment, resources);
   const first = problems[0];
   if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });
@@ -63,8 +65,10 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     firstParty: input.first_party ?? false,
     createdAt: deps.clock(),
   };
-  await assertValid(deps, client);
-  const created = await store.insertClient(deps.sql, client);
+  const created = await deps.sql.begin(async (tx) => {
+    await assertValid(tx, client);
+    return store.insertClient(tx, client);
+  });
   await auditChange(deps, actor, 'client.created', created.id, {
     kind: created.kind,
     application: created.applicationId,
@@ -100,8 +104,10 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
     audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
     firstParty: changes.first_party ?? current.firstParty,
   };
-  await assertValid(deps, next);
-  const updated = await store.updateClient(deps.sql, id, next, deps.clock());
+  const updated = await deps.sql.begin(async (tx) => {
+    await assertValid(tx, next);
+    return store.updateClient(tx, id, next, deps.clock());
+  });
   if (!updated) throw new NotFound('No such client');
   await auditChange(deps, actor, 'client.updated', id, { fields: Object.keys(changes).join(',') });
   return presentClient(updated);

@@ -90,6 +90,18 @@ export async function findApplication(sql: Executor, id: string): Promise<Applic
   return row ? toApplication(row) : null;
 }
 
+/**
+ * Reads an application inside a transaction and locks it: `update` while its environment changes, `share` while a
+ * client of it is validated and written, so a client and an environment change cannot pass each other unchecked.
+ */
+export async function lockApplication(tx: Executor, id: string, mode: 'update' | 'share'): Promise<Application | null> {
+  const [row] =
+    mode === 'update'
+      ? await tx`select * from oauth_applications where id = ${id} for update`
+      : await tx`select * from oauth_applications where id = ${id} for share`;
+  return row ? toApplication(row) : null;
+}
+
 export async function listApplications(sql: Executor): Promise<Application[]> {
   return (await sql`select * from oauth_applications order by created_at, id`).map(toApplication);
 }
@@ -140,6 +152,12 @@ export async function findClient(sql: Executor, id: string): Promise<Client | nu
 
 export async function listClients(sql: Executor): Promise<Client[]> {
   return (await sql`select * from oauth_clients order by created_at, id`).map(toClient);
+}
+
+export async function listApplicationClients(sql: Executor, applicationId: string): Promise<Client[]> {
+  return (await sql`select * from oauth_clients where application_id = ${applicationId} order by created_at, id`).map(
+    toClient,
+  );
 }
 
 export type ClientChanges = Partial<

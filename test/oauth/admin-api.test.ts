@@ -1,40 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { adminCaller, assertAdminEnvelope } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 
 describe('administration API: /admin/applications, /admin/clients, /admin/resources', async () => {
   const t = await startTestApp();
   const admin = await makeAdmin(t);
-  const origin = 'http://localhost:8080';
 
-  const call = async (
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    body?: unknown,
-    cookie = admin.cookie,
-  ) => {
-    const response = await t.app.inject({
-      method,
-      url,
-      headers: { cookie, origin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    const json = response.body ? (JSON.parse(response.body) as Record<string, unknown>) : {};
-    return { status: response.statusCode, json, headers: response.headers };
-  };
-  const envelope = (
-    r: { json: Record<string, unknown>; headers: Record<string, unknown> },
-    error: string,
-    description: string,
-    fields?: unknown,
-  ) =>
-    assert.deepEqual(r.json, {
-      error,
-      error_description: description,
-      request_id: r.headers['x-request-id'],
-      ...(fields === undefined ? {} : { fields }),
-    });
+  const call = adminCaller(t, admin.cookie);
+  const envelope = assertAdminEnvelope;
 
   const prod = await call('POST', '/admin/applications', {
     identifier: 'shop',
@@ -145,6 +120,30 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
     ],
     ['no redirect URI', { redirect_uris: [] }, 'body.redirect_uris', 'a web client needs at least one redirect URI'],
     [
+      'a native http redirect to a host other than loopback',
+      { kind: 'native', redirect_uris: ['http://app.example.test/cb'] },
+      'body.redirect_uris.0',
+      'must use https (http only for loopback on native clients or localhost in development applications)',
+    ],
+    [
+      'a private-use scheme on a browser client',
+      { kind: 'browser', redirect_uris: ['com.example.app:/cb'] },
+      'body.redirect_uris.0',
+      'must use https',
+    ],
+    [
+      'a private-use scheme not in reverse-domain form',
+      { kind: 'native', redirect_uris: ['myapp:/cb'] },
+      'body.redirect_uris.0',
+      'must use https',
+    ],
+    [
+      'a localhost post-logout URI outside development',
+      { post_logout_redirect_uris: ['http://localhost:3000/bye'] },
+      'body.post_logout_redirect_uris.0',
+      'must use https (http only for loopback on native clients or localhost in development applications)',
+    ],
+    [
       'a malformed scope',
       { scopes: ['bad scope'] },
       'body.scopes.0',
@@ -189,15 +188,20 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       assert.equal(after[0]?.n, before[0]?.n);
     });
 
-  test('accepts loopback for native clients and localhost for development applications', async () => {
+  test('accepts IPv4 and IPv6 loopback and private-use schemes for native clients, localhost in development', async () => {
     const native = await call('POST', '/admin/clients', {
       application_id: prod.json.id,
       name: 'Desktop',
       kind: 'native',
-      redirect_uris: ['http://127.0.0.1/callback'],
+      redirect_uris: ['http://127.0.0.1/callback', 'http://[::1]:8400/cb', 'com.example.app:/oauth/cb'],
       scopes: ['openid'],
     });
-    assert.equal(native.status, 201);
+    assert.equal(native.status, 201, JSON.stringify(native.json));
+    assert.deepEqual(native.json.redirect_uris, [
+      'http://127.0.0.1/callback',
+      'http://[::1]:8400/cb',
+      'com.example.app:/oauth/cb',
+    ]);
     const local = await call('POST', '/admin/clients', {
       application_id: dev.json.id,
       name: 'Local',
@@ -249,6 +253,72 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
     envelope(r, 'invalid_request', 'body.audience must be an absolute URI', [
       { path: 'body.audience', problem: 'must be an absolute URI' },
     ]);
+  });
+
+  const otherCases: [string, 'POST' | 'PATCH', string, Record<string, unknown>, string, string][] = [
+    [
+      'an application with an unknown environment',
+      'POST',
+      '/admin/applications',
+      { identifier: 'qa-app', name: 'QA', environment: 'qa' },
+      'body.environment',
+      'must be equal to one of the allowed values',
+    ],
+    [
+      'a resource audience with a fragment',
+      'POST',
+      '/admin/resources',
+      { audience: 'https://api2.example.test/#orders', name: 'x', scopes: ['a'] },
+      'body.audience',
+      'must not contain a fragment',
+    ],
+    [
+      'an application PATCH to an unknown environment',
+      'PATCH',
+      `/admin/applications/${prod.json.id}`,
+      { environment: 'qa' },
+      'body.environment',
+      'must be equal to one of the allowed values',
+    ],
+    [
+      'a resource PATCH with a malformed scope',
+      'PATCH',
+      `/admin/resources/${api.json.id}`,
+      { scopes: ['bad scope'] },
+      'body.scopes.0',
+      'must match pattern "^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,128}$"',
+    ],
+  ];
+  for (const [name, method, url, body, path, problem] of otherCases)
+    test(`refuses ${name}: 400 invalid_request naming ${path}, changing nothing`, async () => {
+      const before = await t.sql`
+        select (select count(*) from oauth_applications)::int as apps, (select count(*) from oauth_resources)::int as res,
+               (select max(updated_at) from oauth_applications) as app_at, (select max(updated_at) from oauth_resources) as res_at`;
+      const r = await call(method, url, body);
+      assert.equal(r.status, 400);
+      envelope(r, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      const after = await t.sql`
+        select (select count(*) from oauth_applications)::int as apps, (select count(*) from oauth_resources)::int as res,
+               (select max(updated_at) from oauth_applications) as app_at, (select max(updated_at) from oauth_resources) as res_at`;
+      assert.deepEqual(after, before);
+    });
+
+  test('validates a client PATCH like a creation and leaves the client unchanged', async () => {
+    const created = await call('POST', '/admin/clients', {
+      application_id: prod.json.id,
+      name: 'Patched',
+      kind: 'browser',
+      redirect_uris: ['https://shop.example.test/patched'],
+      scopes: ['openid'],
+    });
+    const url = `/admin/clients/${created.json.client_id}`;
+    const r = await call('PATCH', url, { redirect_uris: ['https://shop.example.test/cb#x'], scopes: ['admin'] });
+    assert.equal(r.status, 400);
+    envelope(r, 'invalid_request', 'body.redirect_uris.0 must not contain a fragment', [
+      { path: 'body.redirect_uris.0', problem: 'must not contain a fragment' },
+      { path: 'body.scopes.0', problem: 'must be one of openid, profile, email, offline_access' },
+    ]);
+    assert.deepEqual((await call('GET', url)).json, created.json);
   });
 
   test('updates and deletes, refusing to delete what is still in use', async () => {

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { adminCaller, assertAdminEnvelope } from '../helpers/admin-api.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { makeAdmin } from '../helpers/oauth-fixtures.ts';
+
+describe('administration API: reading, updating and deleting applications, clients and resources', async () => {
+  const t = await startTestApp();
+  const admin = await makeAdmin(t);
+  const call = adminCaller(t, admin.cookie);
+
+  /** The audit trail of one subject, oldest first, as event + actor + details. */
+  const auditOf = async (subject: unknown) =>
+    (
+      await t.sql`select event, actor, request_id, details from audit_events where subject = ${String(subject)} order by id`
+    ).map((a) => ({
+      event: a.event,
+      actor: a.actor,
+      details: a.details,
+      hasRequestId: typeof a.request_id === 'string',
+    }));
+  const by = (event: string, details: Record<string, unknown> = {}) => ({
+    event,
+    actor: admin.sub,
+    details,
+    hasRequestId: true,
+  });
+
+  test('GET one application; PATCH and DELETE it, each change audited', async () => {
+    const created = await call('POST', '/admin/applications', {
+      identifier: 'crm',
+      name: 'CRM',
+      environment: 'staging',
+    });
+    const url = `/admin/applications/${created.json.id}`;
+    const one = await call('GET', url);
+    assert.equal(one.status, 200);
+    assert.deepEqual(one.json, created.json);
+    const patched = await call('PATCH', url, { name: 'CRM 2', environment: 'production' });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.json.name, 'CRM 2');
+    assert.equal(patched.json.environment, 'production');
+    assert.equal(patched.json.identifier, 'crm');
+    const removed = await call('DELETE', url, {});
+    assert.equal(removed.status, 204);
+    const gone = await call('GET', url);
+    assert.equal(gone.status, 404);
+    assertAdminEnvelope(gone, 'not_found', 'No such application');
+    assert.deepEqual(await auditOf(created.json.id), [
+      by('application.created', { identifier: 'crm' }),
+      by('application.updated', { fields: 'name,environment' }),
+      by('application.deleted'),
+    ]);
+  });
+
+  test('PATCH a resource’s name and scopes; DELETE it once no client uses it; each change audited', async () => {
+    const created = await call('POST', '/admin/resources', {
+      audience: 'https://billing.example.test/',
+      name: 'Billing',
+      scopes: ['invoices:read'],
+    });
+    const url = `/admin/resources/${created.json.id}`;
+    const patched = await call('PATCH', url, { name: 'Billing API', scopes: ['invoices:read', 'invoices:write'] });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.json.name, 'Billing API');
+    assert.deepEqual(patched.json.scopes, ['invoices:read', 'invoices:write']);
+    assert.equal(patched.json.audience, 'https://billing.example.test/');
+    assert.deepEqual((await call('GET', url)).json, patched.json);
+    assert.equal((await call('DELETE', url, {})).status, 204);
+    assert.equal((await call('GET', url)).status, 404);
+    assert.deepEqual(await auditOf(created.json.id), [
+      by('resource.created', { audience: 'https://billing.example.test/' }),
+      by('resource.updated', { fields: 'name,scopes' }),
+      by('resource.deleted'),
+    ]);
+  });
+
+  test('client updates and deletion are audited, without secrets', async () => {
+    const app = await call('POST', '/admin/applications', {
+      identifier: 'wiki',
+      name: 'Wiki',
+      environment: 'production',
+    });
+    const created = await call('POST', '/admin/clients', {
+      application_id: app.json.id,
+      name: 'Wiki backend',
+      kind: 'web',
+      redirect_uris: ['https://wiki.example.test/cb'],
+      scopes: ['openid'],
+    });
+    const url = `/admin/clients/${created.json.client_id}`;
+    const patched = await call('PATCH', url, { name: 'Wiki server', scopes: ['openid', 'email'] });
+    assert.equal(patched.status, 200);
+    assert.deepEqual(patched.json.scopes, ['openid', 'email']);
+    assert.equal((await call('DELETE', url, {})).status, 204);
+    const trail = await auditOf(created.json.client_id);
+    assert.deepEqual(trail, [
+      by('client.created', { kind: 'web', application: app.json.id }),
+      by('client.updated', { fields: 'name,scopes' }),
+      by('client.deleted'),
+    ]);
+    assert.ok(!JSON.stringify(trail).includes(String(created.json.client_secret)));
+  });
+});
+
+describe('PATCH /admin/applications/{id} environment', async () => {
+  const t = await startTestApp();
+  const admin = await makeAdmin(t);
+  const call = adminCaller(t, admin.cookie);
+
+  const devApp = async (identifier: string) =>
+    (await call('POST', '/admin/applications', { identifier, name: identifier, environment: 'development' })).json;
+  const addClient = async (applicationId: unknown, body: Record<string, unknown>) =>
+    (
+      await call('POST', '/admin/clients', {
+        application_id: applicationId,
+        name: 'Local SPA',
+        kind: 'browser',
+        scopes: ['openid'],
+        ...body,
+      })
+    ).json;
+
+  test('refuses leaving development with 409 naming the client whose localhost URI would not fit', async () => {
+    const app = await devApp('portal');
+    const client = await addClient(app.id, {
+      redirect_uris: ['https://portal.example.test/cb', 'http://localhost:5173/cb'],
+    });
+    for (const environment of ['staging', 'production']) {
+      const r = await call('PATCH', `/admin/applications/${app.id}`, { environment, name: 'Portal' });
+      assert.equal(r.status, 409);
+      assertAdminEnvelope(
+        r,
+        'application_environment_conflict',
+        `Client ${client.client_id} (Local SPA) has http://localhost:5173/cb, which a ${environment} application may ` +
+          'not use (must use https (http only for loopback on native clients or localhost in development ' +
+          'applications)); update or delete the client first',
+      );
+    }
+    const unchanged = await call('GET', `/admin/applications/${app.id}`);
+    assert.equal(unchanged.json.environment, 'development');
+    assert.equal(unchanged.json.name, 'portal', 'nothing of the refused PATCH was applied');
+    const events = await t.sql`select event from audit_events where subject = ${String(app.id)} order by id`;
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['application.created'],
+    );
+  });
+
+  test('checks post-logout URIs too, and allows the change once the client is fixed', async () => {
+    const app = await devApp('forum');
+    const client = await addClient(app.id, {
+      redirect_uris: ['https://forum.example.test/cb'],
+      post_logout_redirect_uris: ['http://localhost:3000/bye'],
+    });
+    const refused = await call('PATCH', `/admin/applications/${app.id}`, { environment: 'production' });
+    assert.equal(refused.status, 409);
+    assert.match(String(refused.json.error_description), /has http:\/\/localhost:3000\/bye/);
+    const fixed = await call('PATCH', `/admin/clients/${client.client_id}`, {
+      post_logout_redirect_uris: ['https://forum.example.test/bye'],
+    });
+    assert.equal(fixed.status, 200);
+    const moved = await call('PATCH', `/admin/applications/${app.id}`, { environment: 'production' });
+    assert.equal(moved.status, 200);
+    assert.equal(moved.json.environment, 'production');
+  });
+
+  test('keeps native loopback URIs, which every environment allows', async () => {
+    const app = await devApp('desktop');
+    await addClient(app.id, { kind: 'native', redirect_uris: ['http://127.0.0.1/cb', 'http://[::1]/cb'] });
+    const r = await call('PATCH', `/admin/applications/${app.id}`, { environment: 'staging' });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.environment, 'staging');
+  });
+
+  test('a client added to a production application is checked against production', async () => {
+    const app = await devApp('kiosk');
+    assert.equal((await call('PATCH', `/admin/applications/${app.id}`, { environment: 'production' })).status, 200);
+    const r = await call('POST', '/admin/clients', {
+      application_id: app.id,
+      name: 'Kiosk',
+      kind: 'browser',
+      redirect_uris: ['http://localhost:8000/cb'],
+      scopes: ['openid'],
+    });
+    assert.equal(r.status, 400);
+    assert.equal(
+      r.json.error_description,
+      'body.redirect_uris.0 must use https (http only for loopback on native clients or localhost in development applications)',
+    );
+  });
+});
