@@ -13,7 +13,7 @@ describe('GET /oauth/authorize', async () => {
   });
   const { client: native } = await makeClient(t.sql, t.secrets.clientSecret, {
     kind: 'native',
-    redirectUris: ['http://127.0.0.1/cb'],
+    redirectUris: ['http://127.0.0.1/cb', 'com.example.app:/oauth/cb'],
   });
   const sub = await makeIdentity(t.sql);
   const { cookie } = await makeSession(t, sub);
@@ -57,6 +57,19 @@ describe('GET /oauth/authorize', async () => {
     );
     assert.equal(r.statusCode, 302);
     assert.ok((r.headers.location as string).startsWith('http://127.0.0.1:49152/cb?code='));
+  });
+
+  test('a native client’s private-use scheme redirect URI (RFC 8252 §7.1) matches exactly', async () => {
+    const r = await get(
+      authorizeUrl({ client: native, challenge, redirectUri: 'com.example.app:/oauth/cb', scope: 'openid' }),
+    );
+    assert.equal(r.statusCode, 302);
+    assert.ok((r.headers.location as string).startsWith('com.example.app:/oauth/cb?code='));
+    const other = await get(
+      authorizeUrl({ client: native, challenge, redirectUri: 'com.example.app:/oauth/other', scope: 'openid' }),
+    );
+    assert.equal(other.statusCode, 400);
+    assert.equal(other.headers.location, undefined);
   });
 
   const redirected: [string, Record<string, string>, string, string][] = [
