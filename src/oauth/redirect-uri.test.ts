@@ -32,6 +32,9 @@ describe('redirect URI registration', () => {
     assert.equal(redirectUriProblem('http://localhost:3000/cb', { native: false, development: true }), null);
     assert.equal(redirectUriProblem('http://127.0.0.1/cb', { native: true, development: false }), null);
     assert.equal(redirectUriProblem('com.example.app:/cb', { native: true, development: false }), null);
-    assert.equal(redirectUriProblem('javascript:alert(1)', { native: true, development: false }), 'must use https');
+    const native = { native: true, development: false };
+    assert.match(redirectUriProblem('javascript:alert(1)', native) ?? '', /reverse-domain form/);
+    assert.match(redirectUriProblem('myapp:/cb', native) ?? '', /reverse-domain form/);
+    assert.equal(redirectUriProblem('com.example.app:/cb', web), 'must use https');
   });
 });

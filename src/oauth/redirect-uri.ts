@@ -48,6 +48,8 @@ export function redirectUriProblem(value: string, context: RedirectRegistrationC
     if (context.development && (url.hostname === 'localhost' || isLoopback(url))) return null;
     return 'must use https (http only for loopback on native clients or localhost in development applications)';
   }
-  if (context.native && /^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return null;
-  return 'must use https';
+  if (!context.native) return 'must use https';
+  // RFC 8252 §7.1, §8.4: reverse-domain form, so the scheme is one the app's publisher can claim and others avoid.
+  if (/^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return null;
+  return 'must use https, loopback http, or a private-use scheme in reverse-domain form (com.example.app:/path)';
 }

@@ -135,7 +135,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       'a private-use scheme not in reverse-domain form',
       { kind: 'native', redirect_uris: ['myapp:/cb'] },
       'body.redirect_uris.0',
-      'must use https',
+      'must use https, loopback http, or a private-use scheme in reverse-domain form (com.example.app:/path)',
     ],
     [
       'a localhost post-logout URI outside development',
