@@ -3,7 +3,7 @@
 // The session ends without asking only when the hint is an ID token of this very session (same `sub`, and same
 // `sid` when it has one): any ID token we ever signed is not enough, or a page holding someone's old hint could
 // sign the current user out silently (§4 lets the OP ask the user). Everyone else confirms first.
-import { type GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import type { Session } from '../session/types.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { verifyRs256 } from './jws.ts';
@@ -65,7 +65,7 @@ export async function planLogout(
   let hint: Hint | null = null;
   if (params.id_token_hint) {
     const read = await readHint(deps, params.id_token_hint);
-    if (!('clientId' in read)) return { kind: 'error-page', error: read };
+    if (read instanceof GatehouseError) return { kind: 'error-page', error: read };
     if (clientId !== null && clientId !== read.clientId)
       return { kind: 'error-page', error: new InvalidRequest('client_id does not match the id_token_hint') };
     hint = read;
