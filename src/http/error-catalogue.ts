@@ -63,6 +63,12 @@ export const errorCatalogue = {
   resource_exists: { status: 409, description: 'A resource with this audience already exists.' },
   application_in_use: { status: 409, description: 'The application still has clients; delete them first.' },
   resource_in_use: { status: 409, description: 'A client is still provisioned for this resource; update it first.' },
+  last_owner: {
+    status: 409,
+    description: 'The organization must keep at least one active IAL2 owner; make someone else an owner first.',
+  },
+  cannot_suspend_self: { status: 409, description: 'You cannot suspend your own account; ask another owner.' },
+  invalid_identity_state: { status: 409, description: "The identity's state does not allow this change." },
 
   // account self-service and delivery
   self_service_disabled: { status: 403, description: 'Account self-service is not enabled on this service.' },
