@@ -1,7 +1,12 @@
 // Identities as an owner sees them: search, one identity in full (never a secret), suspension and reactivation
 // (ending the identity's sessions and OAuth grants), and identity assurance. Every change is audited.
 import { GatehouseError, NotFound } from '../http/errors.ts';
-import { type AssuranceChange, changeAssurance, changeIdentityState, type StateChange } from '../identity/admin-store.ts';
+import {
+  type AssuranceChange,
+  changeAssurance,
+  changeIdentityState,
+  type StateChange,
+} from '../identity/admin-store.ts';
 import * as directory from '../identity/directory-store.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findIdentity, type IdentityAssurance, listSignInMethods } from '../identity/store.ts';

@@ -38,11 +38,17 @@ export async function setRoles(deps: AdminDeps, actor: Actor, organizationId: st
   if (change.outcome === 'not_found') throw new NotFound('No such identity');
   if (change.outcome === 'last_owner') throw new GatehouseError('last_owner');
   if (change.outcome !== 'unchanged')
-    await auditChange(deps, actor, change.outcome === 'created' ? 'membership.added' : 'membership.roles_changed', sub, {
-      organization_id: organizationId,
-      roles: roles.join(' '),
-      previous_roles: change.previous.join(' '),
-    });
+    await auditChange(
+      deps,
+      actor,
+      change.outcome === 'created' ? 'membership.added' : 'membership.roles_changed',
+      sub,
+      {
+        organization_id: organizationId,
+        roles: roles.join(' '),
+        previous_roles: change.previous.join(' '),
+      },
+    );
   return { organization_id: organizationId, sub, roles };
 }
 

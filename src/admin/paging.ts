@@ -23,7 +23,8 @@ function decodeCursor(cursor: string): Position {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     const createdAt = new Date(String(at));
-    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
+    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(createdAt.getTime()))
+      return { createdAt, id };
   } catch {
     // falls through to the refusal below
   }

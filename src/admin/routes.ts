@@ -2,9 +2,9 @@
 // and /admin/organizations/:id/members. Every route passes the owner guard first; handlers parse, make one call and
 // reply.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import * as applications from './applications.ts';
 import type { Sub } from '../identity/ids.ts';
 import type { IdentityAssurance } from '../identity/store.ts';
+import * as applications from './applications.ts';
 import * as clients from './clients.ts';
 import type { Actor, AdminDeps } from './context.ts';
 import type { AdminGuard } from './guard.ts';
@@ -111,7 +111,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.put<Member & { Body: { roles: string[] } }>(
     '/admin/organizations/:id/members/:sub',
     { schema: { ...member, body: schemas.MemberRoles } },
-    async (request) => members.setRoles(deps, actor(request), request.params.id, request.params.sub, request.body.roles),
+    async (request) =>
+      members.setRoles(deps, actor(request), request.params.id, request.params.sub, request.body.roles),
   );
   app.delete<Member>(
     '/admin/organizations/:id/members/:sub',

@@ -13,7 +13,10 @@ export interface IdentitySummary {
   createdAt: Date;
 }
 
-/** Keyset position of the last row a page showed: newest first, ties broken by id. */
+/**
+ * Keyset position of the last row a page showed, ties broken by id. Stored times have microseconds but a position
+ * carries a JavaScript Date, so the queries order and compare at millisecond precision.
+ */
 export interface Position {
   createdAt: Date;
   id: string;
@@ -59,8 +62,8 @@ export async function searchIdentities(
       from identities i left join emails e on e.identity_id = i.id and e.is_primary
       where (${q} = '' or i.id = ${q} or i.display_name ilike ${namePart}
              or exists (select 1 from emails m where m.identity_id = i.id and m.normalized like ${emailPrefix}))
-        and (${after === null} or (i.created_at, i.id) < (${after?.createdAt ?? null}::timestamptz, ${after?.id ?? null}::text))
-      order by i.created_at desc, i.id desc
+        and (${after === null} or (date_trunc('milliseconds', i.created_at), i.id) < (${after?.createdAt ?? null}::timestamptz, ${after?.id ?? null}::text))
+      order by date_trunc('milliseconds', i.created_at) desc, i.id desc
       limit ${limit}`
   ).map(toSummary);
 }
@@ -76,7 +79,12 @@ export async function listEmails(sql: Executor, sub: Sub): Promise<EmailRecord[]
   const rows = await sql<{ address: string; is_primary: boolean; verified_at: Date | null; created_at: Date }[]>`
     select address, is_primary, verified_at, created_at from emails where identity_id = ${sub}
     order by is_primary desc, id`;
-  return rows.map((r) => ({ address: r.address, primary: r.is_primary, verifiedAt: r.verified_at, createdAt: r.created_at }));
+  return rows.map((r) => ({
+    address: r.address,
+    primary: r.is_primary,
+    verifiedAt: r.verified_at,
+    createdAt: r.created_at,
+  }));
 }
 
 export interface Membership {
@@ -126,8 +134,8 @@ export async function listMembers(
     from memberships m join identities i on i.id = m.identity_id
       left join emails e on e.identity_id = i.id and e.is_primary
     where m.organization_id = ${organizationId}
-      and (${after === null} or (m.created_at, i.id) > (${after?.createdAt ?? null}::timestamptz, ${after?.id ?? null}::text))
-    order by m.created_at, i.id
+      and (${after === null} or (date_trunc('milliseconds', m.created_at), i.id) > (${after?.createdAt ?? null}::timestamptz, ${after?.id ?? null}::text))
+    order by date_trunc('milliseconds', m.created_at), i.id
     limit ${limit}`;
   return rows.map((r) => ({ ...toSummary(r), roles: r.roles, joinedAt: r.joined_at }));
 }

@@ -247,7 +247,8 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
       assert.deepEqual(answers.map((r) => r.status).filter((s) => s === 200).length, 1, JSON.stringify(answers));
       const loser = answers.find((r) => r.status !== 200);
       assert.ok(loser && ['login_required', 'last_owner'].includes(String(loser.json.error)));
-      const [row] = await t.sql`select count(*)::int as n from identities where id in (${a.sub}, ${b.sub}) and state = 'active'`;
+      const [row] =
+        await t.sql`select count(*)::int as n from identities where id in (${a.sub}, ${b.sub}) and state = 'active'`;
       assert.equal(row?.n, 1);
     } finally {
       await t.sql`update identities set assurance = 'ial2' where id = ${admin.sub}`;
