@@ -2,12 +2,22 @@
 // organization always keeps an active ial2 owner (src/identity/admin-store.ts); every change is audited.
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { removeMembership, setMembershipRoles } from '../identity/admin-store.ts';
-import { findOrganization, listMembers as listMemberRows } from '../identity/directory-store.ts';
+import {
+  findOrganization,
+  listMembers as listMemberRows,
+  listOrganizations as listOrganizationRows,
+} from '../identity/directory-store.ts';
 import type { Sub } from '../identity/ids.ts';
 import { type Actor, type AdminDeps, auditChange } from './context.ts';
 import { type PageQuery, pageOf, pageRequest } from './paging.ts';
 
 const noOrganization = () => new NotFound('No such organization');
+
+/** The organizations, the bootstrap one marked: the console opens its members by default. */
+export async function listOrganizations(deps: AdminDeps) {
+  const rows = await listOrganizationRows(deps.sql);
+  return { organizations: rows.map((o) => ({ id: o.id, name: o.name, bootstrap: o.id === deps.organizationId })) };
+}
 
 export async function listMembers(deps: AdminDeps, organizationId: string, query: PageQuery) {
   const organization = await findOrganization(deps.sql, organizationId);

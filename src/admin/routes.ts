@@ -103,6 +103,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   );
 
   const member = { params: schemas.MemberParams };
+  app.get('/admin/organizations', async () => members.listOrganizations(deps));
   app.get<Id>(
     '/admin/organizations/:id/members',
     { schema: { params: schemas.OrganizationParams, querystring: schemas.MemberList } },

@@ -112,6 +112,11 @@ export interface Organization {
   name: string;
 }
 
+/** Every organization; there are few (the operator creates them), so this is not paged. */
+export async function listOrganizations(sql: Executor): Promise<Organization[]> {
+  return [...(await sql<Organization[]>`select id, name from organizations order by id`)];
+}
+
 export async function findOrganization(sql: Executor, id: string): Promise<Organization | null> {
   const [row] = await sql<Organization[]>`select id, name from organizations where id = ${id}`;
   return row ?? null;

@@ -13,6 +13,18 @@ const rolesOf = async (org: string, sub: string) => {
   return (row?.roles as string[] | undefined) ?? null;
 };
 
+describe('GET /admin/organizations', () => {
+  test('lists the organizations and marks the bootstrap one', async () => {
+    const r = await call('GET', '/admin/organizations');
+    assert.deepEqual(r.json, {
+      organizations: [
+        { id: 'acme', name: 'Acme', bootstrap: true },
+        { id: 'labs', name: 'Acme Labs', bootstrap: false },
+      ],
+    });
+  });
+});
+
 describe('GET /admin/organizations/:id/members', () => {
   test('lists members with their roles in the order they joined, paged', async () => {
     const ada = await makeIdentity(t.sql, { displayName: 'Ada', email: 'ada@acme.test' });
