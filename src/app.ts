@@ -137,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     audit: deps.audit,
     clock: deps.clock,
     clientSecretKey: deps.secrets.clientSecret,
+    organizationId: config.organization.id,
     requireAdmin: services.requireAdmin,
   });
 

@@ -8,6 +8,8 @@ export interface AdminDeps {
   clock: () => Date;
   /** Key of the client-secret HMAC. */
   clientSecretKey: Buffer;
+  /** The bootstrap organization: its owners administer the service, so it must keep one. */
+  organizationId: string;
 }
 
 export interface Actor {

@@ -57,14 +57,14 @@ describe('the /admin guard', async () => {
     expectError(await probe(cookie), 403, 'admin_required', 'The owner must be verified to IAL2');
   });
 
-  it('answers 403 admin_required for a suspended owner', async () => {
+  it('answers 401 login_required for a suspended owner: the session itself no longer counts', async () => {
     const owner = await makeAccount(t.sql, t.secrets, t.config, {
       roles: ['owner'],
       assurance: 'ial2',
       state: 'suspended',
     });
     const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
-    expectError(await probe(cookie), 403, 'admin_required', 'The account is not active');
+    expectError(await probe(cookie), 401, 'login_required', 'Sign in first.');
   });
 
   it('answers 403 enrollment_required for an enrollment-only session', async () => {

@@ -1,10 +1,15 @@
-// /admin/applications, /admin/clients, /admin/resources (SPEC.md "Resources and their fields"). Every route passes
-// the owner guard first; handlers parse, make one call and reply.
+// /admin/applications, /admin/clients, /admin/resources (SPEC.md "Resources and their fields"), /admin/identities
+// and /admin/organizations/:id/members. Every route passes the owner guard first; handlers parse, make one call and
+// reply.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Sub } from '../identity/ids.ts';
+import type { IdentityAssurance } from '../identity/store.ts';
 import * as applications from './applications.ts';
 import * as clients from './clients.ts';
 import type { Actor, AdminDeps } from './context.ts';
 import type { AdminGuard } from './guard.ts';
+import * as identities from './identities.ts';
+import * as members from './members.ts';
 import * as resources from './resources.ts';
 import * as schemas from './schemas.ts';
 
@@ -13,6 +18,8 @@ export interface AdminRoutesDeps extends AdminDeps {
 }
 
 type Id = { Params: { id: string } };
+type BySub = { Params: { sub: Sub } };
+type Member = { Params: { id: string; sub: Sub } };
 
 export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): Promise<void> {
   // The guard runs before body validation, so an anonymous caller learns nothing about the schemas.
@@ -74,4 +81,46 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
     await resources.deleteResource(deps, actor(request), request.params.id);
     return reply.code(204).send();
   });
+
+  const bySub = { params: schemas.SubParams };
+  const subChange = { params: schemas.SubParams, body: schemas.EmptyBody };
+  app.get('/admin/identities', { schema: { querystring: schemas.IdentitySearch } }, async (request) =>
+    identities.searchIdentities(deps, request.query as never),
+  );
+  app.get<BySub>('/admin/identities/:sub', { schema: bySub }, async (request) =>
+    identities.getIdentity(deps, request.params.sub),
+  );
+  app.post<BySub>('/admin/identities/:sub/suspend', { schema: subChange }, async (request) =>
+    identities.suspendIdentity(deps, actor(request), request.params.sub),
+  );
+  app.post<BySub>('/admin/identities/:sub/reactivate', { schema: subChange }, async (request) =>
+    identities.reactivateIdentity(deps, actor(request), request.params.sub),
+  );
+  app.post<BySub & { Body: { ial: IdentityAssurance } }>(
+    '/admin/identities/:sub/assurance',
+    { schema: { ...bySub, body: schemas.AssuranceChange } },
+    async (request) => identities.setAssurance(deps, actor(request), request.params.sub, request.body.ial),
+  );
+
+  const member = { params: schemas.MemberParams };
+  app.get('/admin/organizations', async () => members.listOrganizations(deps));
+  app.get<Id>(
+    '/admin/organizations/:id/members',
+    { schema: { params: schemas.OrganizationParams, querystring: schemas.MemberList } },
+    async (request) => members.listMembers(deps, request.params.id, request.query as never),
+  );
+  app.put<Member & { Body: { roles: string[] } }>(
+    '/admin/organizations/:id/members/:sub',
+    { schema: { ...member, body: schemas.MemberRoles } },
+    async (request) =>
+      members.setRoles(deps, actor(request), request.params.id, request.params.sub, request.body.roles),
+  );
+  app.delete<Member>(
+    '/admin/organizations/:id/members/:sub',
+    { schema: { ...member, body: schemas.EmptyBody } },
+    async (request, reply) => {
+      await members.removeMember(deps, actor(request), request.params.id, request.params.sub);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -56,3 +56,36 @@ export const ResourceUpdate = Type.Object(
   { name: Type.Optional(Name), scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 100 })) },
   { additionalProperties: false },
 );
+
+export const SubParams = Type.Object(
+  { sub: Type.String({ pattern: '^usr_[A-Za-z0-9_-]{1,64}$' }) },
+  { additionalProperties: false },
+);
+export const OrganizationParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 128 }) },
+  { additionalProperties: false },
+);
+export const MemberParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 128 }), sub: Type.String({ pattern: '^usr_[A-Za-z0-9_-]{1,64}$' }) },
+  { additionalProperties: false },
+);
+
+// Query strings arrive as text and are never coerced (app.ts), so the limit is matched as digits: 1-100.
+const Page = {
+  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+};
+export const IdentitySearch = Type.Object(
+  { q: Type.Optional(Type.String({ maxLength: 320 })), ...Page },
+  { additionalProperties: false },
+);
+export const MemberList = Type.Object(Page, { additionalProperties: false });
+
+export const AssuranceChange = Type.Object({ ial: Type.Enum(['ial1', 'ial2']) }, { additionalProperties: false });
+
+// owner, admin, member, or an operator-defined name that route policies can match exactly.
+const Role = Type.String({ pattern: '^[a-z0-9][a-z0-9_.:-]{0,63}$' });
+export const MemberRoles = Type.Object(
+  { roles: Type.Array(Role, { minItems: 1, maxItems: 20, uniqueItems: true }) },
+  { additionalProperties: false },
+);

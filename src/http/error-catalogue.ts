@@ -67,6 +67,12 @@ export const errorCatalogue = {
     status: 409,
     description: 'A client of this application has redirect URIs the new environment does not allow; update it first.',
   },
+  last_owner: {
+    status: 409,
+    description: 'The organization must keep at least one active IAL2 owner; make someone else an owner first.',
+  },
+  cannot_suspend_self: { status: 409, description: 'You cannot suspend your own account; ask another owner.' },
+  invalid_identity_state: { status: 409, description: "The identity's state does not allow this change." },
 
   // account self-service and delivery
   self_service_disabled: { status: 403, description: 'Account self-service is not enabled on this service.' },

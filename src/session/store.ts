@@ -79,10 +79,14 @@ export async function findLiveSession(
   lifetimes: SessionLifetimes,
   now: Date,
 ): Promise<Session | null> {
+  // A session is only as good as its identity: once the identity is suspended or deleted, every node refuses the
+  // cookie on its next request, even a session established while the suspension was being committed. The state is
+  // read in this statement (not by a second call into src/identity) to keep one round trip on every request.
   const [row] = await sql<SessionRow[]>`
-    select * from sessions
-    where token_hash = ${tokenHash(token)} and revoked_at is null
-      and idle_expires_at > ${now} and absolute_expires_at > ${now}`;
+    select s.* from sessions s
+    where s.token_hash = ${tokenHash(token)} and s.revoked_at is null
+      and s.idle_expires_at > ${now} and s.absolute_expires_at > ${now}
+      and exists (select 1 from identities i where i.id = s.identity_id and i.state = 'active')`;
   if (!row) return null;
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_INTERVAL_SECONDS * 1000) {
     const idle = new Date(

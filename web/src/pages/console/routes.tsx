@@ -1,6 +1,9 @@
 import { Route } from 'preact-iso';
 import { Applications } from './Applications.tsx';
 import { Clients } from './Clients.tsx';
+import { Identities } from './Identities.tsx';
+import { IdentityDetail } from './IdentityDetail.tsx';
+import { Members } from './Members.tsx';
 import { Resources } from './Resources.tsx';
 
 /** Console routes under /admin/console; the bare path opens Applications. */
@@ -9,4 +12,7 @@ export const consoleRoutes = [
   <Route key="applications" path="/admin/console/applications" component={Applications} />,
   <Route key="clients" path="/admin/console/clients" component={Clients} />,
   <Route key="resources" path="/admin/console/resources" component={Resources} />,
+  <Route key="identities" path="/admin/console/identities" component={Identities} />,
+  <Route key="identity" path="/admin/console/identities/:sub" component={IdentityDetail} />,
+  <Route key="members" path="/admin/console/members" component={Members} />,
 ];

@@ -34,3 +34,54 @@ export interface Resource {
 
 /** "a b\nc" → ["a", "b", "c"]: lists are typed one per line or separated by spaces. */
 export const splitList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+export type IdentityState = 'pending_verification' | 'active' | 'suspended' | 'deleted';
+export type Ial = 'ial1' | 'ial2';
+
+export interface IdentitySummary {
+  sub: string;
+  state: IdentityState;
+  ial: Ial;
+  display_name: string;
+  email: string | null;
+  created_at: string;
+}
+
+export interface IdentityDetail {
+  sub: string;
+  state: IdentityState;
+  ial: Ial;
+  display_name: string;
+  created_at: string;
+  emails: { address: string; primary: boolean; verified: boolean; created_at: string }[];
+  sign_in_methods: {
+    id: string;
+    kind: string;
+    provider: string;
+    label: string;
+    created_at: string;
+    last_used_at: string | null;
+  }[];
+  memberships: { organization_id: string; organization_name: string; roles: string[]; joined_at: string }[];
+  sessions: {
+    id: string;
+    aal: string;
+    created_at: string;
+    last_seen_at: string;
+    client_ip: string | null;
+    user_agent: string | null;
+  }[];
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  bootstrap: boolean;
+}
+
+export interface Member extends Omit<IdentitySummary, 'created_at'> {
+  roles: string[];
+  joined_at: string;
+}
+
+export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');

@@ -1,0 +1,47 @@
+// Keyset paging for admin lists: `limit` (1-100, default 25) and an opaque `cursor` naming the last row shown, so
+// pages stay stable while rows are added and no query ever scans past what it returns.
+import { InvalidRequest } from '../http/errors.ts';
+import type { Position } from '../identity/directory-store.ts';
+
+export const DEFAULT_LIMIT = 25;
+
+export interface PageQuery {
+  limit?: string;
+  cursor?: string;
+}
+
+export interface PageRequest {
+  limit: number;
+  after: Position | null;
+}
+
+export function encodeCursor(position: Position): string {
+  return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Position {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    const createdAt = new Date(String(at));
+    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(createdAt.getTime()))
+      return { createdAt, id };
+  } catch {
+    // falls through to the refusal below
+  }
+  const problem = { path: 'querystring.cursor', problem: 'is not a cursor this API returned' };
+  throw new InvalidRequest(`${problem.path} ${problem.problem}`, { fields: [problem] });
+}
+
+export function pageRequest(query: PageQuery): PageRequest {
+  return {
+    limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
+    after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+  };
+}
+
+/** Rows were fetched with limit + 1: the extra one only says whether another page exists. */
+export function pageOf<T>(rows: T[], limit: number, position: (row: T) => Position) {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(position(last)) : null };
+}

@@ -1,0 +1,314 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { type Account, JSON_HEADERS, makeAccount, signIn, totpCode } from '../helpers/accounts.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { adminCaller, assertEnvelope, auditOf } from './admin-call.ts';
+
+const t = await startTestApp();
+const admin = await makeAdmin(t);
+const call = adminCaller(t, admin.cookie);
+const signedIn = async (a: Account) => {
+  t.clock.advance(30); // a fresh TOTP step for each sign-in
+  const { response, session } = await signIn(t.app, a.email, {
+    password: a.password,
+    totp: totpCode(a.totpSeed as string, t.clock.now()),
+  });
+  assert.equal(response.statusCode, 200);
+  return session;
+};
+// Any call that needs a live session; logout is one that every deployment serves.
+const useSession = (cookie: string) =>
+  t.app.inject({ method: 'POST', url: '/auth/logout', headers: { ...JSON_HEADERS, cookie }, payload: {} });
+
+describe('GET /admin/identities', async () => {
+  const grace = await makeAccount(t.sql, t.secrets, t.config, { email: 'Grace.Hopper@Navy.test' });
+  await t.sql`update identities set display_name = 'Grace Hopper' where id = ${grace.sub}`;
+  const alan = await makeIdentity(t.sql, { displayName: 'Alan Turing', email: 'alan@bletchley.test' });
+
+  test('finds a person by the start of an email address, whatever its case', async () => {
+    const r = await call('GET', '/admin/identities?q=GRACE.hopper@');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json.identities, [
+      {
+        sub: grace.sub,
+        state: 'active',
+        ial: 'ial1',
+        display_name: 'Grace Hopper',
+        email: 'Grace.Hopper@Navy.test',
+        created_at: (r.json.identities as { created_at: string }[])[0]?.created_at,
+      },
+    ]);
+    assert.equal(r.json.next_cursor, null);
+  });
+
+  test('finds a person by part of the display name or by the exact sub', async () => {
+    const byName = await call('GET', '/admin/identities?q=turing');
+    assert.deepEqual(
+      (byName.json.identities as { sub: string }[]).map((i) => i.sub),
+      [alan],
+    );
+    const bySub = await call('GET', `/admin/identities?q=${alan}`);
+    assert.deepEqual(
+      (bySub.json.identities as { sub: string }[]).map((i) => i.sub),
+      [alan],
+    );
+  });
+
+  test('takes % and _ in a query literally', async () => {
+    const r = await call('GET', '/admin/identities?q=%25');
+    assert.deepEqual(r.json.identities, []);
+  });
+
+  test('pages through everyone with limit and next_cursor, newest first, without repeats', async () => {
+    const seen: string[] = [];
+    let url = '/admin/identities?limit=1';
+    for (;;) {
+      const r = await call('GET', url);
+      assert.equal(r.status, 200);
+      seen.push(...(r.json.identities as { sub: string }[]).map((i) => i.sub));
+      if (!r.json.next_cursor) break;
+      url = `/admin/identities?limit=1&cursor=${r.json.next_cursor}`;
+    }
+    const [{ n }] = (await t.sql`select count(*)::int as n from identities`) as unknown as [{ n: number }];
+    assert.equal(seen.length, n);
+    assert.equal(new Set(seen).size, n);
+  });
+
+  for (const [query, path, problem] of [
+    ['limit=0', 'querystring.limit', 'must match pattern "^(100|[1-9][0-9]?)$"'],
+    ['limit=101', 'querystring.limit', 'must match pattern "^(100|[1-9][0-9]?)$"'],
+    ['cursor=bm9wZQ', 'querystring.cursor', 'is not a cursor this API returned'],
+    ['colour=red', 'querystring.colour', 'unknown field'],
+  ])
+    test(`refuses ${query} with 400 invalid_request naming ${path}`, async () => {
+      const r = await call('GET', `/admin/identities?${query}`);
+      assertEnvelope(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+    });
+
+  test('answers 401 login_required without a session and 403 admin_required for a member', async () => {
+    assertEnvelope(await call('GET', '/admin/identities', undefined, ''), 401, 'login_required', 'Sign in first.');
+    const member = await makeIdentity(t.sql);
+    const { cookie } = await makeSession(t, member);
+    assertEnvelope(
+      await call('GET', '/admin/identities', undefined, cookie),
+      403,
+      'admin_required',
+      'Only an owner of the organization may do this',
+    );
+  });
+});
+
+describe('GET /admin/identities/:sub', async () => {
+  test('shows the identity, its emails, sign-in methods, memberships and live sessions, and no secret', async () => {
+    const person = await makeAccount(t.sql, t.secrets, t.config, { roles: ['member', 'billing'] });
+    await signedIn(person);
+    const r = await call('GET', `/admin/identities/${person.sub}`);
+    assert.equal(r.status, 200);
+    const body = r.json as Record<string, unknown> & {
+      emails: unknown[];
+      sign_in_methods: Record<string, unknown>[];
+      memberships: unknown[];
+      sessions: Record<string, unknown>[];
+    };
+    assert.equal(body.sub, person.sub);
+    assert.equal(body.state, 'active');
+    assert.equal(body.ial, 'ial1');
+    assert.equal(body.emails.length, 1);
+    assert.deepEqual(Object.keys(body.emails[0] as object).sort(), ['address', 'created_at', 'primary', 'verified']);
+    assert.deepEqual(
+      body.sign_in_methods.map((m) => [m.kind, m.provider, typeof m.last_used_at]),
+      [['password', 'local', 'string']],
+    );
+    assert.deepEqual(
+      body.memberships.map((m) => (m as { roles: string[] }).roles),
+      [['member', 'billing']],
+    );
+    assert.equal(body.sessions.length, 1);
+    assert.match(String(body.sessions[0]?.id), /^ses_/);
+    assert.equal(body.sessions[0]?.aal, 'aal2');
+    assert.equal(body.sessions[0]?.client_ip, '127.0.0.1');
+    const text = JSON.stringify(body);
+    for (const secret of [person.password, person.totpSeed as string, ...person.recoveryCodes])
+      assert.ok(!text.includes(secret), 'no credential in the answer');
+    const [row] = await t.sql`select token_hash from sessions where identity_id = ${person.sub}`;
+    assert.ok(!text.includes(String(row?.token_hash)));
+  });
+
+  test('answers 404 not_found for an unknown sub and 400 for a malformed one', async () => {
+    assertEnvelope(await call('GET', '/admin/identities/usr_nobody'), 404, 'not_found', 'No such identity');
+    const path = 'params.sub';
+    const problem = 'must match pattern "^usr_[A-Za-z0-9_-]{1,64}$"';
+    assertEnvelope(await call('GET', '/admin/identities/cli_x'), 400, 'invalid_request', `${path} ${problem}`, [
+      { path, problem },
+    ]);
+  });
+});
+
+describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+
+  test('suspends at once: the open session is refused, refresh tokens die, sign-in fails; reactivation restores sign-in', async () => {
+    const person = await makeAccount(t.sql, t.secrets, t.config);
+    const cookie = await signedIn(person);
+    // The authorization request below proves the session is live before the suspension.
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    const tokens = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.id,
+      client_secret: secret as string,
+      code,
+      redirect_uri: client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    assert.equal(tokens.status, 200);
+
+    const suspended = await call('POST', `/admin/identities/${person.sub}/suspend`, {});
+    assert.equal(suspended.status, 200);
+    assert.deepEqual(suspended.json, { sub: person.sub, state: 'suspended', sessions_revoked: 1, grants_revoked: 1 });
+
+    const refused = await useSession(cookie);
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.json().error, 'login_required');
+    const refreshed = await postForm(t, '/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.id,
+      client_secret: secret as string,
+      refresh_token: tokens.json.refresh_token as string,
+    });
+    assert.equal(refreshed.status, 400);
+    assert.equal(refreshed.json.error, 'invalid_grant');
+    t.clock.advance(30);
+    const again = await signIn(t.app, person.email, {
+      password: person.password,
+      totp: totpCode(person.totpSeed as string, t.clock.now()),
+    });
+    assert.equal(again.response.statusCode, 401);
+
+    const reactivated = await call('POST', `/admin/identities/${person.sub}/reactivate`, {});
+    assert.deepEqual(reactivated.json, { sub: person.sub, state: 'active' });
+    assert.equal((await useSession(await signedIn(person))).statusCode, 204);
+    assert.deepEqual(
+      (await auditOf(t, person.sub)).filter((a) => a.event.startsWith('identity.')),
+      [
+        {
+          event: 'identity.suspended',
+          actor: admin.sub,
+          details: { sessions_revoked: 1, grants_revoked: 1 },
+        },
+        { event: 'identity.reactivated', actor: admin.sub, details: {} },
+      ],
+    );
+  });
+
+  test('refuses to suspend twice or reactivate an active identity with 409 invalid_identity_state', async () => {
+    const person = await makeIdentity(t.sql);
+    assert.equal((await call('POST', `/admin/identities/${person}/suspend`, {})).status, 200);
+    assertEnvelope(
+      await call('POST', `/admin/identities/${person}/suspend`, {}),
+      409,
+      'invalid_identity_state',
+      'The identity is suspended; it cannot be suspended',
+    );
+    assert.equal((await call('POST', `/admin/identities/${person}/reactivate`, {})).status, 200);
+    assertEnvelope(
+      await call('POST', `/admin/identities/${person}/reactivate`, {}),
+      409,
+      'invalid_identity_state',
+      'The identity is active; it cannot be reactivated',
+    );
+  });
+
+  test('refuses suspending yourself with 409 cannot_suspend_self', async () => {
+    assertEnvelope(
+      await call('POST', `/admin/identities/${admin.sub}/suspend`, {}),
+      409,
+      'cannot_suspend_self',
+      'You cannot suspend your own account; ask another owner.',
+    );
+  });
+
+  test('two owners suspending each other at once: one wins, the organization keeps an active ial2 owner', async () => {
+    const makeOwner = async () => {
+      const sub = await makeIdentity(t.sql, { assurance: 'ial2' });
+      await t.sql`insert into memberships (organization_id, identity_id, roles) values ('acme', ${sub}, ${['owner']})`;
+      return { sub, cookie: (await makeSession(t, sub)).cookie };
+    };
+    const [a, b] = [await makeOwner(), await makeOwner()];
+    // The fixture owner steps aside so that a and b are the only qualifying owners.
+    await t.sql`update identities set assurance = 'ial1' where id = ${admin.sub}`;
+    try {
+      const answers = await Promise.all([
+        call('POST', `/admin/identities/${b.sub}/suspend`, {}, a.cookie),
+        call('POST', `/admin/identities/${a.sub}/suspend`, {}, b.cookie),
+      ]);
+      assert.deepEqual(answers.map((r) => r.status).filter((s) => s === 200).length, 1, JSON.stringify(answers));
+      const loser = answers.find((r) => r.status !== 200);
+      assert.ok(loser && ['login_required', 'last_owner'].includes(String(loser.json.error)));
+      const [row] =
+        await t.sql`select count(*)::int as n from identities where id in (${a.sub}, ${b.sub}) and state = 'active'`;
+      assert.equal(row?.n, 1);
+    } finally {
+      await t.sql`update identities set assurance = 'ial2' where id = ${admin.sub}`;
+    }
+  });
+
+  test('refuses lowering the last active ial2 owner to ial1 with 409 last_owner and changes nothing', async () => {
+    const others = await t.sql`
+      select m.identity_id from memberships m join identities i on i.id = m.identity_id
+      where m.organization_id = 'acme' and 'owner' = any(m.roles) and i.state = 'active' and i.assurance = 'ial2'
+        and i.id <> ${admin.sub}`;
+    await t.sql`update identities set assurance = 'ial1' where id in ${t.sql(others.map((o) => o.identity_id))}`;
+    const lowered = await call('POST', `/admin/identities/${admin.sub}/assurance`, { ial: 'ial1' });
+    assertEnvelope(
+      lowered,
+      409,
+      'last_owner',
+      'The organization must keep at least one active IAL2 owner; make someone else an owner first.',
+    );
+    const [row] = await t.sql`select assurance from identities where id = ${admin.sub}`;
+    assert.equal(row?.assurance, 'ial2');
+  });
+
+  test('answers 404 not_found for an unknown sub and refuses a body with fields', async () => {
+    assertEnvelope(
+      await call('POST', '/admin/identities/usr_nobody/suspend', {}),
+      404,
+      'not_found',
+      'No such identity',
+    );
+    const r = await call('POST', `/admin/identities/${admin.sub}/reactivate`, { reason: 'x' });
+    assertEnvelope(r, 400, 'invalid_request', 'body.reason unknown field', [
+      { path: 'body.reason', problem: 'unknown field' },
+      { path: 'body', problem: 'must be null' },
+      { path: 'body', problem: 'must match a schema in anyOf' },
+    ]);
+  });
+});
+
+describe('POST /admin/identities/:sub/assurance', async () => {
+  test('raises an identity to ial2 and lowers it again, auditing each change once', async () => {
+    const person = await makeIdentity(t.sql);
+    const raised = await call('POST', `/admin/identities/${person}/assurance`, { ial: 'ial2' });
+    assert.equal(raised.status, 200);
+    assert.deepEqual(raised.json, { sub: person, ial: 'ial2' });
+    assert.equal((await call('POST', `/admin/identities/${person}/assurance`, { ial: 'ial2' })).status, 200);
+    assert.equal((await call('GET', `/admin/identities/${person}`)).json.ial, 'ial2');
+    assert.equal((await call('POST', `/admin/identities/${person}/assurance`, { ial: 'ial1' })).json.ial, 'ial1');
+    assert.deepEqual(await auditOf(t, person), [
+      { event: 'identity.assurance_changed', actor: admin.sub, details: { from: 'ial1', to: 'ial2' } },
+      { event: 'identity.assurance_changed', actor: admin.sub, details: { from: 'ial2', to: 'ial1' } },
+    ]);
+  });
+
+  test('refuses an unknown level with 400 invalid_request and changes nothing', async () => {
+    const person = await makeIdentity(t.sql);
+    const r = await call('POST', `/admin/identities/${person}/assurance`, { ial: 'ial3' });
+    assertEnvelope(r, 400, 'invalid_request', 'body.ial must be equal to one of the allowed values', [
+      { path: 'body.ial', problem: 'must be equal to one of the allowed values' },
+    ]);
+    assert.deepEqual(await auditOf(t, person), []);
+  });
+});

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { startTestApp } from '../helpers/app.ts';
+import { makeAdmin, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { adminCaller, assertEnvelope, auditOf } from './admin-call.ts';
+
+const t = await startTestApp();
+const admin = await makeAdmin(t);
+const call = adminCaller(t, admin.cookie);
+await t.sql`insert into organizations (id, name) values ('labs', 'Acme Labs')`;
+const rolesOf = async (org: string, sub: string) => {
+  const [row] = await t.sql`select roles from memberships where organization_id = ${org} and identity_id = ${sub}`;
+  return (row?.roles as string[] | undefined) ?? null;
+};
+
+describe('GET /admin/organizations', () => {
+  test('lists the organizations and marks the bootstrap one', async () => {
+    const r = await call('GET', '/admin/organizations');
+    assert.deepEqual(r.json, {
+      organizations: [
+        { id: 'acme', name: 'Acme', bootstrap: true },
+        { id: 'labs', name: 'Acme Labs', bootstrap: false },
+      ],
+    });
+  });
+});
+
+describe('GET /admin/organizations/:id/members', () => {
+  test('lists members with their roles in the order they joined, paged', async () => {
+    const ada = await makeIdentity(t.sql, { displayName: 'Ada', email: 'ada@acme.test' });
+    t.clock.advance(1);
+    assert.equal((await call('PUT', `/admin/organizations/acme/members/${ada}`, { roles: ['member'] })).status, 200);
+    const first = await call('GET', '/admin/organizations/acme/members?limit=1');
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.json.organization, { id: 'acme', name: 'Acme' });
+    assert.deepEqual(
+      (first.json.members as { sub: string; roles: string[] }[]).map((m) => [m.sub, m.roles]),
+      [[admin.sub, ['owner']]],
+    );
+    const second = await call('GET', `/admin/organizations/acme/members?limit=1&cursor=${first.json.next_cursor}`);
+    const [member] = second.json.members as Record<string, unknown>[];
+    assert.deepEqual(member, {
+      sub: ada,
+      display_name: 'Ada',
+      email: 'ada@acme.test',
+      state: 'active',
+      ial: 'ial1',
+      roles: ['member'],
+      joined_at: t.clock.now().toISOString(),
+    });
+  });
+
+  test('answers 404 not_found for an unknown organization', async () => {
+    assertEnvelope(await call('GET', '/admin/organizations/nope/members'), 404, 'not_found', 'No such organization');
+  });
+
+  test('answers 401 without a session and 403 for a member', async () => {
+    assertEnvelope(
+      await call('GET', '/admin/organizations/acme/members', undefined, ''),
+      401,
+      'login_required',
+      'Sign in first.',
+    );
+    const member = await makeIdentity(t.sql);
+    await t.sql`insert into memberships (organization_id, identity_id, roles) values ('acme', ${member}, ${['admin']})`;
+    assertEnvelope(
+      await call(
+        'PUT',
+        `/admin/organizations/acme/members/${member}`,
+        { roles: ['owner'] },
+        (await makeSession(t, member)).cookie,
+      ),
+      403,
+      'admin_required',
+      'Only an owner of the organization may do this',
+    );
+    assert.deepEqual(await rolesOf('acme', member), ['admin'], 'nothing changed');
+  });
+});
+
+describe('PUT /admin/organizations/:id/members/:sub', () => {
+  test('adds a member, then replaces their roles with operator-defined ones, auditing both', async () => {
+    const person = await makeIdentity(t.sql);
+    const added = await call('PUT', `/admin/organizations/labs/members/${person}`, { roles: ['member'] });
+    assert.deepEqual(added.json, { organization_id: 'labs', sub: person, roles: ['member'] });
+    const changed = await call('PUT', `/admin/organizations/labs/members/${person}`, {
+      roles: ['admin', 'billing:approver'],
+    });
+    assert.equal(changed.status, 200);
+    assert.deepEqual(await rolesOf('labs', person), ['admin', 'billing:approver']);
+    assert.deepEqual(await auditOf(t, person), [
+      {
+        event: 'membership.added',
+        actor: admin.sub,
+        details: { organization_id: 'labs', roles: 'member', previous_roles: '' },
+      },
+      {
+        event: 'membership.roles_changed',
+        actor: admin.sub,
+        details: { organization_id: 'labs', roles: 'admin billing:approver', previous_roles: 'member' },
+      },
+    ]);
+  });
+
+  const cases: [string, unknown, string, string][] = [
+    ['no roles', { roles: [] }, 'body.roles', 'must NOT have fewer than 1 items'],
+    ['a malformed role', { roles: ['Team Lead'] }, 'body.roles.0', 'must match pattern "^[a-z0-9][a-z0-9_.:-]{0,63}$"'],
+    [
+      'a repeated role',
+      { roles: ['member', 'member'] },
+      'body.roles',
+      'must NOT have duplicate items (items ## 1 and 0 are identical)',
+    ],
+    [
+      'too many roles',
+      { roles: Array.from({ length: 21 }, (_, i) => `r${i}`) },
+      'body.roles',
+      'must NOT have more than 20 items',
+    ],
+    ['an unknown field', { roles: ['member'], note: 'x' }, 'body.note', 'unknown field'],
+  ];
+  for (const [name, body, path, problem] of cases)
+    test(`refuses ${name} with 400 invalid_request naming ${path} and changes nothing`, async () => {
+      const person = await makeIdentity(t.sql);
+      const r = await call('PUT', `/admin/organizations/acme/members/${person}`, body);
+      assertEnvelope(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      assert.equal(await rolesOf('acme', person), null);
+    });
+
+  test('answers 404 not_found for an unknown identity or organization', async () => {
+    assertEnvelope(
+      await call('PUT', '/admin/organizations/acme/members/usr_nobody', { roles: ['member'] }),
+      404,
+      'not_found',
+      'No such identity',
+    );
+    assertEnvelope(
+      await call('PUT', `/admin/organizations/nope/members/${admin.sub}`, { roles: ['member'] }),
+      404,
+      'not_found',
+      'No such organization',
+    );
+  });
+
+  test('refuses taking the owner role from the last active ial2 owner with 409 last_owner', async () => {
+    const r = await call('PUT', `/admin/organizations/acme/members/${admin.sub}`, { roles: ['admin'] });
+    assertEnvelope(
+      r,
+      409,
+      'last_owner',
+      'The organization must keep at least one active IAL2 owner; make someone else an owner first.',
+    );
+    assert.deepEqual(await rolesOf('acme', admin.sub), ['owner']);
+  });
+});
+
+describe('DELETE /admin/organizations/:id/members/:sub', () => {
+  test('removes a member and audits it; a second removal is 404', async () => {
+    const person = await makeIdentity(t.sql);
+    await call('PUT', `/admin/organizations/acme/members/${person}`, { roles: ['member', 'support'] });
+    const removed = await call('DELETE', `/admin/organizations/acme/members/${person}`, {});
+    assert.equal(removed.status, 204);
+    assert.equal(await rolesOf('acme', person), null);
+    assert.deepEqual((await auditOf(t, person)).at(-1), {
+      event: 'membership.removed',
+      actor: admin.sub,
+      details: { organization_id: 'acme', roles: 'member support' },
+    });
+    assertEnvelope(
+      await call('DELETE', `/admin/organizations/acme/members/${person}`, {}),
+      404,
+      'not_found',
+      'No such member',
+    );
+  });
+
+  test('refuses removing the last owner of the bootstrap organization with 409 last_owner, but not of another', async () => {
+    assertEnvelope(
+      await call('DELETE', `/admin/organizations/acme/members/${admin.sub}`, {}),
+      409,
+      'last_owner',
+      'The organization must keep at least one active IAL2 owner; make someone else an owner first.',
+    );
+    await call('PUT', `/admin/organizations/labs/members/${admin.sub}`, { roles: ['owner'] });
+    assert.equal((await call('DELETE', `/admin/organizations/labs/members/${admin.sub}`, {})).status, 204);
+  });
+
+  test('lets an owner step down once another active ial2 owner exists', async () => {
+    const next = await makeIdentity(t.sql, { assurance: 'ial2' });
+    await call('PUT', `/admin/organizations/acme/members/${next}`, { roles: ['owner'] });
+    const nextCookie = (await makeSession(t, next)).cookie;
+    assert.equal((await call('DELETE', `/admin/organizations/acme/members/${admin.sub}`, {}, nextCookie)).status, 204);
+    assertEnvelope(
+      await call('DELETE', `/admin/organizations/acme/members/${next}`, {}, nextCookie),
+      409,
+      'last_owner',
+      'The organization must keep at least one active IAL2 owner; make someone else an owner first.',
+    );
+  });
+});
