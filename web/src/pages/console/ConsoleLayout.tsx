@@ -5,6 +5,8 @@ const SECTIONS = [
   ['applications', 'Applications'],
   ['clients', 'Clients'],
   ['resources', 'Resources'],
+  ['audit', 'Audit log'],
+  ['status', 'Status'],
 ] as const;
 
 /** The console frame: a skip link, section navigation with the current page marked, and the page body. */

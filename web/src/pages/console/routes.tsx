@@ -1,7 +1,9 @@
 import { Route } from 'preact-iso';
 import { Applications } from './Applications.tsx';
+import { AuditLog } from './AuditLog.tsx';
 import { Clients } from './Clients.tsx';
 import { Resources } from './Resources.tsx';
+import { Status } from './Status.tsx';
 
 /** Console routes under /admin/console; the bare path opens Applications. */
 export const consoleRoutes = [
@@ -9,4 +11,6 @@ export const consoleRoutes = [
   <Route key="applications" path="/admin/console/applications" component={Applications} />,
   <Route key="clients" path="/admin/console/clients" component={Clients} />,
   <Route key="resources" path="/admin/console/resources" component={Resources} />,
+  <Route key="audit" path="/admin/console/audit" component={AuditLog} />,
+  <Route key="status" path="/admin/console/status" component={Status} />,
 ];
