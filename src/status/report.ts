@@ -148,10 +148,11 @@ async function withTimeout<T>(work: Promise<T>, ms: number, fallback: () => T): 
 /** The delivery lines of doctor: the state, then the connection check for the configured kind. */
 async function deliveryLines(deps: StatusDeps): Promise<Check[]> {
   const { config } = deps;
-  const seconds = Math.round(deps.checkTimeoutMs / 1000);
+  const ms = deps.checkTimeoutMs;
+  const limit = ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
   return withTimeout(deliveryChecks(config, { resolver: deps.resolver }), deps.checkTimeoutMs, () => [
     check('ok', 'delivery', deliveryStatus(config).reason),
-    check('fail', config.delivery.kind, `no answer within ${seconds} s`),
+    check('fail', config.delivery.kind, `no answer within ${limit}`),
   ]);
 }
 
