@@ -62,7 +62,7 @@ export function parseAuditQuery(query: AuditQuery): AuditFilter {
   if (dates.since && dates.until && dates.since >= dates.until) problem('until', 'must be later than since');
   if (query.cursor !== undefined && !/^[1-9][0-9]{0,17}$/.test(query.cursor))
     problem('cursor', 'is not a cursor this API returned');
-  if (query.event !== undefined && !/^[a-z0-9_]+(\.[a-z0-9_]+)*$/.test(query.event))
+  if (query.event !== undefined && !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(query.event))
     problem('event', 'must be an event name such as signin.succeeded');
 
   const first = problems[0];
