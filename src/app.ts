@@ -7,6 +7,7 @@ import { accountRoutes } from './account/routes.ts';
 import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
 import type { Audit } from './audit/audit.ts';
+import { auditRoutes } from './audit/routes.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
@@ -20,6 +21,7 @@ import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
+import { statusRoutes } from './status/routes.ts';
 import { webRoutes } from './web/routes.ts';
 
 export type Clock = () => Date;
@@ -138,6 +140,20 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     clientSecretKey: deps.secrets.clientSecret,
     organizationId: config.organization.id,
+    requireAdmin: services.requireAdmin,
+  });
+  await app.register(auditRoutes, {
+    sql: deps.sql,
+    auditKey: deps.secrets.audit,
+    clock: deps.clock,
+    requireAdmin: services.requireAdmin,
+  });
+  await app.register(statusRoutes, {
+    config,
+    sql: deps.sql,
+    migrations: deps.migrations,
+    keyring: services.keyring,
+    clock: deps.clock,
     requireAdmin: services.requireAdmin,
   });
 

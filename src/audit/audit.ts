@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Sql } from '../db/pool.ts';
 import { canonicalRecord, chainHash, GENESIS_HASH } from './chain.ts';
+import { appendAuditRecord } from './store.ts';
 
 export interface AuditEvent {
   /** Dotted event name, e.g. `signin.succeeded`, `session.revoked`, `client.created`. */
@@ -42,16 +43,7 @@ export function createAudit(sql: Sql, key: Buffer, clock: () => Date = () => new
       details: event.details ?? {},
     };
     const hash = chainHash(key, prevHash, canonicalRecord(record));
-    // One statement (atomic on its own): the record and the chain head move together, in one round trip, because
-    // appends are serialized per process and sit on the sign-in hot path.
-    await sql`
-      with appended as (
-        insert into audit_events (chain, seq, occurred_at, event, actor, subject, client_ip, request_id, details, prev_hash, hash)
-        values (${chain}, ${record.seq}, ${record.occurredAt}, ${record.event}, ${record.actor}, ${record.subject},
-                ${record.clientIp}, ${record.requestId}, ${sql.json(record.details)}, ${prevHash}, ${hash})
-        returning chain, seq, hash)
-      insert into audit_chain_heads (chain, seq, hash) select chain, seq, hash from appended
-      on conflict (chain) do update set seq = excluded.seq, hash = excluded.hash, updated_at = now()`;
+    await appendAuditRecord(sql, record, prevHash, hash);
     seq = record.seq;
     prevHash = hash;
   }

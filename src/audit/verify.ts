@@ -4,6 +4,7 @@
 import { constantTimeEqual } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { canonicalRecord, chainHash, GENESIS_HASH } from './chain.ts';
+import { listChainHeads, type StoredChainRow, walkAuditChains } from './store.ts';
 
 export interface ChainBreak {
   chain: string;
@@ -19,21 +20,6 @@ export interface AuditReport {
   breaks: ChainBreak[];
 }
 
-interface Row {
-  id: string;
-  chain: string;
-  seq: string;
-  occurred_at: Date;
-  event: string;
-  actor: string | null;
-  subject: string | null;
-  client_ip: string | null;
-  request_id: string | null;
-  details: Record<string, unknown>;
-  prev_hash: string;
-  hash: string;
-}
-
 interface ChainState {
   seq: number;
   hash: string;
@@ -44,12 +30,7 @@ export async function verifyAuditChains(sql: Sql, key: Buffer): Promise<AuditRep
   const states = new Map<string, ChainState>();
   const breaks: ChainBreak[] = [];
   let records = 0;
-  const cursor = sql<Row[]>`
-    select id::text, chain, seq::text, occurred_at, event, actor, subject, client_ip, request_id, details, prev_hash, hash
-    from audit_events
-    -- Qualified: a bare "seq" would sort by the text output column above (1, 10, 11, …, 2) and report false gaps.
-    order by audit_events.chain, audit_events.seq`.cursor(500);
-  for await (const rows of cursor) {
+  for await (const rows of walkAuditChains(sql)) {
     for (const row of rows) {
       records += 1;
       const state = states.get(row.chain) ?? { seq: 0, hash: GENESIS_HASH, broken: false };
@@ -66,13 +47,10 @@ export async function verifyAuditChains(sql: Sql, key: Buffer): Promise<AuditRep
       state.hash = row.hash;
     }
   }
-  const heads = await sql<
-    { chain: string; seq: string; hash: string }[]
-  >`select chain, seq::text, hash from audit_chain_heads`;
-  for (const head of heads) {
+  for (const head of await listChainHeads(sql)) {
     const state = states.get(head.chain);
     if (state?.broken) continue;
-    if (!state || state.seq !== Number(head.seq) || state.hash !== head.hash)
+    if (!state || state.seq !== head.seq || state.hash !== head.hash)
       breaks.push({
         chain: head.chain,
         id: null,
@@ -83,7 +61,7 @@ export async function verifyAuditChains(sql: Sql, key: Buffer): Promise<AuditRep
   return { chains: states.size, records, breaks };
 }
 
-function checkRow(row: Row, seq: number, state: ChainState, key: Buffer): string | null {
+function checkRow(row: StoredChainRow, seq: number, state: ChainState, key: Buffer): string | null {
   if (seq !== state.seq + 1) return `expected record ${state.seq + 1} next, found ${seq}: records were deleted`;
   if (row.prev_hash !== state.hash) return 'prev_hash does not match the previous record: the chain was altered';
   const expected = chainHash(

@@ -1,59 +1,50 @@
 // `gatehouse doctor`: what works and what the operator must still do. Exits 1 when something needed is broken
-// (a `fail` line), 0 otherwise; `warn` lines are advice.
+// (a `fail` line), 0 otherwise; `warn` lines are advice. The report itself is src/status/report.ts, which
+// GET /admin/status shares; this command adds the checks only a local operator can make and prints lines.
 import { promises as dns } from 'node:dns';
 import { type LoadedConfig, loadConfig } from '../config/load.ts';
-import { loadSecrets } from '../crypto/secret-files.ts';
-import { migrationsApplied, readMigrations } from '../db/migrate.ts';
-import { redactDatabaseUrl, type Sql } from '../db/pool.ts';
+import { loadSecrets, type Secrets } from '../crypto/secret-files.ts';
+import { readMigrations } from '../db/migrate.ts';
+import type { Sql } from '../db/pool.ts';
 import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
-import { deliveryChecks, outboxCheck } from '../delivery/doctor-checks.ts';
+import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
 import { withDatabase } from './database.ts';
+import { keyringFor } from './keys.ts';
 
 export interface DoctorDeps {
   resolver: DnsResolver;
   withDatabase: <T>(url: string, dataDir: string, work: (sql: Sql) => Promise<T>) => Promise<T>;
-}
-
-async function databaseChecks(loaded: LoadedConfig, deps: DoctorDeps): Promise<Check[]> {
-  const { config } = loaded;
-  const where = config.database.url === '' ? 'embedded' : redactDatabaseUrl(config.database.url);
-  try {
-    return await deps.withDatabase(config.database.url, config.data.dir, async (sql) => {
-      await sql`select 1`;
-      const migrations = readMigrations();
-      const applied = await migrationsApplied(sql, migrations).catch(() => false);
-      return [
-        check('ok', 'database', `${where} is reachable`),
-        applied
-          ? check('ok', 'migrations', `all ${migrations.length} applied`)
-          : check('warn', 'migrations', 'some are pending: `gatehouse migrate` or `gatehouse serve` applies them'),
-        ...(applied ? [await outboxCheck(sql)] : []),
-      ];
-    });
-  } catch (error) {
-    return [check('fail', 'database', `${where} is unreachable: ${(error as Error).message}`)];
-  }
+  /** Bound on the delivery checks; 15 s by default. */
+  checkTimeoutMs?: number;
 }
 
 export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise<Check[]> {
   const { config } = loaded;
   const checks = [check('ok', 'config', loaded.file ?? '(none: development defaults)')];
+  let secrets: Secrets | null = null;
   try {
-    loadSecrets(config.secrets.dir);
+    secrets = loadSecrets(config.secrets.dir);
     checks.push(check('ok', 'secrets', config.secrets.dir));
   } catch (error) {
     checks.push(check(loaded.development ? 'warn' : 'fail', 'secrets', (error as Error).message));
   }
-  checks.push(...(await databaseChecks(loaded, deps)));
-  for (const item of loaded.deferred) checks.push(check('warn', 'deferred', `${item.key}: ${item.reason}`));
-  checks.push(...(await deliveryChecks(config, { resolver: deps.resolver })));
-  return checks;
+  const clock = () => new Date();
+  const report = await collectStatus({
+    config,
+    withDatabase: (work) => deps.withDatabase(config.database.url, config.data.dir, work),
+    keyring: secrets ? (sql) => keyringFor(sql, secrets, config, clock) : null,
+    migrations: readMigrations(),
+    resolver: deps.resolver,
+    checkTimeoutMs: deps.checkTimeoutMs ?? 15_000,
+    clock,
+  });
+  return [...checks, ...statusChecks(report)];
 }
 
 export const doctorCommand: Command = {
-  summary: 'Check the configuration, database, secrets and delivery; say what is still to do.',
+  summary: 'Check the configuration, database, secrets, keys, TLS, providers and delivery; say what is still to do.',
   async run(args) {
     const { values } = parseFlags(args, { config: { type: 'string' } });
     const checks = await runDoctor(loadConfig({ configPath: values.config }), {

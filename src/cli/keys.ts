@@ -9,7 +9,8 @@ import { Keyring } from '../oauth/keyring.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
 
-function keyringFor(sql: Sql, secrets: Secrets, config: Config, clock: () => Date): Keyring {
+/** The keyring every command builds from the configuration and secrets (keys, doctor). */
+export function keyringFor(sql: Sql, secrets: Secrets, config: Config, clock: () => Date): Keyring {
   return new Keyring({
     sql,
     initialPem: secrets.oidcSigningKey,

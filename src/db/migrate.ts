@@ -113,3 +113,13 @@ export async function migrationsApplied(sql: Sql, migrations: Migration[]): Prom
     select count(*)::int as count from schema_migrations where version = any(${versions}::int[])`;
   return row?.count === versions.length;
 }
+
+/** Migrations this code knows that the database has not recorded (all of them before the first migrate). */
+export async function pendingMigrations(sql: Sql, migrations: Migration[]): Promise<Migration[]> {
+  const rows = await sql<{ version: number }[]>`select version from schema_migrations`.catch((error: unknown) => {
+    if ((error as { code?: string }).code === '42P01') return []; // undefined_table: never migrated
+    throw error;
+  });
+  const applied = new Set(rows.map((r) => r.version));
+  return migrations.filter((m) => !applied.has(m.version));
+}

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
+import { createPrivateKey } from 'node:crypto';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runDoctor } from '../../src/cli/doctor.ts';
 import type { LoadedConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
-import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
+import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
 import { readMigrations } from '../../src/db/migrate.ts';
 import { formatCheck } from '../../src/delivery/check.ts';
 import type { DnsResolver } from '../../src/delivery/dns-report.ts';
+import { describeKey } from '../../src/oauth/keyring.ts';
 import { makeConfig, scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
@@ -15,6 +17,7 @@ import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
 const dir = scratchDir();
 const secretsDir = path.join(dir, 'secrets');
 generateSecretFiles(secretsDir);
+const { kid } = await describeKey(createPrivateKey(loadSecrets(secretsDir).oidcSigningKey));
 const credentials = { username: 'mailer', password: 'relay-password-7Qx' };
 const certificate = await makeCertificate(dir);
 const relay = await new TestSmtpServer({ certificate, credentials }).start();
@@ -54,12 +57,15 @@ const doctor = async (config: Config) =>
   ).map(formatCheck);
 
 describe('gatehouse doctor', () => {
-  test('reports config, secrets, database, migrations, outbox and a relay that accepts the login', async () => {
+  test('reports config, secrets, database, migrations, keys, TLS, providers, outbox and a relay that accepts the login', async () => {
     assert.deepEqual(await doctor(smtpConfig(credentials.password)), [
       'ok    config     /etc/gatehouse/gatehouse.toml',
       `ok    secrets    ${secretsDir}`,
       `ok    database   ${database.url} is reachable`,
       `ok    migrations all ${readMigrations().length} applied`,
+      `ok    keys       ${kid} signs; 0 retired key(s) still published`,
+      'info  tls        external: plain HTTP at http://localhost:8080 (local development)',
+      'info  providers  none enabled: people sign in with a password',
       'ok    outbox     0 pending, 0 sent, 0 dead',
       `ok    delivery   SMTP relay localhost:${relay.port} (starttls)`,
       `ok    smtp       localhost:${relay.port} accepted TLS and the login`,

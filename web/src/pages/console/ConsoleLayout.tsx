@@ -7,6 +7,8 @@ const SECTIONS = [
   ['resources', 'Resources'],
   ['identities', 'Identities'],
   ['members', 'Members'],
+  ['audit', 'Audit log'],
+  ['status', 'Status'],
 ] as const;
 
 /** The console frame: a skip link, section navigation with the current page marked, and the page body. */

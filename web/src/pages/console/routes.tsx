@@ -1,10 +1,12 @@
 import { Route } from 'preact-iso';
 import { Applications } from './Applications.tsx';
+import { AuditLog } from './AuditLog.tsx';
 import { Clients } from './Clients.tsx';
 import { Identities } from './Identities.tsx';
 import { IdentityDetail } from './IdentityDetail.tsx';
 import { Members } from './Members.tsx';
 import { Resources } from './Resources.tsx';
+import { Status } from './Status.tsx';
 
 /** Console routes under /admin/console; the bare path opens Applications. */
 export const consoleRoutes = [
@@ -15,4 +17,6 @@ export const consoleRoutes = [
   <Route key="identities" path="/admin/console/identities" component={Identities} />,
   <Route key="identity" path="/admin/console/identities/:sub" component={IdentityDetail} />,
   <Route key="members" path="/admin/console/members" component={Members} />,
+  <Route key="audit" path="/admin/console/audit" component={AuditLog} />,
+  <Route key="status" path="/admin/console/status" component={Status} />,
 ];

@@ -1,0 +1,32 @@
+// GET /admin/audit (the log, filtered and paged) and GET /admin/audit/verify (the chains' integrity), for the
+// console. Reads only; the owner guard runs before the query is validated, so anonymous callers learn nothing.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AdminGuard } from '../admin/guard.ts';
+import type { Sql } from '../db/pool.ts';
+import { createChainVerifier } from './chain-status.ts';
+import { AuditQuerySchema, auditPage } from './listing.ts';
+
+export interface AuditRouteOptions {
+  sql: Sql;
+  /** The audit chain's HMAC key. */
+  auditKey: Buffer;
+  clock: () => Date;
+  requireAdmin: AdminGuard;
+}
+
+export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteOptions> = async (app, options) => {
+  app.addHook('preValidation', async (request) => {
+    await options.requireAdmin(request);
+  });
+  const verify = createChainVerifier(options.sql, options.auditKey, options.clock);
+
+  app.get('/admin/audit', { schema: { querystring: AuditQuerySchema } }, async (request) =>
+    auditPage(options.sql, request.query),
+  );
+  app.get(
+    '/admin/audit/verify',
+    { schema: { querystring: Type.Object({}, { additionalProperties: false }) } },
+    async () => verify(),
+  );
+};

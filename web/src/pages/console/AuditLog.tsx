@@ -1,0 +1,150 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { Field } from '../../components/Field.tsx';
+import { LoadState } from '../../components/Loading.tsx';
+import { useAction, useApi } from '../../hooks/use-api.ts';
+import { type AuditFilters, type AuditPage, type AuditRecord, auditQuery, NO_FILTERS } from './audit-types.ts';
+import { ChainPanel } from './ChainPanel.tsx';
+import { ConsoleLayout } from './ConsoleLayout.tsx';
+
+const detailText = (details: Record<string, unknown>) =>
+  Object.entries(details)
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(', ');
+
+function DateField({
+  id,
+  label,
+  value,
+  onValue,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (v: string) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} name={id} type="date" value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+    </div>
+  );
+}
+
+export function AuditLog() {
+  const [form, setForm] = useState<AuditFilters>(NO_FILTERS);
+  const [applied, setApplied] = useState<AuditFilters>(NO_FILTERS);
+  const first = useApi<AuditPage>(auditQuery(applied));
+  // Older pages fetched with "Load more", appended below the first one.
+  const [more, setMore] = useState<AuditRecord[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const paging = useAction();
+
+  useEffect(() => {
+    setMore([]);
+    setCursor(first.data?.next_cursor ?? null);
+  }, [first.data]);
+
+  const set = (key: keyof AuditFilters) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setApplied({ ...form });
+    first.reload();
+  };
+  const clear = () => {
+    setForm(NO_FILTERS);
+    setApplied(NO_FILTERS);
+    first.reload();
+  };
+  const loadMore = async () => {
+    if (!cursor) return;
+    const page = await paging.run(() => api<AuditPage>('GET', auditQuery(applied, cursor)));
+    if (page) {
+      setMore((shown) => [...shown, ...page.records]);
+      setCursor(page.next_cursor);
+    }
+  };
+  const records = first.data && !first.loading ? [...first.data.records, ...more] : null;
+
+  return (
+    <ConsoleLayout section="audit" title="Audit log">
+      <form class="filters" onSubmit={apply} aria-labelledby="audit-filters">
+        <h2 id="audit-filters">Filter</h2>
+        <Field
+          id="audit-event"
+          label="Event"
+          hint="The exact event name, e.g. signin.succeeded or client.created."
+          value={form.event}
+          onValue={set('event')}
+        />
+        <Field
+          id="audit-actor"
+          label="Actor"
+          hint="Who did it: an identity (usr_…) or a client id."
+          value={form.actor}
+          onValue={set('actor')}
+        />
+        <Field
+          id="audit-subject"
+          label="Subject"
+          hint="What it was done to."
+          value={form.subject}
+          onValue={set('subject')}
+        />
+        <div class="field-row">
+          <DateField id="audit-from" label="From (date)" value={form.from} onValue={set('from')} />
+          <DateField id="audit-to" label="To (date, inclusive)" value={form.to} onValue={set('to')} />
+        </div>
+        <button type="submit">Apply filters</button>
+        <button type="button" class="secondary" onClick={clear}>
+          Clear
+        </button>
+      </form>
+
+      <LoadState loading={first.loading} error={first.error} />
+      {records && (
+        <table class="audit">
+          <caption>
+            {records.length} record(s), newest first{cursor ? '; older records are available' : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Event</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Subject</th>
+              <th scope="col">Client IP</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  <time dateTime={r.occurred_at}>{new Date(r.occurred_at).toLocaleString()}</time>
+                </td>
+                <td>{r.event}</td>
+                <td>{r.actor ? <code>{r.actor}</code> : '—'}</td>
+                <td>{r.subject ? <code>{r.subject}</code> : '—'}</td>
+                <td>{r.client_ip ?? '—'}</td>
+                <td>
+                  {detailText(r.details)}
+                  {r.request_id && <span class="hint"> Request ID {r.request_id}</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <ErrorNotice error={paging.error} />
+      {records && cursor && (
+        <button type="button" class="secondary" onClick={loadMore} disabled={paging.busy}>
+          {paging.busy ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+
+      <ChainPanel />
+    </ConsoleLayout>
+  );
+}
