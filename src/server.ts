@@ -12,12 +12,14 @@ import { createPool, redactDatabaseUrl } from './db/pool.ts';
 import { startDelivery } from './delivery/run.ts';
 import { loggerOptions } from './http/logger.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
-import { issueEnrollmentLink } from './login/local/enrollment-link.ts';
+import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
 
 export interface RunningServer {
   url: string;
-  /** Development start only: a fresh enrollment link for the development owner. */
+  /** Development start only: a fresh enrollment link while the development owner has no password yet. */
   enrollmentLink: { url: string; expiresAt: Date } | null;
+  /** Development start only: the owner already has a password, so no link was issued. */
+  ownerEnrolled: boolean;
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   });
   const migrations = readMigrations();
   let enrollmentLink: RunningServer['enrollmentLink'] = null;
+  let ownerEnrolled = false;
   try {
     const applied = await migrate(sql, migrations);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
@@ -56,7 +59,8 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
         organizationName: config.organization.name,
         ownerSubject: config.organization.owner_subject,
       });
-      enrollmentLink = await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer);
+      enrollmentLink = await issueFirstEnrollmentLink(sql, installation.ownerId, config.server.issuer);
+      ownerEnrolled = enrollmentLink === null;
     }
   } catch (error) {
     await sql.end({ timeout: 1 });
@@ -90,5 +94,5 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
     })();
     return stopping;
   };
-  return { url, enrollmentLink, stop };
+  return { url, enrollmentLink, ownerEnrolled, stop };
 }

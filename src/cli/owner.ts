@@ -30,6 +30,10 @@ export const ownerCommand: Command = {
   },
 };
 
+/** What setup and the development start print instead of a link once the owner has a password. */
+export const OWNER_ENROLLED_NOTICE =
+  "The initial owner is already enrolled: no new link was issued. `gatehouse owner enroll-link` issues one (using it resets the owner's password and TOTP).";
+
 /** The lines setup, the development start and this command print. */
 export function enrollmentNotice(link: { url: string; expiresAt: Date }): string {
   return [
