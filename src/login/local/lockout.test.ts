@@ -92,4 +92,34 @@ describe('POST /auth/mfa/verify throttling', async () => {
     const elsewhere = await signIn(nodeB.app, a.email, right, { remoteAddress: '198.51.100.9' });
     assert.equal(elsewhere.response.statusCode, 200);
   });
+
+  it('a success that was the attempt reaching the IP threshold leaves the address unlocked', async () => {
+    const ip = { remoteAddress: '203.0.113.20' };
+    // 49 failures already counted for this address: the next attempt is the 50th and sets the IP lock.
+    await sql`insert into login_throttle (scope, key, failures, updated_at) values ('ip', ${ip.remoteAddress}, 49, ${clock.now()})`;
+    const a = await makeAccount(sql, nodeA.secrets, nodeA.config);
+    const ok = await signIn(
+      nodeA.app,
+      a.email,
+      { password: a.password, totp: totpCode(a.totpSeed as string, clock.now()) },
+      ip,
+    );
+    assert.equal(ok.response.statusCode, 200);
+    const [row] =
+      await sql`select failures, locked_until from login_throttle where scope = 'ip' and key = ${ip.remoteAddress}`;
+    assert.deepEqual({ ...row }, { failures: 49, locked_until: null });
+    const next = await signIn(nodeB.app, a.email, { password: 'wrong password 1', totp: '000000' }, ip);
+    assert.equal(next.response.statusCode, 401, 'the address is not locked by a successful attempt');
+  });
+
+  it('a success keeps an IP lock that an earlier failure set', async () => {
+    const ip = { remoteAddress: '203.0.113.21' };
+    await sql`insert into login_throttle (scope, key, failures, updated_at) values ('ip', ${ip.remoteAddress}, 49, ${clock.now()})`;
+    const failed = await signIn(nodeA.app, 'spray@acme.test', { password: 'Winter2024!!' }, ip);
+    assert.equal(failed.response.statusCode, 401);
+    const a = await makeAccount(sql, nodeA.secrets, nodeA.config);
+    const right = { password: a.password, totp: totpCode(a.totpSeed as string, clock.now()) };
+    const locked = await signIn(nodeA.app, a.email, right, ip);
+    assert.equal(locked.response.statusCode, 429);
+  });
 });

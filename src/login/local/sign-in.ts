@@ -85,7 +85,7 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         if (locksOnFailure) await deps.audit.record({ event: 'signin.locked', ...context, subject, details });
         throw new GatehouseError('invalid_credentials');
       }
-      await clearAttempts(deps.sql, keys, now);
+      await clearAttempts(deps.sql, keys, now, transaction.admission);
       const { factor, ...start } = outcome;
       await deps.audit.record({
         event: 'signin.succeeded',
