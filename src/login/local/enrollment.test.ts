@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { cookieFrom, JSON_HEADERS, makeAccount, signIn, totpCode } from '../../../test/helpers/accounts.ts';
 import { startTestApp } from '../../../test/helpers/app.ts';
 import { ensureBootstrap } from '../../identity/bootstrap.ts';
+import { insertIdentity, insertSignInMethod, listSignInMethods } from '../../identity/store.ts';
+import { PASSWORD_PROVIDER } from './credential-store.ts';
 import { issueEnrollmentLink } from './enrollment-link.ts';
 
 describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /account/totp/complete', async () => {
@@ -131,6 +133,37 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
     const started = await post('/account/totp/start', {}, session);
     assert.equal(started.statusCode, 200);
+  });
+
+  it('leaves the link usable when attaching the password method fails with method_conflict', async () => {
+    const invitee = await insertIdentity(t.sql, {
+      displayName: 'Second owner',
+      assurance: 'ial2',
+      email: { address: 'second@acme.test', verified: true },
+    });
+    // Another identity already holds the local password method for this address.
+    const holder = await makeAccount(t.sql, t.secrets, t.config);
+    const { method } = await insertSignInMethod(t.sql, {
+      identityId: holder.sub,
+      kind: 'password',
+      provider: PASSWORD_PROVIDER,
+      externalSubject: 'second@acme.test',
+    });
+    const link = await issueEnrollmentLink(t.sql, invitee, t.config.server.issuer, t.clock.now());
+    const refused = await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD });
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json(), {
+      error: 'method_conflict',
+      error_description: 'This sign-in method belongs to another account.',
+      request_id: refused.headers['x-request-id'],
+    });
+    const [token] = await t.sql`select used_at from enrollment_tokens where identity_id = ${invitee}`;
+    assert.equal(token?.used_at, null, 'the link was not spent');
+    assert.deepEqual(await listSignInMethods(t.sql, invitee), []);
+
+    await t.sql`delete from sign_in_methods where id = ${method.id}`;
+    const enrolled = await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD });
+    assert.equal(enrolled.statusCode, 200, 'the same link works once the conflict is gone');
   });
 
   it('refuses an unknown token and unknown fields without changing anything', async () => {
