@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   });
   const sessions = createSessionHttp({
     sql: deps.sql,
+    audit: deps.audit,
     issuer: config.server.issuer,
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,

@@ -64,6 +64,13 @@ describe('sessions: POST /auth/logout, rotation at sign-in, owner revocation', a
     assert.notEqual(second, first);
     assert.equal((await post('/auth/logout', first)).statusCode, 401, 'the earlier session was revoked');
     assert.equal((await post('/auth/logout', second)).statusCode, 204);
+    const [rotated] = await t.sql`
+      select actor, subject, details from audit_events
+      where event = 'session.revoked' and subject = ${a.sub} and details->>'reason' = 'rotated'`;
+    assert.equal(rotated?.actor, a.sub);
+    assert.match(String(rotated?.details.session_id), /^ses_/);
+    assert.match(String(rotated?.details.successor), /^ses_/);
+    assert.notEqual(rotated?.details.session_id, rotated?.details.successor);
   });
 
   it('lets an owner revoke every session of an identity, refused at once on every node', async () => {
