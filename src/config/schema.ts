@@ -1,6 +1,6 @@
 // The whole configuration, once. Each option carries its default and a description that says what it does,
 // why the default, and its security impact; docs/configuration.md is generated from these descriptions
-// (`npm run docs`) and src/config/docs.test.ts fails when the file is stale.
+// (`npm run docs`) and src/http/error-catalogue.test.ts fails when the file is stale.
 import { type Static, Type } from 'typebox';
 
 const text = (description: string, defaultValue = '') => Type.String({ default: defaultValue, description });
