@@ -103,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       secrets: deps.secrets,
       passwords: config.passwords,
+      login: config.login,
       issuer: config.server.issuer,
     },
   });

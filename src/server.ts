@@ -10,6 +10,7 @@ import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate, readMigrations } from './db/migrate.ts';
 import { createPool, redactDatabaseUrl } from './db/pool.ts';
 import { startDelivery } from './delivery/run.ts';
+import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
@@ -79,6 +80,7 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
   const delivery = startDelivery({ config, sql, deliveryKey: secrets.delivery, log });
+  const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log });
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -88,6 +90,7 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
       await app.close();
       clearTimeout(timer);
       await delivery?.stop();
+      await housekeeping.stop();
       await sql.end({ timeout: 5 });
       await stopEmbedded?.();
       log.info('stopped');

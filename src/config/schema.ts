@@ -189,6 +189,15 @@ export const ConfigSchema = Type.Object(
         description: 'Longest accepted password; bounds hashing work.',
       }),
     }),
+    login: section('Local sign-in.', {
+      starts_per_ip_per_minute: Type.Integer({
+        default: 60,
+        minimum: 0,
+        maximum: 100_000,
+        description:
+          'POST /auth/login starts admitted per client IP per minute, counted in PostgreSQL across nodes; more get 429 with Retry-After. Generous, because a shared NAT signs many people in; it bounds the decoy rows and lookups one address can cause (the per-account and per-IP failure locks still apply). 0 disables the limit.',
+      }),
+    }),
     sessions: section('Browser sessions.', {
       idle_ttl_seconds: seconds('A session unused this long ends.', 43_200),
       absolute_ttl_seconds: seconds('A session ends this long after sign-in, used or not.', 604_800),

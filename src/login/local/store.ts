@@ -207,3 +207,21 @@ export async function recordLoginSuccess(
       updated_at = ${now}
     where (scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip})`;
 }
+
+/** Housekeeping: transactions that expired before `before` can never be used again. */
+export async function deleteExpiredLoginTransactions(sql: Executor, before: Date): Promise<number> {
+  const rows = await sql`delete from login_transactions where expires_at < ${before} returning id`;
+  return rows.length;
+}
+
+/**
+ * Housekeeping: throttle rows with no lock in force and no attempt within WINDOW. The next attempt would restart
+ * such a counter from one anyway (see countAttempts), so deleting them changes no decision.
+ */
+export async function deleteStaleThrottleRows(sql: Executor, now: Date): Promise<number> {
+  const rows = await sql`
+    delete from login_throttle
+    where updated_at < ${now}::timestamptz - ${WINDOW}::interval and (locked_until is null or locked_until <= ${now})
+    returning key`;
+  return rows.length;
+}
