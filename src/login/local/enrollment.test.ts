@@ -5,7 +5,7 @@ import { startTestApp } from '../../../test/helpers/app.ts';
 import { ensureBootstrap } from '../../identity/bootstrap.ts';
 import { insertIdentity, insertSignInMethod, listSignInMethods } from '../../identity/store.ts';
 import { PASSWORD_PROVIDER } from './credential-store.ts';
-import { issueEnrollmentLink } from './enrollment-link.ts';
+import { issueEnrollmentLink, issueFirstEnrollmentLink } from './enrollment-link.ts';
 
 describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /account/totp/complete', async () => {
   const t = await startTestApp();
@@ -164,6 +164,22 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     await t.sql`delete from sign_in_methods where id = ${method.id}`;
     const enrolled = await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD });
     assert.equal(enrolled.statusCode, 200, 'the same link works once the conflict is gone');
+  });
+
+  it('the automatic link (setup, development start) is issued only while the identity has no password', async () => {
+    const invitee = await insertIdentity(t.sql, {
+      displayName: 'Third owner',
+      assurance: 'ial2',
+      email: { address: 'third@acme.test', verified: true },
+    });
+    const link = await issueFirstEnrollmentLink(t.sql, invitee, t.config.server.issuer, t.clock.now());
+    assert.ok(link);
+    assert.equal((await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD })).statusCode, 200);
+    const tokens = async () =>
+      await t.sql`select token_hash, used_at from enrollment_tokens where identity_id = ${invitee}`;
+    const before = await tokens();
+    assert.equal(await issueFirstEnrollmentLink(t.sql, invitee, t.config.server.issuer, t.clock.now()), null);
+    assert.deepEqual(await tokens(), before, 'no new link replaced the used one');
   });
 
   it('refuses an unknown token and unknown fields without changing anything', async () => {
