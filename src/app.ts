@@ -77,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   });
   const sessions = createSessionHttp({
     sql: deps.sql,
+    audit: deps.audit,
     issuer: config.server.issuer,
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       secrets: deps.secrets,
       passwords: config.passwords,
+      login: config.login,
       issuer: config.server.issuer,
     },
   });

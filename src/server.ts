@@ -10,14 +10,17 @@ import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate, readMigrations } from './db/migrate.ts';
 import { createPool, redactDatabaseUrl } from './db/pool.ts';
 import { startDelivery } from './delivery/run.ts';
+import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
-import { issueEnrollmentLink } from './login/local/enrollment-link.ts';
+import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
 
 export interface RunningServer {
   url: string;
-  /** Development start only: a fresh enrollment link for the development owner. */
+  /** Development start only: a fresh enrollment link while the development owner has no password yet. */
   enrollmentLink: { url: string; expiresAt: Date } | null;
+  /** Development start only: the owner already has a password, so no link was issued. */
+  ownerEnrolled: boolean;
   stop(): Promise<void>;
 }
 
@@ -47,6 +50,7 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   });
   const migrations = readMigrations();
   let enrollmentLink: RunningServer['enrollmentLink'] = null;
+  let ownerEnrolled = false;
   try {
     const applied = await migrate(sql, migrations);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
@@ -56,7 +60,8 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
         organizationName: config.organization.name,
         ownerSubject: config.organization.owner_subject,
       });
-      enrollmentLink = await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer);
+      enrollmentLink = await issueFirstEnrollmentLink(sql, installation.ownerId, config.server.issuer);
+      ownerEnrolled = enrollmentLink === null;
     }
   } catch (error) {
     await sql.end({ timeout: 1 });
@@ -75,6 +80,7 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
   const delivery = startDelivery({ config, sql, deliveryKey: secrets.delivery, log });
+  const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log });
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -84,11 +90,12 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
       await app.close();
       clearTimeout(timer);
       await delivery?.stop();
+      await housekeeping.stop();
       await sql.end({ timeout: 5 });
       await stopEmbedded?.();
       log.info('stopped');
     })();
     return stopping;
   };
-  return { url, enrollmentLink, stop };
+  return { url, enrollmentLink, ownerEnrolled, stop };
 }

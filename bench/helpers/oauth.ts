@@ -9,7 +9,7 @@ import type { TestApp } from '../../test/helpers/app.ts';
 import { makeConfig } from '../../test/helpers/config.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../../test/helpers/oauth-fixtures.ts';
 import { operationsPerSecond } from '../lib.ts';
-import { type BenchServer, startServer } from './server.ts';
+import { BENCH_CONFIG, type BenchServer, startServer } from './server.ts';
 
 export interface OAuthBench {
   server: BenchServer;
@@ -23,7 +23,7 @@ export const form = (fields: Record<string, string>) => new URLSearchParams(fiel
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 export async function startOAuthBench(): Promise<OAuthBench> {
-  const server = await startServer(makeConfig({ logging: { level: 'warn' } }) as Config);
+  const server = await startServer(makeConfig(BENCH_CONFIG) as Config);
   const { sql, secrets, config } = server.deps;
   const fixtureApp = { sql, config, clock: { now: () => new Date() } } as unknown as TestApp;
   const service = await makeServiceClient(sql, secrets.clientSecret, ['read', 'write']);

@@ -11,6 +11,9 @@ import { readMigrations } from '../../src/db/migrate.ts';
 import { makeConfig } from '../../test/helpers/config.ts';
 import { benchDatabase } from '../lib.ts';
 
+/** Every load comes from one loopback address, so the per-IP sign-in start limit is off for benchmarks. */
+export const BENCH_CONFIG = { logging: { level: 'warn' as const }, login: { starts_per_ip_per_minute: 0 } };
+
 export interface BenchServer {
   url: string;
   built: GatehouseApp;
@@ -18,7 +21,7 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config = makeConfig({ logging: { level: 'warn' } })): Promise<BenchServer> {
+export async function startServer(config: Config = makeConfig(BENCH_CONFIG)): Promise<BenchServer> {
   const database = await benchDatabase();
   const secretsDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-'));
   generateSecretFiles(`${secretsDir}/secrets`);

@@ -17,7 +17,7 @@ export async function confirmFactors(
 ): Promise<{ methodId: string }> {
   const now = deps.clock();
   const keys = { account: `reauth:${identityId}`, ip: facts.clientIp };
-  await admitAttempt(deps.sql, deps.audit, facts, keys, now);
+  const admission = await admitAttempt(deps.sql, deps.audit, facts, keys, now);
   const login = await findPasswordLogin(deps.sql, identityId);
   const password = login
     ? await verifyPassword(
@@ -40,6 +40,6 @@ export async function confirmFactors(
     await deps.audit.record({ event: 'reauth.failed', actor: identityId, subject: identityId, ...facts });
     throw new GatehouseError('reauthentication_failed');
   }
-  await clearAttempts(deps.sql, keys, now);
+  await clearAttempts(deps.sql, keys, now, admission);
   return { methodId: login.methodId };
 }

@@ -49,6 +49,13 @@ export async function listChainHeads(sql: Sql): Promise<{ chain: string; seq: nu
   return rows.map((r) => ({ chain: r.chain, seq: Number(r.seq), hash: r.hash }));
 }
 
+/** One chain's head, or null when the chain has no record yet. */
+export async function findChainHead(sql: Sql, chain: string): Promise<{ seq: number; hash: string } | null> {
+  const [head] = await sql<{ seq: string; hash: string }[]>`
+    select seq::text, hash from audit_chain_heads where chain = ${chain}`;
+  return head ? { seq: Number(head.seq), hash: head.hash } : null;
+}
+
 export interface AuditRecord {
   /** Row id; also the paging key (ids grow in the order records were written). */
   id: string;

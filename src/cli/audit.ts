@@ -2,7 +2,7 @@ import { verifyAuditChains } from '../audit/verify.ts';
 import { loadConfig } from '../config/load.ts';
 import { loadSecrets } from '../crypto/secret-files.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
-import { withDatabase } from './database.ts';
+import { chooseDatabaseUrl, withDatabase } from './database.ts';
 
 export const auditCommand: Command = {
   summary: 'audit verify: check every audit chain and name the first broken record.',
@@ -14,8 +14,10 @@ export const auditCommand: Command = {
     if (positionals[0] !== 'verify') throw new UsageError('Usage: gatehouse audit verify [--config FILE]');
     const { config } = loadConfig({ configPath: values.config });
     const { audit: key } = loadSecrets(config.secrets.dir);
-    const report = await withDatabase(values['database-url'] ?? config.database.url, config.data.dir, (sql) =>
-      verifyAuditChains(sql, key),
+    const report = await withDatabase(
+      chooseDatabaseUrl(values['database-url'], config.database.url),
+      config.data.dir,
+      (sql) => verifyAuditChains(sql, key),
     );
     for (const b of report.breaks)
       process.stdout.write(

@@ -1,7 +1,17 @@
 // Opens the configured database for a one-shot command (setup, migrate, audit verify), starting the embedded
 // server when no URL is configured, and closes it all afterwards.
+import { databaseUrlProblem } from '../config/validate.ts';
 import { startEmbeddedPostgres } from '../db/embedded.ts';
 import { createPool, type Sql } from '../db/pool.ts';
+import { UsageError } from './args.ts';
+
+/** `--database-url` when given (checked by the same rule as the config's database.url), else the configured URL. */
+export function chooseDatabaseUrl(flag: string | undefined, configured: string): string {
+  if (flag === undefined) return configured;
+  const problem = databaseUrlProblem(flag);
+  if (problem) throw new UsageError(`--database-url ${problem}`);
+  return flag;
+}
 
 export async function withDatabase<T>(url: string, dataDir: string, work: (sql: Sql) => Promise<T>): Promise<T> {
   const embedded =

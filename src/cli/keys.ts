@@ -7,7 +7,7 @@ import { loadSecrets, type Secrets } from '../crypto/secret-files.ts';
 import type { Sql } from '../db/pool.ts';
 import { Keyring } from '../oauth/keyring.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
-import { withDatabase } from './database.ts';
+import { chooseDatabaseUrl, withDatabase } from './database.ts';
 
 /** The keyring every command builds from the configuration and secrets (keys, doctor). */
 export function keyringFor(sql: Sql, secrets: Secrets, config: Config, clock: () => Date): Keyring {
@@ -42,7 +42,7 @@ export const keysCommand: Command = {
       throw new UsageError('Usage: gatehouse keys rotate|list [--config FILE]');
     const { config } = loadConfig({ configPath: values.config });
     const secrets = loadSecrets(config.secrets.dir);
-    await withDatabase(values['database-url'] ?? config.database.url, config.data.dir, async (sql) => {
+    await withDatabase(chooseDatabaseUrl(values['database-url'], config.database.url), config.data.dir, async (sql) => {
       if (action === 'rotate') {
         const kid = await rotateSigningKey(sql, secrets, config);
         process.stdout.write(`Added signing key ${kid}; it signs new tokens within 30 seconds on every node.\n`);

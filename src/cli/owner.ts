@@ -5,7 +5,7 @@ import { loadConfig } from '../config/load.ts';
 import { readInstallation } from '../identity/bootstrap.ts';
 import { issueEnrollmentLink } from '../login/local/enrollment-link.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
-import { withDatabase } from './database.ts';
+import { chooseDatabaseUrl, withDatabase } from './database.ts';
 
 export const ownerCommand: Command = {
   summary: 'owner enroll-link: print a fresh one-time enrollment link for the initial owner.',
@@ -17,10 +17,14 @@ export const ownerCommand: Command = {
     if (positionals[0] !== 'enroll-link' || positionals.length !== 1)
       throw new UsageError('Usage: gatehouse owner enroll-link [--config FILE] [--database-url URL]');
     const { config } = loadConfig({ configPath: values.config });
-    const link = await withDatabase(values['database-url'] ?? config.database.url, config.data.dir, async (sql) => {
-      const installation = await readInstallation(sql);
-      return installation ? await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer) : null;
-    });
+    const link = await withDatabase(
+      chooseDatabaseUrl(values['database-url'], config.database.url),
+      config.data.dir,
+      async (sql) => {
+        const installation = await readInstallation(sql);
+        return installation ? await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer) : null;
+      },
+    );
     if (!link) {
       process.stderr.write('gatehouse owner: this database has no installation yet; run `gatehouse setup` first\n');
       return 1;
@@ -29,6 +33,10 @@ export const ownerCommand: Command = {
     return 0;
   },
 };
+
+/** What setup and the development start print instead of a link once the owner has a password. */
+export const OWNER_ENROLLED_NOTICE =
+  "The initial owner is already enrolled: no new link was issued. `gatehouse owner enroll-link` issues one (using it resets the owner's password and TOTP).";
 
 /** The lines setup, the development start and this command print. */
 export function enrollmentNotice(link: { url: string; expiresAt: Date }): string {

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/load.ts';
 import { startServer } from '../server.ts';
 import { type Command, parseFlags } from './args.ts';
-import { enrollmentNotice } from './owner.ts';
+import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 export const serveCommand: Command = {
   summary: 'Run the service (no config file: a development instance under ./.gatehouse).',
@@ -17,6 +17,7 @@ export const serveCommand: Command = {
     ];
     if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
     if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
+    if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
     if (config.database.url === '')
       notes.push('  WARNING: the embedded PostgreSQL is for evaluation only; set DATABASE_URL for real use.');
     for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);

@@ -8,7 +8,16 @@ import { createTestDatabase } from '../../test/helpers/database.ts';
 import { loadConfig } from '../config/load.ts';
 import { SECRET_FILES } from '../crypto/secret-files.ts';
 import { migrate } from '../db/migrate.ts';
+import type { Sql } from '../db/pool.ts';
 import { ensureBootstrap, readInstallation } from '../identity/bootstrap.ts';
+import type { Sub } from '../identity/ids.ts';
+import { insertSignInMethod, listSignInMethods } from '../identity/store.ts';
+import {
+  confirmTotp,
+  PASSWORD_PROVIDER,
+  upsertPasswordCredential,
+  upsertPendingTotp,
+} from '../login/local/credential-store.ts';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 
@@ -135,6 +144,98 @@ describe('gatehouse setup', () => {
       assert.deepEqual(readdirSync(dir), []);
     });
   }
+
+  const tablesIn = async (sql: Sql) =>
+    (await sql<{ n: number }[]>`select count(*)::int as n from pg_tables where schemaname = 'public'`)[0]?.n;
+
+  const configRefusals: [Record<string, string>, string][] = [
+    [{ listen: 'everywhere' }, '--listen: must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080'],
+    [
+      { tls: 'files' },
+      '--tls-cert: is required when tls.mode is "files"; --tls-key: is required when tls.mode is "files"',
+    ],
+    [{ tls: 'files', 'tls-cert': '/etc/ssl/id.pem' }, '--tls-key: is required when tls.mode is "files"'],
+  ];
+  for (const [flags, message] of configRefusals) {
+    test(`refuses ${JSON.stringify(flags)} before creating a secret or touching the database`, async () => {
+      const dir = scratchDir();
+      const { sql, url } = await createTestDatabase({ migrated: false });
+      const result = await runCli(setupArgs(dir, url, flags));
+      assert.equal(result.code, 64, result.stderr);
+      assert.equal(result.stderr, `gatehouse setup: the configuration would be invalid: ${message}\n`);
+      assert.deepEqual(readdirSync(dir), []);
+      assert.equal(await tablesIn(sql), 0, 'no migration ran');
+    });
+  }
+
+  test('refuses a database URL with another scheme before creating a secret', async () => {
+    const dir = scratchDir();
+    const result = await runCli(setupArgs(dir, 'mysql://127.0.0.1/gatehouse'));
+    assert.equal(result.code, 64);
+    assert.equal(
+      result.stderr,
+      'gatehouse setup: the configuration would be invalid: --database-url: must start with postgres:// or postgresql://\n',
+    );
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  test('--tls files with --tls-cert and --tls-key writes both paths', async () => {
+    const dir = scratchDir();
+    const { url } = await createTestDatabase({ migrated: false });
+    const result = await runCli(
+      setupArgs(dir, url, { tls: 'files', 'tls-cert': '/etc/ssl/id.pem', 'tls-key': '/etc/ssl/id.key' }),
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const { config } = loadConfig({ configPath: path.join(dir, 'gatehouse.toml'), env: {} });
+    assert.deepEqual(
+      { mode: config.tls.mode, cert: config.tls.cert_file, key: config.tls.key_file },
+      { mode: 'files', cert: '/etc/ssl/id.pem', key: '/etc/ssl/id.key' },
+    );
+  });
+
+  test('the first setup prints an enrollment link and gives the owner no sign-in method', async () => {
+    const dir = scratchDir();
+    const { sql, url } = await createTestDatabase({ migrated: false });
+    const result = await runCli(setupArgs(dir, url));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /Owner enrollment link \(one use, expires .*\n {2}https:\/\/id\.acme\.test\/enroll\?token=/,
+    );
+    const installation = await readInstallation(sql);
+    assert.deepEqual(await listSignInMethods(sql, installation?.ownerId as Sub), []);
+  });
+
+  test('a rerun after the owner enrolled prints no link and leaves the password and TOTP untouched', async () => {
+    const dir = scratchDir();
+    const { sql, url } = await createTestDatabase({ migrated: false });
+    assert.equal((await runCli(setupArgs(dir, url))).code, 0);
+    const ownerId = (await readInstallation(sql))?.ownerId as Sub;
+    // The owner used the link: a password method with its hash and a confirmed authenticator.
+    const { method } = await insertSignInMethod(sql, {
+      identityId: ownerId,
+      kind: 'password',
+      provider: PASSWORD_PROVIDER,
+      externalSubject: 'alice@acme.test',
+    });
+    await upsertPasswordCredential(sql, method.id, ownerId, '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA');
+    await upsertPendingTotp(sql, ownerId, 'sealed-seed');
+    await confirmTotp(sql, ownerId, 'sealed-seed', 7, new Date());
+    const credentials = () => sql`
+      select p.phc, t.sealed_seed, t.confirmed_at, t.last_used_step,
+             (select count(*)::int from enrollment_tokens e where e.identity_id = p.identity_id) as links
+      from password_credentials p join totp_credentials t using (identity_id)`;
+    const before = await credentials();
+
+    const rerun = await runCli(setupArgs(dir, url));
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.doesNotMatch(rerun.stdout, /enroll\?token=/);
+    assert.match(
+      rerun.stdout,
+      /The initial owner is already enrolled: no new link was issued\. `gatehouse owner enroll-link` issues one/,
+    );
+    assert.deepEqual(await credentials(), before);
+  });
 
   test('without a terminal, missing answers are named instead of prompted', async () => {
     const dir = scratchDir();

@@ -4,16 +4,17 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { ConfigError } from '../config/errors.ts';
 import { DEFAULT_CONFIG_PATH, loadConfig } from '../config/load.ts';
 import { isReservedHostname } from '../config/placeholders.ts';
-import { writeSetupConfig } from '../config/write.ts';
+import { renderSetupConfig, writeSetupConfig } from '../config/write.ts';
 import { generateSecretFiles } from '../crypto/secret-files.ts';
 import { migrate } from '../db/migrate.ts';
 import { ensureBootstrap, markSetupCompleted } from '../identity/bootstrap.ts';
-import { issueEnrollmentLink } from '../login/local/enrollment-link.ts';
+import { issueFirstEnrollmentLink } from '../login/local/enrollment-link.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
-import { enrollmentNotice } from './owner.ts';
+import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 const FLAGS = {
   config: { type: 'string' },
@@ -25,6 +26,8 @@ const FLAGS = {
   'secrets-dir': { type: 'string' },
   'data-dir': { type: 'string' },
   tls: { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
   listen: { type: 'string' },
 } as const;
 
@@ -33,6 +36,11 @@ const QUESTIONS = [
   ['org-name', 'Organization name'],
   ['org-id', 'Organization ID (stable, e.g. acme)'],
   ['owner', 'Initial owner subject (email address)'],
+] as const;
+
+const TLS_QUESTIONS = [
+  ['tls-cert', 'TLS certificate chain (PEM file)'],
+  ['tls-key', 'TLS private key (PEM file)'],
 ] as const;
 
 /** `id.example.com` → https://id.example.com; `localhost:8080` → http://localhost:8080 (development only). */
@@ -66,6 +74,41 @@ async function ask(values: Record<string, string | undefined>): Promise<void> {
   }
 }
 
+/** Config keys setup's flags set, so a refusal names the flag the operator typed. */
+const FLAG_FOR_KEY: Record<string, string> = {
+  'server.listen': '--listen',
+  'database.url': '--database-url',
+  'tls.cert_file': '--tls-cert',
+  'tls.key_file': '--tls-key',
+};
+
+function refuseInvalidConfig(render: () => void): void {
+  try {
+    render();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const named = error.problems.map((p) => `${FLAG_FOR_KEY[p.key] ?? p.key}: ${p.problem}`);
+    throw new UsageError(`the configuration would be invalid: ${named.join('; ')}`);
+  }
+}
+
+/** `--tls files` needs a certificate and key: taken from flags, the previous config, or asked on a terminal. */
+async function askTlsFiles(
+  answers: Record<string, string | undefined>,
+  previous: { cert_file: string; key_file: string } | undefined,
+): Promise<void> {
+  answers['tls-cert'] ??= previous?.cert_file || undefined;
+  answers['tls-key'] ??= previous?.key_file || undefined;
+  const missing = TLS_QUESTIONS.filter(([key]) => !answers[key]);
+  if (missing.length === 0 || !process.stdin.isTTY) return; // the config validation names what is missing
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    for (const [key, question] of missing) answers[key] = (await rl.question(`${question}: `)).trim() || undefined;
+  } finally {
+    rl.close();
+  }
+}
+
 export const setupCommand: Command = {
   summary: 'Write the config, generate secret files, migrate, and create the organization and initial owner.',
   async run(args) {
@@ -85,6 +128,28 @@ export const setupCommand: Command = {
     const tls =
       values.tls ?? previous?.tls.mode ?? (isReservedHostname(domain.split(':')[0] ?? '') ? 'external' : 'acme');
     if (!['acme', 'files', 'external'].includes(tls)) throw new UsageError('--tls must be acme, files or external');
+    if (tls === 'files') await askTlsFiles(answers, previous?.tls);
+
+    const keysFor = (organization: { id: string; name: string; owner_subject: string }) => ({
+      server: { issuer, listen: values.listen ?? previous?.server.listen ?? '127.0.0.1:8080' },
+      database: { url: databaseUrl },
+      data: { dir: dataDir },
+      secrets: { dir: secretsDir },
+      organization,
+      tls: {
+        mode: tls,
+        ...(answers['tls-cert'] ? { cert_file: path.resolve(answers['tls-cert']) } : {}),
+        ...(answers['tls-key'] ? { key_file: path.resolve(answers['tls-key']) } : {}),
+      },
+    });
+    // The whole would-be config is validated before any side effect: a refused answer (listen address, database
+    // URL scheme, TLS files) leaves no secret file and touches no database.
+    refuseInvalidConfig(() =>
+      renderSetupConfig(
+        configFile,
+        keysFor({ id: answers['org-id'] ?? '', name: answers['org-name'] ?? '', owner_subject: answers.owner ?? '' }),
+      ),
+    );
 
     const secrets = generateSecretFiles(secretsDir);
     const installation = await withDatabase(databaseUrl, dataDir, async (sql) => {
@@ -96,21 +161,17 @@ export const setupCommand: Command = {
       });
     });
 
-    const { backup } = writeSetupConfig(configFile, {
-      server: { issuer, listen: values.listen ?? previous?.server.listen ?? '127.0.0.1:8080' },
-      database: { url: databaseUrl },
-      data: { dir: dataDir },
-      secrets: { dir: secretsDir },
-      organization: {
+    const { backup } = writeSetupConfig(
+      configFile,
+      keysFor({
         id: installation.organizationId,
         name: installation.organizationName,
         owner_subject: installation.ownerSubject,
-      },
-      tls: { mode: tls },
-    });
+      }),
+    );
     const link = await withDatabase(databaseUrl, dataDir, async (sql) => {
       await markSetupCompleted(sql);
-      return await issueEnrollmentLink(sql, installation.ownerId, issuer);
+      return await issueFirstEnrollmentLink(sql, installation.ownerId, issuer);
     });
 
     const lines = [
@@ -124,7 +185,7 @@ export const setupCommand: Command = {
       lines.push(
         `The database already has organization ${installation.organizationId} and owner ${installation.ownerSubject}: kept them (the database is authoritative; nothing about the owner was recreated)`,
       );
-    lines.push(enrollmentNotice(link));
+    lines.push(link ? enrollmentNotice(link) : OWNER_ENROLLED_NOTICE);
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   },

@@ -11,6 +11,9 @@ export function keyFromPointer(pointer: string): string {
   return key;
 }
 
+/** TOML words for JSON Schema types, with the right article. */
+const TYPE_NAMES: Record<string, string> = { object: 'a table', array: 'an array', integer: 'an integer' };
+
 const join = (key: string, child: string) => (key === '' ? child : `${key}.${child}`);
 
 function describe(error: TLocalizedValidationError): ConfigProblem[] {
@@ -27,7 +30,7 @@ function describe(error: TLocalizedValidationError): ConfigProblem[] {
     case 'boolean':
       return []; // the additionalProperties error for the same key says it better
     case 'type':
-      return [{ key, problem: `must be ${params.type === 'object' ? 'a table' : `a ${params.type}`}` }];
+      return [{ key, problem: `must be ${TYPE_NAMES[String(params.type)] ?? `a ${params.type}`}` }];
     case 'enum':
       return [
         {

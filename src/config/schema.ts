@@ -1,6 +1,6 @@
 // The whole configuration, once. Each option carries its default and a description that says what it does,
 // why the default, and its security impact; docs/configuration.md is generated from these descriptions
-// (`npm run docs`) and src/config/docs.test.ts fails when the file is stale.
+// (`npm run docs`) and src/http/error-catalogue.test.ts fails when the file is stale.
 import { type Static, Type } from 'typebox';
 
 const text = (description: string, defaultValue = '') => Type.String({ default: defaultValue, description });
@@ -187,6 +187,15 @@ export const ConfigSchema = Type.Object(
         minimum: 64,
         maximum: 1024,
         description: 'Longest accepted password; bounds hashing work.',
+      }),
+    }),
+    login: section('Local sign-in.', {
+      starts_per_ip_per_minute: Type.Integer({
+        default: 60,
+        minimum: 0,
+        maximum: 100_000,
+        description:
+          'POST /auth/login starts admitted per client IP per minute, counted in PostgreSQL across nodes; more get 429 with Retry-After. Generous, because a shared NAT signs many people in; it bounds the decoy rows and lookups one address can cause (the per-account and per-IP failure locks still apply). 0 disables the limit.',
       }),
     }),
     sessions: section('Browser sessions.', {

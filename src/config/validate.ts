@@ -44,6 +44,14 @@ function checkIssuer(issuer: string): string | null {
   return null;
 }
 
+/** The one rule for a database URL, wherever it comes from (file, DATABASE_URL, `--database-url`); '' = embedded. */
+export function databaseUrlProblem(url: string): string | null {
+  if (url === '') return null;
+  if (!/^postgres(ql)?:\/\//.test(url)) return 'must start with postgres:// or postgresql://';
+  if (!absoluteUrl(url)) return 'is not a valid URL';
+  return null;
+}
+
 export function checkSemantics(config: Config): SemanticResult {
   const problems: ConfigProblem[] = [];
   const deferred: Deferred[] = [];
@@ -54,10 +62,8 @@ export function checkSemantics(config: Config): SemanticResult {
   if (!parseListen(config.server.listen))
     problem('server.listen', 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080');
 
-  const dbUrl = config.database.url;
-  if (dbUrl !== '' && !/^postgres(ql)?:\/\//.test(dbUrl))
-    problem('database.url', 'must start with postgres:// or postgresql://');
-  else if (dbUrl !== '' && !absoluteUrl(dbUrl)) problem('database.url', 'is not a valid URL');
+  const dbUrlProblem = databaseUrlProblem(config.database.url);
+  if (dbUrlProblem) problem('database.url', dbUrlProblem);
 
   if (config.organization.id !== '' && !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(config.organization.id))
     problem('organization.id', 'must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit');
@@ -76,11 +82,22 @@ export function checkSemantics(config: Config): SemanticResult {
 
 type Report = (key: string, text: string) => void;
 
+/** The domain of the address in delivery.from ("Name <a@b>" or "a@b"). */
+export function senderDomain(from: string): string {
+  const address = /<([^>]*)>\s*$/.exec(from)?.[1] ?? from;
+  return address.slice(address.lastIndexOf('@') + 1).trim();
+}
+
 function checkDelivery(config: Config, problem: Report, deferred: Deferred[]): void {
   const { delivery } = config;
+  if (delivery.kind === 'none') return;
+  // The same deferrals, in the same order, as deliveryStatus (src/delivery/status.ts), so what `gatehouse info`
+  // and the startup log report is what the account routes and the worker act on.
+  if (isPlaceholderValue(delivery.from)) {
+    deferred.push({ key: 'delivery', reason: 'delivery.from is a placeholder' });
+    return;
+  }
   switch (delivery.kind) {
-    case 'none':
-      return;
     case 'smtp':
       if (delivery.smtp.host === '') problem('delivery.smtp.host', 'is required when delivery.kind is "smtp"');
       else if (isPlaceholderHost(delivery.smtp.host))
@@ -92,11 +109,18 @@ function checkDelivery(config: Config, problem: Report, deferred: Deferred[]): v
       for (const key of ['helo_name', 'dkim_domain', 'dkim_selector', 'dkim_private_key_file'] as const)
         if (delivery.direct_mx[key] === '')
           problem(`delivery.direct_mx.${key}`, 'is required when delivery.kind is "direct_mx"');
-      if (delivery.direct_mx.dkim_domain !== '' && isPlaceholderHost(delivery.direct_mx.dkim_domain))
-        deferred.push({
-          key: 'delivery',
-          reason: `delivery.direct_mx.dkim_domain "${delivery.direct_mx.dkim_domain}" is a placeholder host`,
-        });
+      for (const key of ['helo_name', 'dkim_domain'] as const) {
+        const host = delivery.direct_mx[key];
+        if (host !== '' && isPlaceholderHost(host)) {
+          deferred.push({ key: 'delivery', reason: `delivery.direct_mx.${key} "${host}" is a placeholder host` });
+          break;
+        }
+      }
+      if (!deferred.some((d) => d.key === 'delivery') && delivery.from !== '') {
+        const domain = senderDomain(delivery.from);
+        if (isPlaceholderHost(domain))
+          deferred.push({ key: 'delivery', reason: `delivery.from domain "${domain}" is a placeholder host` });
+      }
       break;
     case 'webhook': {
       const url = absoluteUrl(delivery.webhook.url);

@@ -11,15 +11,24 @@ export interface WriteResult {
   backup: string | null;
 }
 
-export function writeSetupConfig(file: string, keys: SetupKeys, now: Date = new Date()): WriteResult {
+/**
+ * The text setup would write: the existing file (if any) with setup's keys replaced, validated exactly as the
+ * service validates it at startup. Setup calls this before any side effect, so a refused answer leaves no secret
+ * file and no database change behind; a ConfigError names the key.
+ */
+export function renderSetupConfig(file: string, keys: SetupKeys): string {
   const existing = existsSync(file)
     ? (parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>)
     : {};
   for (const [section, values] of Object.entries(keys)) existing[section] = { ...(existing[section] ?? {}), ...values };
   const text = `# Gatehouse configuration, written by \`gatehouse setup\`. Reference: docs/configuration.md\n${stringify(existing)}\n`;
-  // Never write a file the service would refuse to start with.
   parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} });
+  return text;
+}
 
+export function writeSetupConfig(file: string, keys: SetupKeys, now: Date = new Date()): WriteResult {
+  // Never write a file the service would refuse to start with.
+  const text = renderSetupConfig(file, keys);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
   let backup: string | null = null;
   if (existsSync(file)) {

@@ -2,10 +2,18 @@ import assert from 'node:assert/strict';
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { runCli } from '../../test/helpers/cli.ts';
 import { scratchDir } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
-import { MIGRATIONS_DIR, MigrationError, migrate, migrationsApplied, readMigrations } from './migrate.ts';
+import {
+  MIGRATION_LOCK,
+  MIGRATIONS_DIR,
+  MigrationError,
+  migrate,
+  migrationsApplied,
+  readMigrations,
+} from './migrate.ts';
 
 const all = readMigrations();
 
@@ -83,18 +91,38 @@ describe('database migrations', () => {
 
   test('two processes started together apply each migration exactly once', async () => {
     const { sql, url } = await createTestDatabase({ migrated: false });
-    const [a, b] = await Promise.all([
+    // The test holds the migration lock first, so both processes must queue behind it: the overlap is certain,
+    // not a matter of how fast each one starts.
+    const holder = await sql.reserve();
+    await holder`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    const running = Promise.all([
       runCli(['migrate', '--database-url', url]),
       runCli(['migrate', '--database-url', url]),
     ]);
+    const waiting = async () => {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+        where l.locktype = 'advisory' and l.objid = ${MIGRATION_LOCK} and not l.granted
+          and d.datname = current_database()`;
+      return row?.n ?? 0;
+    };
+    try {
+      // Poll for the state, bounded; nothing here depends on how long anything takes.
+      for (let i = 0; i < 600 && (await waiting()) < 2; i += 1) await delay(50);
+      assert.equal(await waiting(), 2, 'both processes wait for the migration lock');
+    } finally {
+      await holder`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+      holder.release();
+    }
+
+    const [a, b] = await running;
     // A second application of any file would fail (its CREATE TABLEs exist), so both succeeding proves the lock held.
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
     const outputs = [a.stdout, b.stdout].sort();
     assert.deepEqual(outputs, [`Applied: ${all.map((m) => m.file).join(', ')}\n`, 'No pending migrations.\n'].sort());
-    const [count] = await sql<
-      { n: number }[]
-    >`select count(*)::int as n, count(distinct version)::int as d from schema_migrations`;
-    assert.equal(count?.n, all.length);
+    const [count] = await sql<{ n: number; d: number }[]>`
+      select count(*)::int as n, count(distinct version)::int as d from schema_migrations`;
+    assert.deepEqual({ ...count }, { n: all.length, d: all.length });
   });
 });

@@ -10,7 +10,7 @@ import type { Sql } from './pool.ts';
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
 /** Arbitrary constant; only Gatehouse's migrator takes this advisory lock. */
-const MIGRATION_LOCK = 0x6761_7465; // "gate"
+export const MIGRATION_LOCK = 0x6761_7465; // "gate"
 
 export interface Migration {
   version: number;

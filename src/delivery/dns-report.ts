@@ -2,10 +2,10 @@
 // mail from hosts without matching reverse DNS, SPF (RFC 7208), DKIM (RFC 6376) and DMARC (RFC 7489).
 // Each missing or wrong record comes with the exact record to publish.
 import type { Config } from '../config/schema.ts';
+import { senderDomain } from '../config/validate.ts';
 import { type Check, check } from './check.ts';
 import type { MxResolver } from './direct-mx.ts';
 import { dkimPublicKey, dkimRecord, parseTags } from './dkim-key.ts';
-import { senderDomain } from './status.ts';
 
 /** The node:dns/promises Resolver methods doctor uses. */
 export interface DnsResolver extends MxResolver {

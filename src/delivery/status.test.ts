@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { makeConfig } from '../../test/helpers/config.ts';
+import { checkSemantics } from '../config/validate.ts';
 import { assertDeliveryReady, assertSelfServiceAvailable, deliveryStatus } from './status.ts';
 
 const smtp = (smtpOverrides: Record<string, string>) =>
@@ -91,4 +92,37 @@ describe('deliveryStatus and assertDeliveryReady', () => {
     assert.throws(() => assertSelfServiceAvailable(smtp({})), { code: 'self_service_disabled', status: 403 });
     assert.doesNotThrow(() => assertSelfServiceAvailable({ ...smtp({}), self_service: { enabled: true } }));
   });
+
+  const mx = (overrides: Record<string, string>, from = 'Acme <no-reply@acme.dev>') =>
+    makeConfig({
+      delivery: {
+        kind: 'direct_mx',
+        from,
+        direct_mx: {
+          helo_name: 'mx.acme.dev',
+          dkim_domain: 'acme.dev',
+          dkim_selector: 's1',
+          dkim_private_key_file: '/k.pem',
+          ...overrides,
+        },
+      },
+    });
+  const deferrals: [string, ReturnType<typeof makeConfig>][] = [
+    ['placeholder from', makeConfig({ ...smtp({}), delivery: { ...smtp({}).delivery, from: 'placeholder' } })],
+    ['placeholder relay host', smtp({ host: 'smtp.example.net' })],
+    ['placeholder relay password', smtp({ password: 'test' })],
+    ['placeholder webhook', makeConfig({ delivery: { kind: 'webhook', from: 'a@acme.dev', webhook: { url: '0' } } })],
+    ['placeholder HELO name', mx({ helo_name: 'mx.example.com' })],
+    ['placeholder DKIM domain', mx({ dkim_domain: 'acme.invalid' })],
+    ['placeholder sender domain', mx({}, 'no-reply@example.org')],
+  ];
+  for (const [name, config] of deferrals)
+    test(`a ${name} is deferred with the same reason the config check reports (gatehouse info)`, () => {
+      const status = deliveryStatus(config);
+      assert.equal(status.state, 'deferred');
+      assert.deepEqual(checkSemantics(config), {
+        problems: [],
+        deferred: [{ key: 'delivery', reason: status.reason }],
+      });
+    });
 });

@@ -3,6 +3,7 @@
 // assertDeliveryReady before they store anything; the worker only starts when the state is ready.
 import { isPlaceholderHost, isPlaceholderValue } from '../config/placeholders.ts';
 import type { Config } from '../config/schema.ts';
+import { senderDomain } from '../config/validate.ts';
 import { GatehouseError } from '../http/errors.ts';
 
 export type DeliveryState = 'ready' | 'not_configured' | 'deferred';
@@ -23,12 +24,6 @@ function hostOf(url: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** The domain of the address in delivery.from ("Name <a@b>" or "a@b"). */
-export function senderDomain(from: string): string {
-  const address = /<([^>]*)>\s*$/.exec(from)?.[1] ?? from;
-  return address.slice(address.lastIndexOf('@') + 1).trim();
 }
 
 export function deliveryStatus(config: Config): DeliveryStatus {

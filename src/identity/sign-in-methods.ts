@@ -2,7 +2,7 @@
 // another identity is never attached (409 method_conflict, no merge, no linking by email), and an identity's last
 // method is never removed (409 last_sign_in_method). Both decisions are atomic in PostgreSQL (see store.ts).
 import type { Audit } from '../audit/audit.ts';
-import type { Sql } from '../db/pool.ts';
+import type { Executor, Sql } from '../db/pool.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import type { Sub } from './ids.ts';
 import { deleteSignInMethodUnlessLast, insertSignInMethod, type NewSignInMethod, type SignInMethod } from './store.ts';
@@ -15,7 +15,7 @@ export interface RequestContext {
 }
 
 export async function attachSignInMethod(
-  sql: Sql,
+  sql: Executor,
   audit: Audit,
   context: RequestContext,
   input: NewSignInMethod,

@@ -2,6 +2,7 @@
 // fixated cookie is worthless), rotate it on privilege change, end it. Created once in app.ts and passed to modules.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../app.ts';
+import type { Audit } from '../audit/audit.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
 import { GatehouseError } from '../http/errors.ts';
@@ -25,6 +26,7 @@ export interface SessionHttp {
 
 export interface SessionHttpDeps {
   sql: Sql;
+  audit: Audit;
   issuer: string;
   lifetimes: SessionLifetimes;
   clock: Clock;
@@ -66,6 +68,16 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
         deps.lifetimes,
         now,
       );
+      if (previous)
+        // Rotation ends a session like a logout does, so it leaves the same trace.
+        await deps.audit.record({
+          event: 'session.revoked',
+          actor: start.identityId,
+          subject: previous.identityId,
+          clientIp: request.clientIp || null,
+          requestId: request.id,
+          details: { session_id: previous.id, reason: 'rotated', successor: session.id },
+        });
       setSessionCookie(reply, policy, token, (session.absoluteExpiresAt.getTime() - now.getTime()) / 1000);
       cache.set(request, Promise.resolve(session));
       return session;

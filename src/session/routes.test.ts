@@ -64,6 +64,13 @@ describe('sessions: POST /auth/logout, rotation at sign-in, owner revocation', a
     assert.notEqual(second, first);
     assert.equal((await post('/auth/logout', first)).statusCode, 401, 'the earlier session was revoked');
     assert.equal((await post('/auth/logout', second)).statusCode, 204);
+    const [rotated] = await t.sql`
+      select actor, subject, details from audit_events
+      where event = 'session.revoked' and subject = ${a.sub} and details->>'reason' = 'rotated'`;
+    assert.equal(rotated?.actor, a.sub);
+    assert.match(String(rotated?.details.session_id), /^ses_/);
+    assert.match(String(rotated?.details.successor), /^ses_/);
+    assert.notEqual(rotated?.details.session_id, rotated?.details.successor);
   });
 
   it('lets an owner revoke every session of an identity, refused at once on every node', async () => {
@@ -90,6 +97,64 @@ describe('sessions: POST /auth/logout, rotation at sign-in, owner revocation', a
     const malformed = await post('/admin/identities/cli_123/sessions/revoke', cookie);
     assert.equal(malformed.statusCode, 400);
     assert.equal(malformed.json().error, 'invalid_request');
+  });
+});
+
+describe('session lifetimes: idle 12 h, absolute 7 days (GET /account/profile)', async () => {
+  // Account routes need self-service with a delivery that could send; nothing is sent here.
+  const config = makeConfig({
+    self_service: { enabled: true },
+    delivery: { kind: 'webhook', from: 'no-reply@acme.dev', webhook: { url: 'http://127.0.0.1:9/hooks' } },
+  });
+  const t = await startTestApp({ config });
+  const HOUR = 3600;
+  const profile = async (cookie: string) =>
+    await t.app.inject({ method: 'GET', url: '/account/profile', headers: { cookie } });
+  const signedIn = async () => {
+    const a = await makeAccount(t.sql, t.secrets, t.config);
+    const { response, session } = await signIn(t.app, a.email, {
+      password: a.password,
+      totp: totpCode(a.totpSeed as string, t.clock.now()),
+    });
+    assert.equal(response.statusCode, 200);
+    return session;
+  };
+  const refused = (response: Awaited<ReturnType<typeof profile>>) => {
+    assert.equal(response.statusCode, 401);
+    assert.deepEqual(response.json(), {
+      error: 'login_required',
+      error_description: 'Sign in first.',
+      request_id: response.headers['x-request-id'],
+    });
+  };
+
+  it('ends a session left unused for 12 hours', async () => {
+    const cookie = await signedIn();
+    t.clock.advance(12 * HOUR + 1);
+    refused(await profile(cookie));
+  });
+
+  it('extends the idle limit with use', async () => {
+    const cookie = await signedIn();
+    t.clock.advance(11 * HOUR);
+    assert.equal((await profile(cookie)).statusCode, 200);
+    t.clock.advance(11 * HOUR);
+    assert.equal((await profile(cookie)).statusCode, 200, '22 h after sign-in, 11 h after last use: still live');
+    t.clock.advance(12 * HOUR + 1);
+    refused(await profile(cookie));
+  });
+
+  it('ends a session 7 days after sign-in however often it is used', async () => {
+    const cookie = await signedIn();
+    for (let hours = 11; hours < 168; hours += 11) {
+      t.clock.advance(11 * HOUR);
+      assert.equal((await profile(cookie)).statusCode, 200, `${hours} h after sign-in`);
+    }
+    // 165 h have passed; the last use was just now, so only the absolute limit can end it.
+    t.clock.advance(3 * HOUR - 1);
+    assert.equal((await profile(cookie)).statusCode, 200, 'one second before 7 days');
+    t.clock.advance(2);
+    refused(await profile(cookie));
   });
 });
 

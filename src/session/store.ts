@@ -127,3 +127,10 @@ export async function listLiveSessions(sql: Executor, identityId: Sub, now: Date
     order by last_seen_at desc`;
   return rows.map(toSession);
 }
+
+/** Housekeeping: sessions that ended (revoked, idle or past their absolute limit) before `before`. */
+export async function deleteEndedSessions(sql: Executor, before: Date): Promise<number> {
+  // idle_expires_at never exceeds absolute_expires_at, so it alone says when an unrevoked session ended.
+  const rows = await sql`delete from sessions where revoked_at < ${before} or idle_expires_at < ${before} returning id`;
+  return rows.length;
+}

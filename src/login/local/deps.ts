@@ -11,6 +11,7 @@ export interface LocalLoginDeps {
   clock: Clock;
   secrets: Pick<Secrets, 'totp' | 'passwordPepper' | 'recoveryPepper'>;
   passwords: Config['passwords'];
+  login: Config['login'];
   issuer: string;
 }
 

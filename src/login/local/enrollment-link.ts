@@ -4,6 +4,7 @@
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import type { Executor } from '../../db/pool.ts';
 import type { Sub } from '../../identity/ids.ts';
+import { listSignInMethods } from '../../identity/store.ts';
 import { replaceEnrollmentToken } from './credential-store.ts';
 
 export const ENROLLMENT_LINK_SECONDS = 24 * 3600;
@@ -18,4 +19,20 @@ export async function issueEnrollmentLink(
   const expiresAt = new Date(now.getTime() + ENROLLMENT_LINK_SECONDS * 1000);
   await replaceEnrollmentToken(sql, identityId, tokenHash(token), now, expiresAt);
   return { url: `${issuer.replace(/\/+$/, '')}/enroll?token=${token}`, expiresAt };
+}
+
+/**
+ * The link setup and the development start print: only while the owner has no password yet. Once enrolled, a link
+ * would reset the owner's credentials, so a rerun or a restart must not mint one; `gatehouse owner enroll-link` is
+ * the deliberate way back in. Null means the owner is already enrolled.
+ */
+export async function issueFirstEnrollmentLink(
+  sql: Executor,
+  identityId: Sub,
+  issuer: string,
+  now: Date = new Date(),
+): Promise<{ url: string; expiresAt: Date } | null> {
+  const methods = await listSignInMethods(sql, identityId);
+  if (methods.some((m) => m.kind === 'password')) return null;
+  return await issueEnrollmentLink(sql, identityId, issuer, now);
 }

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { cookieFrom, JSON_HEADERS, makeAccount, signIn, totpCode } from '../../../test/helpers/accounts.ts';
 import { startTestApp } from '../../../test/helpers/app.ts';
 import { ensureBootstrap } from '../../identity/bootstrap.ts';
-import { issueEnrollmentLink } from './enrollment-link.ts';
+import { insertIdentity, insertSignInMethod, listSignInMethods } from '../../identity/store.ts';
+import { PASSWORD_PROVIDER } from './credential-store.ts';
+import { issueEnrollmentLink, issueFirstEnrollmentLink } from './enrollment-link.ts';
 
 describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /account/totp/complete', async () => {
   const t = await startTestApp();
@@ -131,6 +133,53 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
     const started = await post('/account/totp/start', {}, session);
     assert.equal(started.statusCode, 200);
+  });
+
+  it('leaves the link usable when attaching the password method fails with method_conflict', async () => {
+    const invitee = await insertIdentity(t.sql, {
+      displayName: 'Second owner',
+      assurance: 'ial2',
+      email: { address: 'second@acme.test', verified: true },
+    });
+    // Another identity already holds the local password method for this address.
+    const holder = await makeAccount(t.sql, t.secrets, t.config);
+    const { method } = await insertSignInMethod(t.sql, {
+      identityId: holder.sub,
+      kind: 'password',
+      provider: PASSWORD_PROVIDER,
+      externalSubject: 'second@acme.test',
+    });
+    const link = await issueEnrollmentLink(t.sql, invitee, t.config.server.issuer, t.clock.now());
+    const refused = await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD });
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json(), {
+      error: 'method_conflict',
+      error_description: 'This sign-in method belongs to another account.',
+      request_id: refused.headers['x-request-id'],
+    });
+    const [token] = await t.sql`select used_at from enrollment_tokens where identity_id = ${invitee}`;
+    assert.equal(token?.used_at, null, 'the link was not spent');
+    assert.deepEqual(await listSignInMethods(t.sql, invitee), []);
+
+    await t.sql`delete from sign_in_methods where id = ${method.id}`;
+    const enrolled = await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD });
+    assert.equal(enrolled.statusCode, 200, 'the same link works once the conflict is gone');
+  });
+
+  it('the automatic link (setup, development start) is issued only while the identity has no password', async () => {
+    const invitee = await insertIdentity(t.sql, {
+      displayName: 'Third owner',
+      assurance: 'ial2',
+      email: { address: 'third@acme.test', verified: true },
+    });
+    const link = await issueFirstEnrollmentLink(t.sql, invitee, t.config.server.issuer, t.clock.now());
+    assert.ok(link);
+    assert.equal((await post('/auth/enroll', { token: tokenOf(link.url), password: PASSWORD })).statusCode, 200);
+    const tokens = async () =>
+      await t.sql`select token_hash, used_at from enrollment_tokens where identity_id = ${invitee}`;
+    const before = await tokens();
+    assert.equal(await issueFirstEnrollmentLink(t.sql, invitee, t.config.server.issuer, t.clock.now()), null);
+    assert.deepEqual(await tokens(), before, 'no new link replaced the used one');
   });
 
   it('refuses an unknown token and unknown fields without changing anything', async () => {

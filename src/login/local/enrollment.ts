@@ -50,20 +50,31 @@ export async function enrollWithToken(
     subject,
   );
   const phc = await hashPassword(input.password, deps.secrets.passwordPepper, argon2Parameters(deps.passwords));
-  const identityId = await consumeEnrollmentToken(deps.sql, hash, now);
-  if (!identityId) throw new GatehouseError('invalid_enrollment_token');
-  const audited = { actor: identityId, clientIp: context.clientIp, requestId: context.requestId };
-  const method = await attachSignInMethod(deps.sql, deps.audit, audited, {
-    identityId,
-    kind: 'password',
-    provider: PASSWORD_PROVIDER,
-    externalSubject: subject,
-    label: 'Password',
+  // One transaction: the link is spent only together with the password, the reset and the revocation, so a
+  // failure anywhere (e.g. the password method belongs to another identity: 409) leaves the link usable.
+  const { identityId, revoked } = await deps.sql.begin(async (tx) => {
+    const identityId = await consumeEnrollmentToken(tx, hash, now);
+    if (!identityId) throw new GatehouseError('invalid_enrollment_token');
+    const audited = { actor: identityId, clientIp: context.clientIp, requestId: context.requestId };
+    const method = await attachSignInMethod(tx, deps.audit, audited, {
+      identityId,
+      kind: 'password',
+      provider: PASSWORD_PROVIDER,
+      externalSubject: subject,
+      label: 'Password',
+    });
+    await upsertPasswordCredential(tx, method.id, identityId, phc);
+    await deleteTotpAndRecoveryCodes(tx, identityId);
+    return { identityId, revoked: await revokeIdentitySessions(tx, identityId, now) };
   });
-  await upsertPasswordCredential(deps.sql, method.id, identityId, phc);
-  await deleteTotpAndRecoveryCodes(deps.sql, identityId);
-  const revoked = await revokeIdentitySessions(deps.sql, identityId, now);
-  await deps.audit.record({ event: 'enrollment.password_set', ...audited, subject: identityId, details: { revoked } });
+  await deps.audit.record({
+    event: 'enrollment.password_set',
+    actor: identityId,
+    clientIp: context.clientIp,
+    requestId: context.requestId,
+    subject: identityId,
+    details: { revoked },
+  });
   return { identityId, aal: 'aal1', amr: ['pwd'], authTime: now, enrollmentOnly: true };
 }
 

@@ -28,23 +28,34 @@ export type FactorOutcome = Omit<SessionStart, 'authTime'> & { factor: 'totp' | 
 
 export type FactorChecker = (identityId: Sub | null, factors: Factors, now: Date) => Promise<FactorOutcome | null>;
 
-export function createFactorChecker(deps: LocalLoginDeps): FactorChecker {
+/** The argon2id calls sign-in makes; tests pass a counting wrapper to show that every path does the same work. */
+export interface PasswordHasher {
+  hash: typeof hashPassword;
+  verify: typeof verifyPassword;
+}
+
+const ARGON2: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
+
+export function createFactorChecker(deps: LocalLoginDeps, hasher: PasswordHasher = ARGON2): FactorChecker {
   const params = argon2Parameters(deps.passwords);
   const pepper = deps.secrets.passwordPepper;
   let dummy: Promise<string> | null = null;
   const dummyHash = () => {
-    dummy ??= hashPassword(randomToken(), pepper, params);
+    dummy ??= hasher.hash(randomToken(), pepper, params);
     return dummy;
   };
 
   return async (identityId, factors, now) => {
     const login = identityId ? await findPasswordLogin(deps.sql, identityId) : null;
-    const check = await verifyPassword(factors.password, login?.phc ?? (await dummyHash()), pepper, params);
+    const check = await hasher.verify(factors.password, login?.phc ?? (await dummyHash()), pepper, params);
     if (!identityId || !login || !check.ok || !login.active) return null;
-    if (check.needsRehash)
-      await replacePasswordHash(deps.sql, identityId, login.phc, await hashPassword(factors.password, pepper, params));
     const second = await checkSecondFactor(deps, identityId, login.totp, factors, now);
-    if (second) await touchSignInMethod(deps.sql, login.methodId, now);
+    if (!second) return null;
+    // Only after the whole sign-in succeeded: a right password with a wrong second factor must not cost a write
+    // (or tell a guesser, through the slower answer, that the password was right).
+    if (check.needsRehash)
+      await replacePasswordHash(deps.sql, identityId, login.phc, await hasher.hash(factors.password, pepper, params));
+    await touchSignInMethod(deps.sql, login.methodId, now);
     return second;
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { makeAccount, signIn, totpCode } from '../../../test/helpers/accounts.ts';
+import { JSON_HEADERS, makeAccount, signIn, totpCode } from '../../../test/helpers/accounts.ts';
 import { startTestApp, TestClock } from '../../../test/helpers/app.ts';
 import { createTestDatabase } from '../../../test/helpers/database.ts';
 
@@ -91,5 +91,72 @@ describe('POST /auth/mfa/verify throttling', async () => {
     assert.equal(locked.response.headers['retry-after'], '30');
     const elsewhere = await signIn(nodeB.app, a.email, right, { remoteAddress: '198.51.100.9' });
     assert.equal(elsewhere.response.statusCode, 200);
+  });
+
+  it('a success that was the attempt reaching the IP threshold leaves the address unlocked', async () => {
+    const ip = { remoteAddress: '203.0.113.20' };
+    // 49 failures already counted for this address: the next attempt is the 50th and sets the IP lock.
+    await sql`insert into login_throttle (scope, key, failures, updated_at) values ('ip', ${ip.remoteAddress}, 49, ${clock.now()})`;
+    const a = await makeAccount(sql, nodeA.secrets, nodeA.config);
+    const ok = await signIn(
+      nodeA.app,
+      a.email,
+      { password: a.password, totp: totpCode(a.totpSeed as string, clock.now()) },
+      ip,
+    );
+    assert.equal(ok.response.statusCode, 200);
+    const [row] =
+      await sql`select failures, locked_until from login_throttle where scope = 'ip' and key = ${ip.remoteAddress}`;
+    assert.deepEqual({ ...row }, { failures: 49, locked_until: null });
+    const next = await signIn(nodeB.app, a.email, { password: 'wrong password 1', totp: '000000' }, ip);
+    assert.equal(next.response.statusCode, 401, 'the address is not locked by a successful attempt');
+  });
+
+  it('a success keeps an IP lock that an earlier failure set', async () => {
+    const ip = { remoteAddress: '203.0.113.21' };
+    await sql`insert into login_throttle (scope, key, failures, updated_at) values ('ip', ${ip.remoteAddress}, 49, ${clock.now()})`;
+    const failed = await signIn(nodeA.app, 'spray@acme.test', { password: 'Winter2024!!' }, ip);
+    assert.equal(failed.response.statusCode, 401);
+    const a = await makeAccount(sql, nodeA.secrets, nodeA.config);
+    const right = { password: a.password, totp: totpCode(a.totpSeed as string, clock.now()) };
+    const locked = await signIn(nodeA.app, a.email, right, ip);
+    assert.equal(locked.response.statusCode, 429);
+  });
+});
+
+describe('POST /auth/login per-IP start limit', async () => {
+  const { sql } = await createTestDatabase();
+  const clock = new TestClock();
+  const nodeA = await startTestApp({ sql, clock });
+  const nodeB = await startTestApp({ sql, clock });
+  const start = (app: typeof nodeA.app, remoteAddress: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      headers: JSON_HEADERS,
+      remoteAddress,
+      payload: { subject: 'someone@acme.test' },
+    });
+
+  it('admits 60 starts a minute from one address across nodes, then answers 429 rate_limited with Retry-After', async () => {
+    for (let i = 1; i <= 60; i += 1) {
+      const response = await start(i % 2 === 0 ? nodeA.app : nodeB.app, '198.51.100.40');
+      assert.equal(response.statusCode, 200, `start ${i}`);
+    }
+    clock.advance(20);
+    const refused = await start(nodeA.app, '198.51.100.40');
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.headers['retry-after'], '40');
+    assert.deepEqual(refused.json(), {
+      error: 'rate_limited',
+      error_description: 'Too many sign-in starts from this address; retry later.',
+      request_id: refused.headers['x-request-id'],
+    });
+    const [row] = await sql`select count(*)::int as n from login_transactions`;
+    assert.equal(row?.n, 60, 'a refused start stores no transaction');
+
+    assert.equal((await start(nodeB.app, '198.51.100.41')).statusCode, 200, 'another address is not limited');
+    clock.advance(40);
+    assert.equal((await start(nodeB.app, '198.51.100.40')).statusCode, 200, 'a new window admits again');
   });
 });

@@ -6,6 +6,7 @@ import type { Sql } from '../../db/pool.ts';
 import { RateLimited } from '../../http/errors.ts';
 import type { AttemptContext } from './deps.ts';
 import {
+  type Admission,
   admitThrottledAttempt,
   type ConsumedAttempt,
   recordLoginSuccess,
@@ -42,13 +43,14 @@ export async function admitAttempt(
   context: AttemptContext,
   keys: ThrottleKeys,
   now: Date,
-): Promise<void> {
+): Promise<Admission> {
   const admission = await admitThrottledAttempt(sql, keys, THROTTLE_RULES, now);
-  if (admission.admitted) return;
+  if (admission.admitted) return admission;
   await audit.record({ event: 'attempt.throttled', ...context, details: { key: keys.account } });
   throw new RateLimited(admission.retryAfterSeconds, 'Too many attempts; retry later.');
 }
 
-export async function clearAttempts(sql: Sql, keys: ThrottleKeys, now: Date): Promise<void> {
-  await recordLoginSuccess(sql, keys, now);
+/** After a success: `admission` is this attempt's, so a lock the attempt itself set is lifted again. */
+export async function clearAttempts(sql: Sql, keys: ThrottleKeys, now: Date, admission: Admission): Promise<void> {
+  await recordLoginSuccess(sql, keys, now, admission.ipLockSet);
 }

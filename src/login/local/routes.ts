@@ -31,7 +31,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     '/auth/login',
     { schema: { body: body({ subject: Type.String({ minLength: 1, maxLength: 254 }) }) }, onRequest: sameOrigin },
     async (request, reply) => {
-      const started = await signIn.start(request.body.subject);
+      const started = await signIn.start(context(request), request.body.subject);
       setLoginCookie(reply, deps.issuer, started.cookie, started.expiresIn);
       return {
         transaction_id: started.transactionId,

@@ -9,7 +9,10 @@ import {
   totpCode,
 } from '../../../test/helpers/accounts.ts';
 import { startTestApp } from '../../../test/helpers/app.ts';
-import { hashPassword } from '../../crypto/password-hash.ts';
+import { hashPassword, verifyPassword } from '../../crypto/password-hash.ts';
+import { createFactorChecker, type PasswordHasher } from './factors.ts';
+import { recoveryCodeHash } from './recovery-codes.ts';
+import { openTotpSeed } from './totp.ts';
 
 const envelope = (response: { json(): unknown; headers: Record<string, unknown> }, error: string) => {
   const body = response.json() as Record<string, unknown>;
@@ -130,6 +133,81 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
     const code = totpCode(a.totpSeed as string, new Date(t.clock.now().getTime() - 30_000));
     const { response } = await signIn(t.app, a.email, { password: a.password, totp: code });
     assert.equal(response.statusCode, 200);
+  });
+
+  it('accepts a code from the next step (one step of clock skew ahead)', async () => {
+    const a = await account();
+    const code = totpCode(a.totpSeed as string, new Date(t.clock.now().getTime() + 30_000));
+    const { response } = await signIn(t.app, a.email, { password: a.password, totp: code });
+    assert.equal(response.statusCode, 200);
+  });
+
+  for (const steps of [-2, 2]) {
+    it(`refuses a code ${steps} steps away with invalid_credentials`, async () => {
+      const a = await account();
+      const now = t.clock.now().getTime();
+      const code = totpCode(a.totpSeed as string, new Date(now + steps * 30_000));
+      const inWindow = [-1, 0, 1].map((d) => totpCode(a.totpSeed as string, new Date(now + d * 30_000)));
+      // A 6-digit code repeats by chance about once in a million seeds; such a seed proves nothing here.
+      if (inWindow.includes(code)) return;
+      const { response } = await signIn(t.app, a.email, { password: a.password, totp: code });
+      assert.equal(response.statusCode, 401);
+      envelope(response, 'invalid_credentials');
+    });
+  }
+
+  it('stores the TOTP seed sealed and recovery codes as keyed hashes, never as given to the user', async () => {
+    const a = await account();
+    const [totp] = await t.sql`select sealed_seed from totp_credentials where identity_id = ${a.sub}`;
+    const sealed = String(totp?.sealed_seed);
+    assert.ok(!sealed.includes(a.totpSeed as string), 'the base32 seed is not in the row');
+    assert.ok(!sealed.toUpperCase().includes((a.totpSeed as string).slice(0, 16)), 'nor a recognisable part of it');
+    assert.equal(openTotpSeed(t.secrets.totp, a.sub, sealed), a.totpSeed, 'it opens under the TOTP key');
+    const stored = (await t.sql`select code_hash from recovery_codes where identity_id = ${a.sub}`).map((r) =>
+      String(r.code_hash),
+    );
+    assert.equal(stored.length, 10);
+    for (const code of a.recoveryCodes) {
+      assert.ok(!stored.some((h) => h.includes(code) || h.includes(code.replace(/-/g, ''))), 'no plain code stored');
+      assert.ok(stored.includes(recoveryCodeHash(t.secrets.recoveryPepper, a.sub, code)));
+    }
+  });
+
+  it('spends the same argon2id work on an unknown subject as on a wrong password', async () => {
+    const a = await account();
+    const calls: string[] = [];
+    const counting: PasswordHasher = {
+      hash: async (password, pepper, params) => {
+        calls.push(`hash m=${params.memoryKib},t=${params.passes},p=${params.parallelism}`);
+        return await hashPassword(password, pepper, params);
+      },
+      verify: async (password, phc, pepper, params) => {
+        calls.push(`verify ${phc.split('$').slice(1, 4).join('$')}`);
+        return await verifyPassword(password, phc, pepper, params);
+      },
+    };
+    const check = createFactorChecker(
+      {
+        sql: t.sql,
+        audit: t.deps.audit,
+        clock: t.clock.now,
+        secrets: t.secrets,
+        passwords: t.config.passwords,
+        login: t.config.login,
+        issuer: t.config.server.issuer,
+      },
+      counting,
+    );
+    const factors = { password: 'guessing password 1', totp: '123456' };
+    // The decoy hash is made once per process, not per request; after that each path verifies exactly once.
+    assert.equal(await check(null, factors, t.clock.now()), null);
+    calls.length = 0;
+    assert.equal(await check(a.sub, factors, t.clock.now()), null);
+    const known = calls.splice(0);
+    assert.equal(await check(null, factors, t.clock.now()), null);
+    const unknown = calls.splice(0);
+    assert.deepEqual(known, ['verify argon2id$v=19$m=19456,t=2,p=1']);
+    assert.deepEqual(unknown, known);
   });
 
   const verify = async (fields: Record<string, unknown>, cookie: string) =>
@@ -255,7 +333,7 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
     envelope(response, 'invalid_credentials');
   });
 
-  it('rehashes the password with the configured parameters after a successful sign-in', async () => {
+  it('rehashes the password with the configured parameters only after the second factor succeeded', async () => {
     const a = await account();
     const old = await hashPassword(a.password, t.secrets.passwordPepper, {
       memoryKib: 8192,
@@ -265,8 +343,12 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
     await t.sql`update password_credentials set phc = ${old} where identity_id = ${a.sub}`;
     const wrong = await signIn(t.app, a.email, { password: 'not it, not at all', totp: '000000' });
     assert.equal(wrong.response.statusCode, 401);
+    const good = totpCode(a.totpSeed as string, t.clock.now());
+    const wrongTotp = String((Number(good) + 1) % 1_000_000).padStart(6, '0');
+    const rightPassword = await signIn(t.app, a.email, { password: a.password, totp: wrongTotp });
+    assert.equal(rightPassword.response.statusCode, 401);
     const [unchanged] = await t.sql`select phc from password_credentials where identity_id = ${a.sub}`;
-    assert.equal(unchanged?.phc, old, 'a failed sign-in does not rehash');
+    assert.equal(unchanged?.phc, old, 'neither a wrong password nor a right password with a wrong code rehashes');
     const { response } = await signIn(t.app, a.email, {
       password: a.password,
       totp: totpCode(a.totpSeed as string, t.clock.now()),

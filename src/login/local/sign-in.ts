@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
+import { enforceLimit } from '../../http/rate-limit.ts';
 import { normalizeEmail } from '../../identity/ids.ts';
 import { findSignInMethodOwner } from '../../identity/store.ts';
 import type { SessionStart } from '../../session/http.ts';
@@ -33,15 +34,25 @@ export interface VerifyInput extends Factors {
 }
 
 export interface LocalSignIn {
-  start(subject: string): Promise<StartedLogin>;
+  /** Refused with 429 past the per-IP start limit (config login.starts_per_ip_per_minute). */
+  start(context: AttemptContext, subject: string): Promise<StartedLogin>;
   verify(context: AttemptContext, input: VerifyInput): Promise<SessionStart>;
 }
 
 export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
   const checkFactors = createFactorChecker(deps);
   return {
-    async start(subject) {
+    async start(context, subject) {
       const now = deps.clock();
+      // Before any lookup: every start costs a row and a query, known subject or not.
+      await enforceLimit(
+        deps.sql,
+        'login_start',
+        context.clientIp,
+        { limit: deps.login.starts_per_ip_per_minute, windowSeconds: 60 },
+        now,
+        'Too many sign-in starts from this address; retry later.',
+      );
       const normalized = normalizeEmail(subject);
       const started = {
         transactionId: newId('ltx'),
@@ -85,7 +96,7 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         if (locksOnFailure) await deps.audit.record({ event: 'signin.locked', ...context, subject, details });
         throw new GatehouseError('invalid_credentials');
       }
-      await clearAttempts(deps.sql, keys, now);
+      await clearAttempts(deps.sql, keys, now, transaction.admission);
       const { factor, ...start } = outcome;
       await deps.audit.record({
         event: 'signin.succeeded',

@@ -39,6 +39,8 @@ export interface Admission {
   retryAfterSeconds: number;
   /** This attempt started a lock (worth an audit record). */
   lockedNow: boolean;
+  /** The IP lock this very attempt set, if any: a success must lift it again (see recordLoginSuccess). */
+  ipLockSet: Date | null;
 }
 
 /** Counters older than this start again from zero. */
@@ -71,7 +73,14 @@ export async function consumeLoginAttempt(
 ): Promise<ConsumedAttempt | null> {
   const { account: a, ip: i } = rules;
   const [row] = await sql<
-    { subject: string; identity_id: string | null; admitted: number; locked_now: boolean; locked_until: Date | null }[]
+    {
+      subject: string;
+      identity_id: string | null;
+      admitted: number;
+      locked_now: boolean;
+      locked_until: Date | null;
+      ip_lock_set: Date | null;
+    }[]
   >`
     with tx as (
       update login_transactions set consumed_at = ${now}
@@ -90,6 +99,7 @@ export async function consumeLoginAttempt(
     select tx.subject, tx.identity_id,
            (select count(*)::int from counted) as admitted,
            coalesce((select bool_or(locked_until is not null) from counted), false) as locked_now,
+           (select locked_until from counted where scope = 'ip') as ip_lock_set,
            -- The statement's snapshot: the locks that held before this attempt (the ones that refused it).
            (select max(l.locked_until) from login_throttle l join attempt at on at.scope = l.scope and at.key = l.key
             where l.locked_until > ${now}) as locked_until
@@ -104,6 +114,7 @@ export async function consumeLoginAttempt(
       admitted,
       retryAfterSeconds: admitted ? 0 : Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
       lockedNow: admitted && row.locked_now,
+      ipLockSet: admitted ? row.ip_lock_set : null,
     },
   };
 }
@@ -156,7 +167,12 @@ export async function admitThrottledAttempt(
     ${countAttempts(sql, now)}
     select scope, locked_until from counted`;
   if (rows.length === 2)
-    return { admitted: true, retryAfterSeconds: 0, lockedNow: rows.some((r) => r.locked_until !== null) };
+    return {
+      admitted: true,
+      retryAfterSeconds: 0,
+      lockedNow: rows.some((r) => r.locked_until !== null),
+      ipLockSet: rows.find((r) => r.scope === 'ip')?.locked_until ?? null,
+    };
   const [lock] = await sql<{ until: Date | null }[]>`
     select max(locked_until) as until from login_throttle
     where ((scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip}))
@@ -166,15 +182,46 @@ export async function admitThrottledAttempt(
     admitted: false,
     retryAfterSeconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
     lockedNow: false,
+    ipLockSet: null,
   };
 }
 
-/** A success clears the account's counter and takes this attempt back off the IP's. */
-export async function recordLoginSuccess(sql: Executor, keys: ThrottleKeys, now: Date): Promise<void> {
+/**
+ * A success clears the account's counter and takes this attempt back off the IP's. When this very attempt was the
+ * one that reached the IP threshold, the lock it set is lifted too: the attempt turned out not to be a failure, so
+ * the address must not stay locked because of it (a later, longer lock set by another attempt is kept).
+ */
+export async function recordLoginSuccess(
+  sql: Executor,
+  keys: ThrottleKeys,
+  now: Date,
+  ipLockSet: Date | null,
+): Promise<void> {
   await sql`
     update login_throttle set
       failures = case when scope = 'account' then 0 else greatest(failures - 1, 0) end,
-      locked_until = case when scope = 'account' then null else locked_until end,
+      locked_until = case
+        when scope = 'account' then null
+        when locked_until <= ${ipLockSet}::timestamptz then null
+        else locked_until end,
       updated_at = ${now}
     where (scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip})`;
+}
+
+/** Housekeeping: transactions that expired before `before` can never be used again. */
+export async function deleteExpiredLoginTransactions(sql: Executor, before: Date): Promise<number> {
+  const rows = await sql`delete from login_transactions where expires_at < ${before} returning id`;
+  return rows.length;
+}
+
+/**
+ * Housekeeping: throttle rows with no lock in force and no attempt within WINDOW. The next attempt would restart
+ * such a counter from one anyway (see countAttempts), so deleting them changes no decision.
+ */
+export async function deleteStaleThrottleRows(sql: Executor, now: Date): Promise<number> {
+  const rows = await sql`
+    delete from login_throttle
+    where updated_at < ${now}::timestamptz - ${WINDOW}::interval and (locked_until is null or locked_until <= ${now})
+    returning key`;
+  return rows.length;
 }

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { appendFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { runCli, writeCliConfig } from '../../test/helpers/cli.ts';
+
+describe('gatehouse info', () => {
+  test('lists every deferred setting with its reason, and no secret', async () => {
+    const file = writeCliConfig();
+    appendFileSync(
+      file,
+      [
+        '[delivery]',
+        'kind = "smtp"',
+        'from = "placeholder"',
+        '[delivery.smtp]',
+        'host = "smtp.acme.dev"',
+        'username = "mailer"',
+        'password = "relay-password-9"',
+        '[providers.github]',
+        'enabled = true',
+        'client_id = "dummy"',
+        'client_secret = "github-secret-7"',
+        '',
+      ].join('\n'),
+    );
+    const result = await runCli(['info', '--config', file]);
+    assert.equal(result.code, 0, result.stderr);
+    const deferred = result.stdout.split('\n').filter((line) => line.startsWith('deferred:'));
+    assert.deepEqual(deferred, [
+      'deferred:     delivery: delivery.from is a placeholder',
+      'deferred:     providers.github: client_id is a placeholder',
+    ]);
+    assert.doesNotMatch(result.stdout, /relay-password-9|github-secret-7/);
+  });
+});

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import { makeAccount } from '../test/helpers/accounts.ts';
+import { TestClock, testSecrets } from '../test/helpers/app.ts';
+import { makeConfig } from '../test/helpers/config.ts';
+import { createTestDatabase } from '../test/helpers/database.ts';
+import { runHousekeeping, startHousekeeping } from './housekeeping.ts';
+import { countRequest } from './http/store.ts';
+import { insertLoginTransaction } from './login/local/store.ts';
+import { insertSession, revokeSessionById } from './session/store.ts';
+
+const DAY = 86_400;
+const LIFETIMES = { idleSeconds: 12 * 3600, absoluteSeconds: 7 * DAY };
+
+describe('housekeeping: ended sessions, expired login transactions, stale throttle rows', async () => {
+  const { sql } = await createTestDatabase();
+  const config = makeConfig();
+  const a = await makeAccount(sql, testSecrets(), config, { totp: false });
+
+  const session = async (clock: TestClock) => {
+    const { session } = await insertSession(
+      sql,
+      {
+        identityId: a.sub,
+        aal: 'aal1',
+        amr: ['pwd'],
+        authTime: clock.now(),
+        enrollmentOnly: false,
+        clientIp: null,
+        userAgent: null,
+      },
+      LIFETIMES,
+      clock.now(),
+    );
+    return session.id;
+  };
+  const transaction = async (id: string, clock: TestClock) =>
+    await insertLoginTransaction(sql, {
+      id,
+      challengeId: `lch_${id}`,
+      cookieHash: id,
+      subject: a.email,
+      identityId: a.sub,
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 600_000),
+    });
+  const throttle = async (key: string, clock: TestClock, lockedForSeconds: number | null) =>
+    await sql`insert into login_throttle (scope, key, failures, locked_until, updated_at)
+              values ('ip', ${key}, 3,
+                      ${lockedForSeconds === null ? null : new Date(clock.now().getTime() + lockedForSeconds * 1000)},
+                      ${clock.now()})`;
+  const remaining = async () => ({
+    sessions: (await sql`select id from sessions order by id`).map((r) => r.id).sort(),
+    transactions: (await sql`select id from login_transactions`).map((r) => r.id).sort(),
+    throttle: (await sql`select key from login_throttle`).map((r) => r.key).sort(),
+    counters: (await sql`select key from request_counters`).map((r) => r.key).sort(),
+  });
+
+  it('deletes only what ended beyond its retention, as the clock moves', async () => {
+    const clock = new TestClock(Date.parse('2026-01-01T00:00:00Z'));
+    const revokedLongAgo = await session(clock);
+    await revokeSessionById(sql, revokedLongAgo, clock.now());
+    await session(clock); // never used again: idle-expired 12 h later
+    await transaction('ltx_old', clock);
+    await throttle('192.0.2.1', clock, null);
+    await throttle('192.0.2.2', clock, 40 * DAY); // a lock still in force outlives the counter window
+    await countRequest(sql, 'login_start', '192.0.2.9', 60, clock.now());
+
+    clock.advance(29 * DAY);
+    const revokedRecently = await session(clock);
+    await revokeSessionById(sql, revokedRecently, clock.now());
+    clock.advance(2 * DAY); // now 31 days after the first rows
+    const live = await session(clock);
+    await transaction('ltx_live', clock);
+    await throttle('192.0.2.3', clock, null);
+    await countRequest(sql, 'login_start', '192.0.2.10', 60, clock.now());
+
+    const report = await runHousekeeping(sql, clock.now());
+    assert.deepEqual(report, { sessions: 2, loginTransactions: 1, throttleRows: 1, requestWindows: 1 });
+    assert.deepEqual(await remaining(), {
+      sessions: [live, revokedRecently].sort(),
+      transactions: ['ltx_live'],
+      throttle: ['192.0.2.2', '192.0.2.3'],
+      counters: ['192.0.2.10'],
+    });
+
+    clock.advance(DAY + 601);
+    assert.deepEqual(await runHousekeeping(sql, clock.now()), {
+      sessions: 0,
+      loginTransactions: 1,
+      throttleRows: 1,
+      requestWindows: 1,
+    });
+  });
+
+  it('runs every hour once started, and stops cleanly', async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const clock = new TestClock(Date.parse('2027-01-01T00:00:00Z'));
+      await transaction('ltx_scheduled', clock);
+      clock.advance(2 * DAY);
+      const logged: unknown[] = [];
+      const housekeeping = startHousekeeping({
+        sql,
+        clock: clock.now,
+        log: { info: (report: unknown) => logged.push(report), warn: () => {} } as never,
+      });
+      mock.timers.tick(3_599_000);
+      assert.equal((await sql`select 1 from login_transactions where id = 'ltx_scheduled'`).length, 1, 'not yet');
+      mock.timers.tick(1000);
+      await housekeeping.stop();
+      assert.equal((await sql`select 1 from login_transactions where id = 'ltx_scheduled'`).length, 0);
+      assert.equal(logged.length, 1);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});

@@ -1,0 +1,60 @@
+// Periodic purges of state that has stopped mattering: ended sessions, expired login transactions, stale throttle
+// rows and ended request-counter windows. Runs on every node (each purge is one idempotent DELETE, so nodes racing
+// each other is harmless), independently of the delivery worker, whose own housekeeping covers the outbox.
+import type { Logger } from 'pino';
+import type { Sql } from './db/pool.ts';
+import { LONGEST_WINDOW_SECONDS } from './http/rate-limit.ts';
+import { deleteEndedRequestWindows } from './http/store.ts';
+import { purgeLoginRecords } from './login/local/retention.ts';
+import { purgeEndedSessions } from './session/retention.ts';
+
+export const HOUSEKEEPING_INTERVAL_SECONDS = 3600;
+
+export interface HousekeepingReport {
+  sessions: number;
+  loginTransactions: number;
+  throttleRows: number;
+  requestWindows: number;
+}
+
+export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
+  const login = await purgeLoginRecords(sql, now);
+  return {
+    sessions: await purgeEndedSessions(sql, now),
+    ...login,
+    requestWindows: await deleteEndedRequestWindows(sql, new Date(now.getTime() - LONGEST_WINDOW_SECONDS * 1000)),
+  };
+}
+
+export interface HousekeepingDeps {
+  sql: Sql;
+  clock: () => Date;
+  log: Pick<Logger, 'info' | 'warn'>;
+  intervalSeconds?: number;
+}
+
+/** Runs housekeeping every interval (not at once: startup has enough to do). Errors are logged, never fatal. */
+export function startHousekeeping(deps: HousekeepingDeps): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const round = async () => {
+    try {
+      const report = await runHousekeeping(deps.sql, deps.clock());
+      if (Object.values(report).some((n) => n > 0)) deps.log.info(report, 'housekeeping purged ended records');
+    } catch (error) {
+      deps.log.warn({ error: (error as Error).message }, 'housekeeping failed');
+    }
+  };
+  const timer = setInterval(
+    () => {
+      running = running.then(round);
+    },
+    (deps.intervalSeconds ?? HOUSEKEEPING_INTERVAL_SECONDS) * 1000,
+  );
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
