@@ -16,6 +16,7 @@ import { healthRoutes } from './health/routes.ts';
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
+import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       issuer: config.server.issuer,
     },
   });
+  await app.register(signInMethodRoutes, { config });
   await app.register(accountRoutes, {
     sessions,
     deps: {
