@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
+import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
+import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
 
 interface LoginStart {
   transaction_id: string;
@@ -25,6 +27,7 @@ export function SignIn() {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const [attempted, setAttempted] = useState(false);
+  const methods = useSignInMethods();
 
   async function run(work: () => Promise<void>) {
     setBusy(true);
@@ -141,6 +144,12 @@ export function SignIn() {
       <p class="aside">
         <a href="/forgot-password">Forgot your password?</a>
       </p>
+      {methods?.self_service && (
+        <p class="aside">
+          New here? <a href="/signup">Create an account</a>
+        </p>
+      )}
+      <OtherSignInMethods methods={methods} returnTo={returnTo} />
     </Page>
   );
 }
