@@ -46,8 +46,14 @@ describe('GET /auth/providers', () => {
     const relay = { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 4' };
     const cases = [
       [{ self_service: { enabled: true } }, false],
-      [{ self_service: { enabled: false }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } }, false],
-      [{ self_service: { enabled: true }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } }, true],
+      [
+        { self_service: { enabled: false }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } },
+        false,
+      ],
+      [
+        { self_service: { enabled: true }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } },
+        true,
+      ],
     ] as const;
     const { sql } = await startTestApp();
     for (const [overrides, expected] of cases) {
