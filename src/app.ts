@@ -22,6 +22,7 @@ import { oauthRoutes } from './oauth/routes.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { webRoutes } from './web/routes.ts';
+import { readUiBuild } from './web/ui-build.ts';
 
 export type Clock = () => Date;
 
@@ -94,7 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
-  await app.register(webRoutes);
+  const ui = readUiBuild();
+  await app.register(webRoutes, { ui });
   await app.register(localLoginRoutes, {
     sessions,
     deps: {
@@ -133,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     keyring: services.keyring,
     sessions,
+    stylesheet: ui.stylesheet,
   });
   await app.register(adminRoutes, {
     sql: deps.sql,

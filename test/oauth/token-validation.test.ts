@@ -200,6 +200,7 @@ describe('GET /oauth/logout', async () => {
     const page = await t.app.inject({ method: 'GET', url, headers: { cookie } });
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Sign out\?/);
+    assert.match(page.headers['content-security-policy'] as string, /form-action 'self' https:\/\/app\.example\.test;/);
     const post = await t.app.inject({
       method: 'POST',
       url: '/oauth/logout',
