@@ -111,8 +111,10 @@ export function SignIn() {
             onValue={setPassword}
             autoFocus
           />
+          {/* Distinct keys: reusing one <input> would carry the TOTP field's pattern over and block a recovery code. */}
           {useRecovery ? (
             <Field
+              key="recovery-code"
               id="recovery-code"
               label="Recovery code"
               autoComplete="off"
@@ -123,6 +125,7 @@ export function SignIn() {
             />
           ) : (
             <Field
+              key="totp"
               id="totp"
               label="Authentication code"
               inputMode="numeric"
