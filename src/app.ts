@@ -17,12 +17,14 @@ import { healthRoutes } from './health/routes.ts';
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
+import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
 import { webRoutes } from './web/routes.ts';
+import { readUiBuild } from './web/ui-build.ts';
 
 export type Clock = () => Date;
 
@@ -96,7 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
-  await app.register(webRoutes);
+  const ui = readUiBuild();
+  await app.register(webRoutes, { ui });
   await app.register(localLoginRoutes, {
     sessions,
     deps: {
@@ -109,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       issuer: config.server.issuer,
     },
   });
+  await app.register(signInMethodRoutes, { config });
   await app.register(accountRoutes, {
     sessions,
     deps: {
@@ -135,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     keyring: services.keyring,
     sessions,
+    stylesheet: ui.stylesheet,
   });
   await app.register(adminRoutes, {
     sql: deps.sql,

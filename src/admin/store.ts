@@ -202,6 +202,12 @@ export async function findResourcesByAudience(sql: Executor, audiences: string[]
   return (await sql`select * from oauth_resources where audience = any(${audiences})`).map(toResource);
 }
 
+/** Resources that define any of `scopes` (scopes are not namespaced, so several may). */
+export async function findResourcesByScopes(sql: Executor, scopes: string[]): Promise<Resource[]> {
+  if (scopes.length === 0) return [];
+  return (await sql`select * from oauth_resources where scopes && ${scopes}::text[] order by name, id`).map(toResource);
+}
+
 export async function listResources(sql: Executor): Promise<Resource[]> {
   return (await sql`select * from oauth_resources order by created_at, id`).map(toResource);
 }

@@ -7,22 +7,35 @@ import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } f
 import { formParams } from './form.ts';
 import { consentPage, errorPage, sendPage } from './pages.ts';
 
-function send(request: FastifyRequest, reply: FastifyReply, outcome: AuthorizeOutcome, redirectStatus: 302 | 303) {
+type Deps = AuthorizeDeps & { sessions: SessionHttp; stylesheet: string | null };
+
+function send(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: AuthorizeOutcome,
+  redirectStatus: 302 | 303,
+) {
   switch (outcome.kind) {
     case 'redirect':
       return reply.code(redirectStatus).header('location', outcome.location).send();
     case 'consent':
-      return sendPage(reply, 200, consentPage(outcome));
+      return sendPage(reply, 200, consentPage(outcome), deps.stylesheet);
     case 'error-page':
-      return sendPage(reply, 400, errorPage(outcome.error.code, outcome.error.publicDescription, request.id));
+      return sendPage(
+        reply,
+        400,
+        errorPage(outcome.error.code, outcome.error.publicDescription, request.id),
+        deps.stylesheet,
+      );
   }
 }
 
-export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps & { sessions: SessionHttp }) {
+export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
   app.get('/oauth/authorize', async (request, reply) => {
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     const outcome = await authorize(deps, query, await deps.sessions.current(request));
-    return send(request, reply, outcome, 302);
+    return send(deps, request, reply, outcome, 302);
   });
 
   app.post('/oauth/authorize/consent', async (request, reply) => {
@@ -33,6 +46,6 @@ export async function authorizeRoutes(app: FastifyInstance, deps: AuthorizeDeps 
       { request: form.request ?? '', csrf: form.csrf ?? '', decision: form.decision ?? '' },
       await deps.sessions.current(request),
     );
-    return send(request, reply, outcome, 303);
+    return send(deps, request, reply, outcome, 303);
   });
 }

@@ -1,5 +1,7 @@
 // The authorization endpoint's decision (RFC 6749 §4.1, OIDC Core §3.1.2): sign in first, ask consent, or issue a
 // code and redirect back with `code`, `state`, `iss` (RFC 9207). Routes only turn the outcome into a response.
+
+import { findResourcesByScopes } from '../admin/store.ts';
 import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
@@ -13,6 +15,7 @@ import {
 } from './authorize-request.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { newGrantId } from './ids.ts';
+import { OIDC_SCOPES } from './scopes.ts';
 import { findConsentedScopes, insertAuthorizationCode, upsertConsent } from './store.ts';
 
 export interface AuthorizeDeps {
@@ -28,7 +31,14 @@ export interface AuthorizeDeps {
 export type AuthorizeOutcome =
   | { kind: 'error-page'; error: GatehouseError }
   | { kind: 'redirect'; location: string }
-  | { kind: 'consent'; clientName: string; scopes: string[]; fields: Record<string, string> };
+  | {
+      kind: 'consent';
+      clientName: string;
+      scopes: string[];
+      resourceNames: Record<string, string[]>;
+      redirectUri: string;
+      fields: Record<string, string>;
+    };
 
 /** Appends the response parameters to the client's redirect URI, keeping its own query (RFC 6749 §3.1.2). */
 function backToClient(issuer: string, request: AuthorizationRequest, params: Record<string, string>): string {
@@ -101,6 +111,18 @@ async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Sess
   return { kind: 'redirect', location: backToClient(deps.issuer, r, { code }) };
 }
 
+/** For the consent page's words: which registered resources define each scope that is not an OIDC one. */
+async function resourceNamesOf(deps: AuthorizeDeps, scopes: string[]): Promise<Record<string, string[]>> {
+  const own = new Set<string>(OIDC_SCOPES);
+  const resources = await findResourcesByScopes(
+    deps.sql,
+    scopes.filter((s) => !own.has(s)),
+  );
+  return Object.fromEntries(
+    scopes.map((scope) => [scope, resources.filter((r) => r.scopes.includes(scope)).map((r) => r.name)]),
+  );
+}
+
 async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session | null, fromConsent: boolean) {
   const live = session && !session.enrollmentOnly ? session : null;
   if (!live) {
@@ -120,6 +142,8 @@ async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session
         kind: 'consent' as const,
         clientName: r.client.name,
         scopes: r.scopes,
+        resourceNames: await resourceNamesOf(deps, r.scopes),
+        redirectUri: r.redirectUri,
         fields: { request: query, csrf: consentToken(deps, live, query) },
       };
     }

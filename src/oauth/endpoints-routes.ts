@@ -30,6 +30,8 @@ export interface EndpointDeps {
   audit: Audit;
   clientSecretKey: Buffer;
   sessions: SessionHttp;
+  /** The web UI's stylesheet for the logout pages; null when the UI is not built. */
+  stylesheet: string | null;
 }
 
 export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): Promise<void> {
@@ -62,15 +64,21 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   const logout = async (request: FastifyRequest, reply: FastifyReply, params: LogoutParams, confirmed: boolean) => {
     const plan: LogoutPlan = await planLogout(deps, params, await deps.sessions.current(request), confirmed);
     if (plan.kind === 'error-page')
-      return sendPage(reply, 400, errorPage(plan.error.code, plan.error.publicDescription, request.id));
-    if (plan.kind === 'confirm') return sendPage(reply, 200, logoutConfirmPage(plan.fields));
+      return sendPage(
+        reply,
+        400,
+        errorPage(plan.error.code, plan.error.publicDescription, request.id),
+        deps.stylesheet,
+      );
+    if (plan.kind === 'confirm')
+      return sendPage(reply, 200, logoutConfirmPage(plan.fields, plan.redirectTo), deps.stylesheet);
     await deps.sessions.end(request, reply);
     return plan.location
       ? reply
           .code(confirmed ? 303 : 302)
           .header('location', plan.location)
           .send()
-      : sendPage(reply, 200, signedOutPage());
+      : sendPage(reply, 200, signedOutPage(), deps.stylesheet);
   };
   app.get('/oauth/logout', async (request, reply) =>
     logout(request, reply, Object.fromEntries(new URLSearchParams(request.url.split('?')[1] ?? '')), false),

@@ -18,7 +18,7 @@ export interface LogoutParams {
 
 export type LogoutPlan =
   | { kind: 'error-page'; error: GatehouseError }
-  | { kind: 'confirm'; fields: Record<string, string> }
+  | { kind: 'confirm'; fields: Record<string, string>; redirectTo: string | null }
   | { kind: 'sign-out'; location: string | null };
 
 export interface LogoutDeps {
@@ -88,7 +88,7 @@ export async function planLogout(
       string,
       string
     >;
-    return { kind: 'confirm', fields };
+    return { kind: 'confirm', fields, redirectTo: location };
   }
   return { kind: 'sign-out', location };
 }

@@ -22,10 +22,12 @@ export interface OAuthDeps {
   clock: () => Date;
   keyring: Keyring;
   sessions: SessionHttp;
+  /** The web UI's stylesheet, linked from the server-rendered pages; null when the UI is not built. */
+  stylesheet: string | null;
 }
 
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
-  const { config, sql, secrets, audit, clock, keyring, sessions } = deps;
+  const { config, sql, secrets, audit, clock, keyring, sessions, stylesheet } = deps;
   const issuer = config.server.issuer;
   const tokens = config.tokens;
   const signer = createTokenSigner({
@@ -47,6 +49,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     macKey: secrets.signing,
     codeTtlSeconds: tokens.authorization_code_ttl_seconds,
     sessions,
+    stylesheet,
   });
   await app.register(tokenRoute, {
     sql,
@@ -73,5 +76,6 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     audit,
     clientSecretKey: secrets.clientSecret,
     sessions,
+    stylesheet,
   });
 }

@@ -1,18 +1,14 @@
 // Serves the built web UI: hashed assets (immutable, cacheable) and the page paths (index.html, never cached, under
 // a strict CSP). Without a build the pages answer 503 with a message saying how to build it.
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../http/errors.ts';
 import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
+import type { UiBuild } from './ui-build.ts';
 
-export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
-
-export async function webRoutes(app: FastifyInstance, options: { dist?: string } = {}): Promise<void> {
-  const dist = options.dist ?? WEB_DIST;
-  const indexFile = `${dist}index.html`;
-  const index = existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : null;
+export async function webRoutes(app: FastifyInstance, options: { ui: UiBuild }): Promise<void> {
+  const { dist, index } = options.ui;
 
   if (existsSync(`${dist}assets`)) {
     await app.register(fastifyStatic, {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestApp } from '../helpers/app.ts';
-import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.ts';
 
 describe('GET /oauth/authorize', async () => {
@@ -231,6 +231,42 @@ describe('GET /oauth/authorize', async () => {
       authorizeUrl({ client: thirdParty, challenge, scope: 'openid profile', extra: { prompt: 'none' } }),
     );
     assert.equal(redirectParams(more.headers.location as string).error, 'consent_required');
+  });
+
+  test('the consent page names a resource scope by its resource and links the UI stylesheet under a strict CSP', async () => {
+    await makeResource(t.sql, 'https://api.acme-robotics.dev/billing', ['billing:read', 'billing:write']);
+    const { client: partner } = await makeClient(t.sql, t.secrets.clientSecret, {
+      firstParty: false,
+      name: 'Partner Ledger',
+      scopes: ['openid', 'billing:read', 'unregistered:scope'],
+    });
+    const r = await get(authorizeUrl({ client: partner, challenge, scope: 'openid billing:read unregistered:scope' }));
+    assert.equal(r.statusCode, 200);
+    assert.match(r.body, /<li>Know who you are \(your account identifier\)<\/li>/);
+    assert.match(r.body, /<li>Use Test API: billing:read<\/li>/);
+    assert.match(r.body, /<li>unregistered:scope<\/li>/, 'a scope no resource defines shows as it is');
+    // The form posts to us and is answered with a 303 to the client: form-action governs that redirect too.
+    assert.equal(
+      r.headers['content-security-policy'],
+      "default-src 'none'; style-src 'self'; form-action 'self' https://app.example.test; base-uri 'none'; frame-ancestors 'none'",
+    );
+    assert.equal(r.headers['cache-control'], 'no-store');
+    assert.ok(!r.body.includes('<script') && !/\sstyle=/.test(r.body), 'no script, no inline style');
+    const stylesheet = /<link rel="stylesheet" href="(\/assets\/[^"]+\.css)">/.exec(r.body)?.[1];
+    assert.ok(stylesheet, 'the page links the built UI stylesheet');
+    const css = await t.app.inject({ method: 'GET', url: stylesheet });
+    assert.equal(css.statusCode, 200);
+    assert.match(css.headers['content-type'] as string, /^text\/css/);
+  });
+
+  test('the error page allows no form target but our own and cannot be framed', async () => {
+    const r = await get(authorizeUrl({ client, challenge, redirectUri: 'https://evil.example.test/cb' }));
+    assert.equal(r.statusCode, 400);
+    assert.equal(
+      r.headers['content-security-policy'],
+      "default-src 'none'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    assert.match(r.body, /Request ID: <code>[A-Za-z0-9_-]{16}<\/code>/);
   });
 
   test('a repeated parameter shows an error page', async () => {

@@ -84,6 +84,8 @@ describe('GET /oauth/logout', async () => {
     const page = await logout({ client_id: client.id, post_logout_redirect_uri: bye, state: 's1' }, cookie);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /Sign out\?/);
+    // form-action also governs the redirect after the POST, so the client's origin must be allowed.
+    assert.match(page.headers['content-security-policy'] as string, /form-action 'self' https:\/\/app\.example\.test;/);
     const post = await t.app.inject({
       method: 'POST',
       url: '/oauth/logout',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ensureBootstrap } from '../../src/identity/bootstrap.ts';
 import { issueEnrollmentLink } from '../../src/login/local/enrollment-link.ts';
-import { totpCode } from '../helpers/accounts.ts';
+import { makeAccount, totpCode } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
 import { makeConfig } from '../helpers/config.ts';
@@ -45,8 +45,6 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByLabel('Authentication code').fill(totpCode(secret, t.clock.now()));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
-    // The signed-out visit above answered 401 (that is what sent the page to sign-in); from here on, nothing may fail.
-    problems.splice(0);
 
     await page.getByLabel('Identifier').fill('billing-web');
     await page.getByLabel('Name').fill('Billing');
@@ -76,6 +74,29 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     assert.equal(await page.getByTestId('client-secret').count(), 0, 'not shown again after a reload');
     assert.ok(!(await page.content()).includes(shown));
     await screenshot('console-clients');
+    assert.deepEqual(problems, []);
+  });
+
+  test('a signed-in member who is not an owner sees a clear "Not allowed" page with the reason and request id', async () => {
+    const member = await makeAccount(t.sql, t.secrets, t.config, { roles: ['member'], organizationId: 'acme' });
+    const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
+    await page.goto(`${t.url}/admin/console`);
+    await page.waitForURL(/\/signin\?return_to=%2Fadmin%2Fconsole/);
+    await page.getByLabel('Email address').fill(member.email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Password').fill(member.password);
+    t.clock.advance(30);
+    await page.getByLabel('Authentication code').fill(totpCode(member.totpSeed ?? '', t.clock.now()));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+    assert.equal(await page.title(), 'Not allowed · Gatehouse');
+    const alert = page.getByRole('alert');
+    await alert.getByText('Only an owner of the organization may do this').waitFor();
+    assert.match((await alert.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
+    assert.equal(await page.getByRole('navigation', { name: 'Console sections' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Go to your account' }).getAttribute('href'), '/settings');
+    await screenshot('console-not-allowed');
     assert.deepEqual(problems, []);
   });
 });

@@ -27,24 +27,29 @@ async function submit(page: import('playwright-core').Page, password: string, co
 describe('sign-in failures and consent (Chromium)', () => {
   test('a wrong password and a wrong code show the same message with a request id, and a retry succeeds', async () => {
     const account = await makeAccount(t.sql, t.secrets, t.config);
-    const { page, screenshot } = await openSignIn(account.email);
+    const { page, problems, screenshot } = await openSignIn(account.email);
     await submit(page, 'not the password at all', totpCode(account.totpSeed ?? '', t.clock.now()));
     const alert = page.getByRole('alert');
     await alert.getByText('The sign-in details are not correct.').waitFor();
-    assert.match((await alert.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
+    const first = (await alert.textContent()) ?? '';
+    assert.match(first, /Request ID: [A-Za-z0-9_-]{16}/);
 
     await submit(page, account.password, '000000');
     await alert.getByText('The sign-in details are not correct.').waitFor();
-    await screenshot('signin-wrong-code');
+    const second = (await alert.textContent()) ?? '';
+    assert.notEqual(second, first, 'the second failure shows its own request id');
+    assert.equal(second.replace(/Request ID: \S+/, ''), first.replace(/Request ID: \S+/, ''), 'same message');
 
     t.clock.advance(30);
     await submit(page, account.password, totpCode(account.totpSeed ?? '', t.clock.now()));
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await screenshot('signin-retry-succeeds');
+    assert.deepEqual(problems, []);
   });
 
   test('a locked account says to wait, and for how long', async () => {
     const account = await makeAccount(t.sql, t.secrets, t.config);
-    const { page, screenshot } = await openSignIn(account.email);
+    const { page, problems, screenshot } = await openSignIn(account.email);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       await submit(page, `wrong password number ${attempt}`, '123456');
       await page.getByRole('alert').getByText('The sign-in details are not correct.').waitFor();
@@ -54,6 +59,7 @@ describe('sign-in failures and consent (Chromium)', () => {
     await alert.getByText('Too many sign-in attempts; retry later.').waitFor();
     await alert.getByText(/Try again in about \d+ seconds\./).waitFor();
     await screenshot('signin-locked');
+    assert.deepEqual(problems, []);
   });
 
   test('a third-party client shows consent in plain words, and Allow continues to the client', async () => {
@@ -75,13 +81,14 @@ describe('sign-in failures and consent (Chromium)', () => {
       state: 'partner-state-1',
       nonce: 'partner-nonce-1',
     }).toString();
-    const { page, screenshot } = await openSignIn(account.email, `${authorize.pathname}${authorize.search}`);
+    const { page, problems, screenshot } = await openSignIn(account.email, `${authorize.pathname}${authorize.search}`);
     t.clock.advance(30);
     await submit(page, account.password, totpCode(account.totpSeed ?? '', t.clock.now()));
     await page.getByRole('heading', { name: 'Partner Analytics wants to access your account' }).waitFor();
     for (const words of ['Know who you are (your account identifier)', 'See your name', 'See your email address'])
       await page.getByText(words).waitFor();
-    await screenshot('consent');
+    // The server-rendered page wears the UI's stylesheet (28rem wide at most; unstyled it would be 'none').
+    assert.equal(await page.evaluate("getComputedStyle(document.querySelector('main.page')).maxWidth"), '448px');
     // The partner's site does not exist here: catch the navigation to it and read where the browser was sent.
     const redirected = page.waitForRequest((request) =>
       request.url().startsWith('https://partner.example.test/callback'),
@@ -92,5 +99,8 @@ describe('sign-in failures and consent (Chromium)', () => {
     assert.equal(target.searchParams.get('state'), 'partner-state-1');
     assert.equal(target.searchParams.get('iss'), t.config.server.issuer);
     assert.match(target.searchParams.get('code') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    await page.waitForURL(/^https:\/\/partner\.example\.test\/callback/);
+    await screenshot('consent-allowed-partner');
+    assert.deepEqual(problems, []);
   });
 });

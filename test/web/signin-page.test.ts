@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { PAGE_CSP } from '../../src/web/pages.ts';
-import { WEB_DIST } from '../../src/web/routes.ts';
+import { WEB_DIST } from '../../src/web/ui-build.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { newPage } from '../helpers/browser.ts';
 

@@ -18,12 +18,14 @@ const VerifySignup = () => (
   <VerifyEmail
     endpoint="/account/email/verify"
     done="Your email address is confirmed. Sign in to finish setting up your account."
+    retry={{ href: '/signup', label: 'Sign up again for a new link' }}
   />
 );
 const VerifyNewEmail = () => (
   <VerifyEmail
     endpoint="/account/email/change/verify"
     done="Your new email address is confirmed; sign in with it from now on."
+    retry={{ href: '/settings', label: 'Ask again from your account' }}
   />
 );
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, safeReturnTo } from '../api.ts';
+import { ApiError, api, safeReturnTo } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -34,7 +34,18 @@ export function Enroll() {
   useEffect(() => {
     if (step !== 'totp' || totp) return;
     void action
-      .run(() => api<TotpStart>('POST', '/account/totp/start', {}))
+      .run(async () => {
+        try {
+          return await api<TotpStart>('POST', '/account/totp/start', {});
+        } catch (caught) {
+          // No session: sign in first. Sign-in itself sends an account without TOTP back to enrollment.
+          if (caught instanceof ApiError && caught.status === 401) {
+            location.assign(`/signin?return_to=${encodeURIComponent(returnTo)}`);
+            return null;
+          }
+          throw caught;
+        }
+      })
       .then((started) => started && setTotp(started));
   }, [step]);
 

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
+import { isSpentLink, LinkForward } from '../components/LinkForward.tsx';
 import { Page } from '../components/Page.tsx';
 import { takeVerificationFragment } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
@@ -16,6 +17,8 @@ export function ResetPassword() {
     if (proof && (await action.run(() => api('POST', '/account/password/reset', { ...proof, password }))))
       setDone(true);
   };
+  // A refused password leaves the link usable; a spent link does not, so the form gives way to a new request.
+  const spent = !proof || isSpentLink(action.error);
   return (
     <Page title="Choose a new password">
       <ErrorNotice error={action.error} />
@@ -27,7 +30,8 @@ export function ResetPassword() {
           Your password was changed and every session was signed out. <a href="/signin">Sign in</a>
         </p>
       )}
-      {proof && !done && (
+      {spent && <LinkForward next={{ href: '/forgot-password', label: 'Request a new link' }} />}
+      {!spent && !done && (
         <form onSubmit={submit} aria-busy={action.busy}>
           <Field
             id="new-password"

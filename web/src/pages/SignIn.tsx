@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
+import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
+import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
 
 interface LoginStart {
   transaction_id: string;
@@ -25,6 +27,7 @@ export function SignIn() {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const [attempted, setAttempted] = useState(false);
+  const methods = useSignInMethods();
 
   async function run(work: () => Promise<void>) {
     setBusy(true);
@@ -108,8 +111,10 @@ export function SignIn() {
             onValue={setPassword}
             autoFocus
           />
+          {/* Distinct keys: reusing one <input> would carry the TOTP field's pattern over and block a recovery code. */}
           {useRecovery ? (
             <Field
+              key="recovery-code"
               id="recovery-code"
               label="Recovery code"
               autoComplete="off"
@@ -120,6 +125,7 @@ export function SignIn() {
             />
           ) : (
             <Field
+              key="totp"
               id="totp"
               label="Authentication code"
               inputMode="numeric"
@@ -141,6 +147,12 @@ export function SignIn() {
       <p class="aside">
         <a href="/forgot-password">Forgot your password?</a>
       </p>
+      {methods?.self_service && (
+        <p class="aside">
+          New here? <a href="/signup">Create an account</a>
+        </p>
+      )}
+      <OtherSignInMethods methods={methods} returnTo={returnTo} />
     </Page>
   );
 }

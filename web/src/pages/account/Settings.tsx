@@ -1,4 +1,5 @@
-import { api } from '../../api.ts';
+import { ApiError, api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
@@ -13,9 +14,18 @@ import type { Profile } from './types.ts';
 export function Settings() {
   const profile = useApi<Profile>('/account/profile');
   const signOut = useAction();
+  // Leave only once the server ended the session: on failure the person stays, sees why, and may still be signed in.
   const leave = async () => {
-    await signOut.run(() => api('POST', '/auth/logout', {}));
-    location.assign('/signin');
+    const ended = await signOut.run(async () => {
+      try {
+        await api('POST', '/auth/logout', {});
+      } catch (caught) {
+        // 401: the session had already ended elsewhere, which is what signing out wanted.
+        if (!(caught instanceof ApiError && caught.status === 401)) throw caught;
+      }
+      return true;
+    });
+    if (ended) location.assign('/signin');
   };
   return (
     <Page title="Your account">
@@ -28,6 +38,7 @@ export function Settings() {
           <TotpSection />
           <SessionsSection />
           <ConnectionsSection />
+          <ErrorNotice error={signOut.error} />
           <button type="button" class="secondary" onClick={() => void leave()} disabled={signOut.busy}>
             Sign out
           </button>

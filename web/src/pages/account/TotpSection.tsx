@@ -45,6 +45,13 @@ export function TotpSection() {
               ? `An authenticator app is set up. ${status.data.recovery_codes_remaining} unused recovery code(s) left.`
               : 'No authenticator app is set up.'}
           </p>
+          {!status.data.enabled && (
+            <p>
+              <a class="button" href="/enroll?return_to=%2Fsettings">
+                Set up an authenticator app
+              </a>
+            </p>
+          )}
           {status.data.enabled && (
             <>
               <button type="button" onClick={() => void regenerate()} disabled={action.busy}>

@@ -27,7 +27,7 @@ export function Applications() {
   };
 
   return (
-    <ConsoleLayout section="applications" title="Applications">
+    <ConsoleLayout section="applications" title="Applications" access={list.error}>
       <LoadState loading={list.loading} error={list.error} />
       {list.data && (
         <table>

@@ -68,7 +68,7 @@ export function AuditLog() {
   const records = first.data && !first.loading ? [...first.data.records, ...more] : null;
 
   return (
-    <ConsoleLayout section="audit" title="Audit log">
+    <ConsoleLayout section="audit" title="Audit log" access={first.error}>
       <form class="filters" onSubmit={apply} aria-labelledby="audit-filters">
         <h2 id="audit-filters">Filter</h2>
         <Field

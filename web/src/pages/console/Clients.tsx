@@ -29,7 +29,7 @@ export function Clients() {
   };
 
   return (
-    <ConsoleLayout section="clients" title="OAuth clients">
+    <ConsoleLayout section="clients" title="OAuth clients" access={list.error}>
       {secret && (
         <SecretOnce
           label={`Client secret for ${secret.clientId}`}

@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
+import type { ApiError } from '../../api.ts';
+import { NotAllowed } from './NotAllowed.tsx';
 
 const SECTIONS = [
   ['applications', 'Applications'],
@@ -11,19 +13,26 @@ const SECTIONS = [
   ['status', 'Status'],
 ] as const;
 
-/** The console frame: a skip link, section navigation with the current page marked, and the page body. */
+/**
+ * The console frame: a skip link, section navigation with the current page marked, and the page body. `access` is
+ * the error of the page's first load: when the guard refuses (403 admin_required), the person sees why instead.
+ */
 export function ConsoleLayout({
   section,
   title,
+  access,
   children,
 }: {
   section: string;
   title: string;
+  access: ApiError | null;
   children: ComponentChildren;
 }) {
+  const denied = access?.code === 'admin_required';
   useEffect(() => {
-    document.title = `${title} · Console · Gatehouse`;
-  }, [title]);
+    if (!denied) document.title = `${title} · Console · Gatehouse`;
+  }, [title, denied]);
+  if (access && denied) return <NotAllowed error={access} />;
   return (
     <div class="console">
       <a class="skip" href="#content">

@@ -30,7 +30,7 @@ export function Identities() {
   };
 
   return (
-    <ConsoleLayout section="identities" title="Identities">
+    <ConsoleLayout section="identities" title="Identities" access={list.error}>
       <search>
         <form onSubmit={search} aria-labelledby="search-heading">
           <h2 id="search-heading">Find a person</h2>

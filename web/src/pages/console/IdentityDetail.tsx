@@ -12,7 +12,11 @@ export function IdentityDetail() {
   const detail = useApi<Detail>(`/admin/identities/${encodeURIComponent(sub)}`);
   const identity = detail.data;
   return (
-    <ConsoleLayout section="identities" title={identity ? identity.display_name || identity.sub : 'Identity'}>
+    <ConsoleLayout
+      section="identities"
+      title={identity ? identity.display_name || identity.sub : 'Identity'}
+      access={detail.error}
+    >
       <p>
         <a href="/admin/console/identities">Back to the search</a>
       </p>

@@ -18,7 +18,7 @@ export function Members() {
   }, [organizations.data]);
 
   return (
-    <ConsoleLayout section="members" title="Organization members">
+    <ConsoleLayout section="members" title="Organization members" access={organizations.error}>
       <LoadState loading={organizations.loading} error={organizations.error} />
       {organizations.data && organizations.data.organizations.length > 1 && (
         <div class="field">

@@ -28,7 +28,7 @@ export function Resources() {
   };
 
   return (
-    <ConsoleLayout section="resources" title="Protected API resources">
+    <ConsoleLayout section="resources" title="Protected API resources" access={list.error}>
       <LoadState loading={list.loading} error={list.error} />
       {list.data && (
         <table>

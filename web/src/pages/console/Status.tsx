@@ -170,7 +170,7 @@ function Report({ report }: { report: StatusReport }) {
 export function Status() {
   const status = useApi<StatusReport>('/admin/status');
   return (
-    <ConsoleLayout section="status" title="Status">
+    <ConsoleLayout section="status" title="Status" access={status.error}>
       <p class="hint">
         What <code>gatehouse doctor</code> reports: the database, verification delivery, sign-in providers, TLS and the
         signing keys. Statuses read {Object.values(STATUS_WORDS).join(', ')}.

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startTestApp } from '../../../test/helpers/app.ts';
+import { makeConfig } from '../../../test/helpers/config.ts';
+
+const real = (client_id: string) => ({ enabled: true, client_id, client_secret: `${client_id}-secret-value-91` });
+
+describe('GET /auth/providers', () => {
+  it('lists nothing by default: no providers, no passkeys, no self-service', async () => {
+    const t = await startTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { providers: [], passkeys: false, self_service: false });
+    assert.equal(response.headers['cache-control'], 'public, max-age=60');
+    assert.equal(response.headers['access-control-allow-origin'], undefined);
+  });
+
+  it('lists enabled providers with real credentials and leaves out disabled and placeholder (deferred) ones', async () => {
+    const t = await startTestApp({
+      config: makeConfig({
+        providers: {
+          github: real('Iv1.8a61f9b3a7aba766'),
+          gitlab: { ...real('gitlab-app-7'), enabled: false },
+          google: { enabled: true, client_id: 'placeholder', client_secret: 'a-real-looking-secret' },
+          microsoft: { enabled: true, client_id: 'ms-app-1', client_secret: 'dummy' },
+          slack: { enabled: true, client_id: '', client_secret: '' },
+          ethereum: { enabled: true },
+          farcaster: { enabled: false },
+        },
+      }),
+    });
+    const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), {
+      providers: [
+        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/account/connections/start?provider=github' },
+        { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
+      ],
+      passkeys: false,
+      self_service: false,
+    });
+    assert.doesNotMatch(response.body, /secret-value|Iv1\.8a61f9b3a7aba766/, 'no credential reaches the answer');
+  });
+
+  it('reports self-service only when it is enabled and delivery is ready', async () => {
+    const relay = { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 4' };
+    const cases = [
+      [{ self_service: { enabled: true } }, false],
+      [
+        { self_service: { enabled: false }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } },
+        false,
+      ],
+      [
+        { self_service: { enabled: true }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } },
+        true,
+      ],
+    ] as const;
+    const { sql } = await startTestApp();
+    for (const [overrides, expected] of cases) {
+      const t = await startTestApp({ config: makeConfig(overrides), sql });
+      const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
+      assert.equal(response.json().self_service, expected, JSON.stringify(overrides));
+    }
+  });
+});

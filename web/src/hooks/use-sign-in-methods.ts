@@ -1,0 +1,33 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+
+export interface OfferedProvider {
+  id: string;
+  name: string;
+  kind: 'redirect' | 'web3';
+  start_url: string | null;
+}
+
+export interface SignInMethods {
+  providers: OfferedProvider[];
+  passkeys: boolean;
+  self_service: boolean;
+}
+
+/**
+ * GET /auth/providers once. Until it answers (or if it fails) nothing extra is offered: password sign-in works
+ * without it, so a failure here is not worth an error on the page.
+ */
+export function useSignInMethods(): SignInMethods | null {
+  const [methods, setMethods] = useState<SignInMethods | null>(null);
+  useEffect(() => {
+    let live = true;
+    api<SignInMethods>('GET', '/auth/providers')
+      .then((value) => live && setMethods(value))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  return methods;
+}
