@@ -14,15 +14,17 @@ const t = await startTestApp({ config });
 
 const PASSWORD = 'a long enough passphrase 42';
 let clientCounter = 0;
-const post = (url: string, payload: unknown, cookie = '') =>
-  t.app.inject({
+const post = (url: string, payload: unknown, cookie = '') => {
+  clientCounter += 1;
+  return t.app.inject({
     method: 'POST',
     url,
     headers: { ...JSON_HEADERS, ...(cookie ? { cookie } : {}) },
     // A fresh client address per request, so the per-IP mail throttle never decides an outcome here.
-    remoteAddress: `198.51.100.${(clientCounter += 1) % 250}`,
+    remoteAddress: `198.51.100.${clientCounter % 250}`,
     payload: JSON.stringify(payload),
   });
+};
 
 /** Row counts of everything a mail-sending request could store. */
 async function stored() {
