@@ -110,6 +110,40 @@ describe('POST /account/totp/disable', () => {
   });
 });
 
+describe('POST /account/totp/disable atomicity', () => {
+  test('a failure while replacing the session rolls back the removal: TOTP, sessions and grants stay', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'totp-atomic@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const token = await refreshTokenFor(other.cookie);
+    // A trigger in this test's database refuses the replacement session, the last write of the transaction.
+    await t.sql.unsafe(`
+      create function refuse_session_for_test() returns trigger language plpgsql as $$
+      begin
+        if new.identity_id = '${person.sub}' then raise exception 'injected session failure'; end if;
+        return new;
+      end $$;
+      create trigger refuse_session_for_test before insert on sessions
+        for each row execute function refuse_session_for_test();`);
+    t.clock.advance(30);
+    const failed = await post(
+      '/account/totp/disable',
+      { password: person.password, code: totpCode(person.totpSeed as string, t.clock.now()) },
+      mine.cookie,
+    );
+    await t.sql.unsafe('drop trigger refuse_session_for_test on sessions; drop function refuse_session_for_test();');
+    assert.equal(failed.statusCode, 500);
+    assert.equal((failed.json() as { error: string }).error, 'server_error');
+    const [totp] = await t.sql`select confirmed_at is not null as confirmed from totp_credentials
+                               where identity_id = ${person.sub}`;
+    assert.deepEqual({ ...totp }, { confirmed: true });
+    for (const cookie of [mine.cookie, other.cookie])
+      assert.equal((await get('/account/profile', cookie)).statusCode, 200);
+    assert.equal((await refresh(token)).status, 200);
+    assert.equal(await auditDetails('totp.disabled', person.sub), undefined);
+  });
+});
+
 describe('POST /account/sessions/revoke-others', () => {
   test('ends the grants issued from the other sessions and keeps the caller’s own', async () => {
     const person = await makeAccount(t.sql, t.secrets, config, { email: 'others-grants@acme-robotics.dev' });
