@@ -7,6 +7,7 @@ import { findProfile, replacePrimaryEmail } from '../identity/store.ts';
 import { verificationError } from '../verification/errors.ts';
 import { sendVerification } from '../verification/send-verification.ts';
 import { consumeVerification } from '../verification/verification.ts';
+import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 import { admitMailRequest } from './mail-throttle.ts';
 import { confirmFactors } from './reauth.ts';
@@ -17,10 +18,10 @@ export async function startEmailChange(
   identityId: Sub,
   input: { newEmail: string; password: string },
 ): Promise<void> {
-  await admitMailRequest(deps, facts, input.newEmail);
+  const address = acceptTypedAddress(input.newEmail, 'body.new_email');
+  await admitMailRequest(deps, facts, address);
   await confirmFactors(deps, facts, identityId, { password: input.password });
   const now = deps.clock();
-  const address = input.newEmail.trim();
   await deps.sql.begin(async (tx) => {
     await sendVerification(tx, deps.outbox, { purpose: 'email_change', identityId, email: address }, now);
   });

@@ -1,23 +1,36 @@
-// POST /account/password/forgot and /account/password/reset. Forgot answers the same whether or not the address
-// belongs to an account (enumeration-safe); a reset link works once, expires, and ends every session of the account.
-import { normalizeEmail } from '../identity/ids.ts';
-import { findIdentity, findSignInMethodOwner } from '../identity/store.ts';
+// POST /account/password/forgot and /account/password/reset. Forgot answers the same, after comparable work,
+// whether or not the address belongs to an account (enumeration-safe); the link goes to the address on record,
+// not the spelling typed. A reset link works once, expires, and ends every session and every OAuth grant of the
+// account: whoever knew the old password must not keep a refresh token either.
+import { newSub, normalizeEmail } from '../identity/ids.ts';
+import { findIdentity, findPrimaryEmail, findSignInMethodOwner } from '../identity/store.ts';
 import { findPasswordLogin, PASSWORD_PROVIDER, upsertPasswordCredential } from '../login/local/credential-store.ts';
+import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
 import { revokeIdentitySessions } from '../session/store.ts';
 import { verificationError } from '../verification/errors.ts';
-import { sendVerification } from '../verification/send-verification.ts';
+import { rehearseSendVerification, sendVerification } from '../verification/send-verification.ts';
 import { findVerification } from '../verification/store.ts';
 import { consumeVerification } from '../verification/verification.ts';
+import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 import { admitMailRequest } from './mail-throttle.ts';
 import { hashAllowedPassword } from './password.ts';
 
-export async function requestPasswordReset(deps: AccountDeps, facts: RequestFacts, email: string): Promise<void> {
+export async function requestPasswordReset(deps: AccountDeps, facts: RequestFacts, typed: string): Promise<void> {
+  const email = acceptTypedAddress(typed, 'body.email');
   await admitMailRequest(deps, facts, email);
   const now = deps.clock();
   const identityId = await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, normalizeEmail(email));
-  const identity = identityId ? await findIdentity(deps.sql, identityId) : null;
-  if (identity?.state !== 'active') {
+  // Every path makes the same reads and the same transaction: an unknown address (looked up as a fresh id that
+  // names nobody) must not answer measurably faster than a known one.
+  const nobody = newSub();
+  const identity = await findIdentity(deps.sql, identityId ?? nobody);
+  const active = identity?.state === 'active' ? identity : null;
+  const onRecord = await findPrimaryEmail(deps.sql, active?.id ?? nobody);
+  if (!active || !onRecord) {
+    await deps.sql.begin((tx) =>
+      rehearseSendVerification(tx, deps.outbox, { purpose: 'password_reset', identityId: nobody, email }, now),
+    );
     await deps.audit.record({ event: 'password.reset_requested_unknown', actor: null, subject: null, ...facts });
     return;
   }
@@ -25,11 +38,11 @@ export async function requestPasswordReset(deps: AccountDeps, facts: RequestFact
     await sendVerification(
       tx,
       deps.outbox,
-      { purpose: 'password_reset', identityId: identity.id, email: email.trim() },
+      { purpose: 'password_reset', identityId: active.id, email: onRecord.address },
       now,
     );
   });
-  await deps.audit.record({ event: 'password.reset_requested', actor: null, subject: identity.id, ...facts });
+  await deps.audit.record({ event: 'password.reset_requested', actor: null, subject: active.id, ...facts });
 }
 
 export async function resetPassword(
@@ -52,7 +65,8 @@ export async function resetPassword(
     if (!login) return { ok: false as const, reason: 'invalid' as const };
     await upsertPasswordCredential(tx, login.methodId, result.identityId, phc);
     const revoked = await revokeIdentitySessions(tx, result.identityId, now);
-    return { ok: true as const, identityId: result.identityId, revoked };
+    const grantsRevoked = await revokeGrantsOfIdentity(tx, result.identityId, now);
+    return { ok: true as const, identityId: result.identityId, revoked, grantsRevoked };
   });
   if (!outcome.ok) throw verificationError(outcome.reason);
   await deps.audit.record({
@@ -60,6 +74,6 @@ export async function resetPassword(
     actor: outcome.identityId,
     subject: outcome.identityId,
     ...facts,
-    details: { sessions_revoked: outcome.revoked },
+    details: { sessions_revoked: outcome.revoked, grants_revoked: outcome.grantsRevoked },
   });
 }

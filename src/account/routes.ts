@@ -138,8 +138,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   app.get('/account/totp', async (request) => totpStatus(deps, (await signedIn(request)).identityId));
 
   app.post('/account/totp/disable', { schema: { body: body({ password, code }) } }, async (request, reply) => {
-    const start = await disableTotp(deps, facts(request), await signedIn(request), request.body);
-    await sessions.establish(request, reply, start);
+    await disableTotp(deps, facts(request), await signedIn(request), request.body, (tx, start) =>
+      sessions.establish(request, reply, start, tx),
+    );
     return { enrollment_required: true };
   });
 

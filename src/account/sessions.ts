@@ -1,5 +1,8 @@
-// A person's own sessions: list them (the current one marked), end one, or end all others.
+// A person's own sessions: list them (the current one marked), end one, or end all others. Ending all others
+// also ends the OAuth grants issued from them, so an application signed in from a lost device loses its refresh
+// token too; grants issued from the caller's own session stay.
 import { NotFound } from '../http/errors.ts';
+import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
 import { listLiveSessions, revokeIdentitySessions, revokeSessionById } from '../session/store.ts';
 import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
@@ -36,13 +39,17 @@ export async function revokeMySession(
 }
 
 export async function revokeMyOtherSessions(deps: AccountDeps, facts: RequestFacts, current: Session): Promise<number> {
-  const revoked = await revokeIdentitySessions(deps.sql, current.identityId, deps.clock(), current.id);
+  const now = deps.clock();
+  const outcome = await deps.sql.begin(async (tx) => ({
+    revoked: await revokeIdentitySessions(tx, current.identityId, now, current.id),
+    grantsRevoked: await revokeGrantsOfIdentity(tx, current.identityId, now, current.id),
+  }));
   await deps.audit.record({
     event: 'session.revoked_others',
     actor: current.identityId,
     subject: current.identityId,
     ...facts,
-    details: { revoked },
+    details: { revoked: outcome.revoked, grants_revoked: outcome.grantsRevoked },
   });
-  return revoked;
+  return outcome.revoked;
 }

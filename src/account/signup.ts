@@ -1,18 +1,23 @@
 // POST /account/signup. Enumeration-safe (DESIGN.md): a new address and a registered one get the same answer and
-// the same work (the password is hashed either way). A registered address gets a "someone tried to sign up"
-// notice instead of a second account; nothing is ever linked or merged by email. A sign-up that was never
+// the same work (the password is hashed either way). An address is registered when someone signs in with it by
+// password or any identity has verified it; its holder gets a "someone tried to sign up" notice at the address on
+// record instead of a second account, and nothing is ever linked or merged by email. A sign-up that was never
 // verified does not hold its address hostage: signing up again replaces it, and only the mailbox owner can verify.
+import type { AuditEvent } from '../audit/audit.ts';
+import { GatehouseError } from '../http/errors.ts';
 import { newSub, normalizeEmail, type Sub } from '../identity/ids.ts';
+import { attachSignInMethodIn } from '../identity/sign-in-methods.ts';
 import {
   deletePendingIdentity,
   findIdentity,
   findPrimaryEmail,
   findSignInMethodOwner,
+  findVerifiedEmailHolder,
   insertIdentity,
-  insertSignInMethod,
 } from '../identity/store.ts';
 import { PASSWORD_PROVIDER, upsertPasswordCredential } from '../login/local/credential-store.ts';
 import { sendVerification } from '../verification/send-verification.ts';
+import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 import { admitMailRequest } from './mail-throttle.ts';
 import { hashAllowedPassword } from './password.ts';
@@ -23,25 +28,37 @@ export interface SignupInput {
   displayName: string;
 }
 
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+type Outcome = { created: Sub; attached: AuditEvent | null } | { existing: Sub | null; notify: string | null };
+
+// Two sign-ups for one address raced: the loser meets the winner's row (a unique violation, or the attach rule's
+// method_conflict) and is answered like any registered address.
+const lostRace = (error: unknown) =>
+  (error as { code?: string }).code === '23505' ||
+  (error instanceof GatehouseError && error.code === 'method_conflict');
 
 export async function signUp(deps: AccountDeps, facts: RequestFacts, input: SignupInput): Promise<{ identityId: Sub }> {
-  await admitMailRequest(deps, facts, input.email);
-  const subject = normalizeEmail(input.email);
+  const address = acceptTypedAddress(input.email, 'body.email');
+  await admitMailRequest(deps, facts, address);
+  const subject = normalizeEmail(address);
   const phc = await hashAllowedPassword(deps, input.password, subject);
   const now = deps.clock();
-  const outcome: { created: Sub } | { existing: Sub | null } = await deps.sql
-    .begin(async (tx) => {
+  const context = { actor: null, clientIp: facts.clientIp, requestId: facts.requestId };
+  const outcome: Outcome = await deps.sql
+    .begin(async (tx): Promise<Outcome> => {
       const holder = await findSignInMethodOwner(tx, 'password', PASSWORD_PROVIDER, subject);
-      if (holder && (await findIdentity(tx, holder))?.state !== 'pending_verification') return { existing: holder };
+      const pending = holder !== null && (await findIdentity(tx, holder))?.state === 'pending_verification';
+      if (holder && !pending) return { existing: holder, notify: null };
+      const verified = await findVerifiedEmailHolder(tx, subject);
+      if (verified) return { existing: verified.identityId, notify: verified.address };
       if (holder) await deletePendingIdentity(tx, holder);
       const identityId = await insertIdentity(tx, {
         displayName: input.displayName,
         assurance: 'ial1',
         state: 'pending_verification',
-        email: { address: input.email.trim(), verified: false },
+        email: { address, verified: false },
       });
-      const { method } = await insertSignInMethod(tx, {
+      // Through the identity module's attach rule, like every other method kind.
+      const { method, attached } = await attachSignInMethodIn(tx, deps.audit, context, {
         identityId,
         kind: 'password',
         provider: PASSWORD_PROVIDER,
@@ -49,23 +66,24 @@ export async function signUp(deps: AccountDeps, facts: RequestFacts, input: Sign
         label: 'Password',
       });
       await upsertPasswordCredential(tx, method.id, identityId, phc);
-      await sendVerification(tx, deps.outbox, { purpose: 'signup', identityId, email: input.email.trim() }, now);
-      return { created: identityId };
+      await sendVerification(tx, deps.outbox, { purpose: 'signup', identityId, email: address }, now);
+      return { created: identityId, attached: attached ? { ...attached, actor: identityId } : null };
     })
-    .catch(async (error: unknown) => {
-      // Two sign-ups for one address raced; the loser is answered like any registered address.
-      if (isUniqueViolation(error))
-        return { existing: await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, subject) };
-      throw error;
+    .catch(async (error: unknown): Promise<Outcome> => {
+      if (!lostRace(error)) throw error;
+      return { existing: await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, subject), notify: null };
     });
 
   if ('created' in outcome) {
+    if (outcome.attached) await deps.audit.record(outcome.attached);
     await deps.audit.record({ event: 'signup.created', actor: outcome.created, subject: outcome.created, ...facts });
     return { identityId: outcome.created };
   }
   // The notice goes to the address on record, not to whatever spelling the newcomer typed.
-  const onRecord = outcome.existing ? await findPrimaryEmail(deps.sql, outcome.existing) : null;
-  if (onRecord) await deps.outbox.enqueue(deps.sql, { template: 'signup_attempt_notice', to: onRecord.address });
+  const onRecord =
+    outcome.notify ??
+    (outcome.existing ? ((await findPrimaryEmail(deps.sql, outcome.existing))?.address ?? null) : null);
+  if (onRecord) await deps.outbox.enqueue(deps.sql, { template: 'signup_attempt_notice', to: onRecord });
   await deps.audit.record({ event: 'signup.existing_address', actor: null, subject: outcome.existing, ...facts });
   // An id that names no identity: the caller cannot tell this answer from a real one.
   return { identityId: newSub() };

@@ -1,5 +1,6 @@
 // TOTP status, disabling (password and a current code; the account falls back to enrollment-only sign-in), and
 // recovery-code regeneration (the old set dies with it). Enrollment itself lives in src/login/local/enrollment.ts.
+import type { Executor } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
 import {
@@ -9,6 +10,7 @@ import {
   replaceRecoveryCodes,
 } from '../login/local/credential-store.ts';
 import { generateRecoveryCodes, recoveryCodeHash } from '../login/local/recovery-codes.ts';
+import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
 import type { SessionStart } from '../session/http.ts';
 import { revokeIdentitySessions } from '../session/store.ts';
 import type { Session } from '../session/types.ts';
@@ -23,27 +25,44 @@ export async function totpStatus(deps: AccountDeps, identityId: Sub) {
   };
 }
 
+/**
+ * Removes TOTP and the recovery codes, ends every other session and every OAuth grant (each was issued at a
+ * strength the account no longer has), and replaces the caller's session by an enrollment-only one through
+ * `replaceSession`, all in one transaction: no state where the factor is gone but an old session or refresh
+ * token still stands.
+ */
 export async function disableTotp(
   deps: AccountDeps,
   facts: RequestFacts,
   session: Session,
   input: { password: string; code: string },
-): Promise<SessionStart> {
+  replaceSession: (tx: Executor, start: SessionStart) => Promise<unknown>,
+): Promise<void> {
   const id = session.identityId;
   if (!(await findTotpCredential(deps.sql, id))?.confirmed) throw new GatehouseError('totp_not_enrolled');
   await confirmFactors(deps, facts, id, { password: input.password, totp: input.code });
   const now = deps.clock();
-  await deleteTotpAndRecoveryCodes(deps.sql, id);
-  const revoked = await revokeIdentitySessions(deps.sql, id, now, session.id);
+  const outcome = await deps.sql.begin(async (tx) => {
+    await deleteTotpAndRecoveryCodes(tx, id);
+    const revoked = await revokeIdentitySessions(tx, id, now, session.id);
+    const grantsRevoked = await revokeGrantsOfIdentity(tx, id, now);
+    // One factor left: the caller's session becomes one that can only enroll a second factor again.
+    await replaceSession(tx, {
+      identityId: id,
+      aal: 'aal1',
+      amr: ['pwd'],
+      authTime: session.authTime,
+      enrollmentOnly: true,
+    });
+    return { revoked, grantsRevoked };
+  });
   await deps.audit.record({
     event: 'totp.disabled',
     actor: id,
     subject: id,
     ...facts,
-    details: { sessions_revoked: revoked },
+    details: { sessions_revoked: outcome.revoked, grants_revoked: outcome.grantsRevoked },
   });
-  // One factor left: the caller's session is replaced by one that can only enroll a second factor again.
-  return { identityId: id, aal: 'aal1', amr: ['pwd'], authTime: session.authTime, enrollmentOnly: true };
 }
 
 export async function regenerateRecoveryCodes(

@@ -33,6 +33,7 @@ const DELIVERY_FLAGS = {
   'dkim-private-key-file': { type: 'string' },
   'webhook-url': { type: 'string' },
   'webhook-timeout': { type: 'string' },
+  'webhook-ca-file': { type: 'string' },
   force: { type: 'boolean' },
   'show-webhook-secret': { type: 'boolean' },
 } as const;
@@ -87,6 +88,7 @@ async function deliveryTable(current: Table, values: Values, io: ConfigIo): Prom
     webhook: section('webhook', {
       url: values['webhook-url'],
       timeout_seconds: integer('webhook-timeout', values['webhook-timeout']),
+      ca_file: values['webhook-ca-file'],
     }),
   };
 }

@@ -112,7 +112,16 @@ export const ConfigSchema = Type.Object(
       }),
       webhook: section('HTTPS webhook signed per Standard Webhooks with the verification-delivery key.', {
         url: text('https:// endpoint that receives message JSON. A placeholder host defers delivery.'),
-        timeout_seconds: seconds('Per-attempt timeout.', 10),
+        timeout_seconds: Type.Integer({
+          default: 10,
+          minimum: 1,
+          maximum: 60,
+          description:
+            "Per-attempt timeout. At most 60, well inside the delivery worker's 2-minute send cut-off, so a slow receiver fails the attempt itself rather than being cut off.",
+        }),
+        ca_file: text(
+          "PEM file of a private certificate authority that signed the receiver's certificate. Empty trusts only the system's public authorities. The receiver's certificate is always verified.",
+        ),
       }),
     }),
     providers: section(

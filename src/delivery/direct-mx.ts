@@ -59,13 +59,15 @@ export function createDirectMxTransport(delivery: Config['delivery'], options: D
     });
   return {
     kind: 'direct_mx',
-    async send(message) {
+    async send(message, signal) {
       const hosts = await mxHosts(options.resolver, recipientDomain(message.to));
       let last: DeliveryFailure | null = null;
       for (const host of hosts) {
+        // A cut-off send tries no further host.
+        if (signal.aborted) throw smtpFailure(signal.reason);
         const transporter = transporterFor(host);
         try {
-          await transporter.sendMail(messageFields(message));
+          await transporter.sendMail(messageFields(message, signal));
           return;
         } catch (error) {
           last = smtpFailure(error);

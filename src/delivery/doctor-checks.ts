@@ -16,14 +16,25 @@ export interface DeliveryCheckDeps {
 }
 
 function readDkimKey(file: string): { pem: string } | { error: string } {
+  let pem: string;
   try {
-    const pem = readFileSync(file, 'utf8');
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { error: `cannot read ${file} (${(error as { code?: string }).code ?? 'error'})` };
+  }
+  // Parsing errors carry codes too (ERR_OSSL_…): they say the file is not a key, not that it cannot be read.
+  try {
     dkimPublicKey(pem);
     return { pem };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    return { error: code ? `cannot read ${file} (${code})` : `${file} is not an RSA private key in PEM` };
+  } catch {
+    return { error: `${file} is not an RSA private key in PEM` };
   }
+}
+
+/** Receivers often put a token in the URL's query or credentials; doctor output is pasted into tickets. */
+function originAndPath(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
 }
 
 /** Checks that say whether the configured delivery can send; includes the DNS report for direct MX. */
@@ -54,10 +65,11 @@ export async function deliveryChecks(config: Config, deps: DeliveryCheckDeps): P
     }
     case 'webhook': {
       const result = await checkWebhookReachable(delivery.webhook);
+      const shown = originAndPath(delivery.webhook.url);
       checks.push(
         result.ok
-          ? check('ok', 'webhook', `${delivery.webhook.url} answers (HTTP ${result.status} to HEAD)`)
-          : check('fail', 'webhook', `${delivery.webhook.url} is unreachable: ${result.error}`),
+          ? check('ok', 'webhook', `${shown} answers (HTTP ${result.status} to HEAD)`)
+          : check('fail', 'webhook', `${shown} is unreachable: ${result.error}`),
       );
       break;
     }

@@ -22,6 +22,8 @@ export interface OutboxDeps {
 export interface Outbox {
   /** Queues a message; returns its id (safe to log). Throws InvalidRecipient for a bad address. */
   enqueue(tx: Executor, request: MessageRequest): Promise<string>;
+  /** Renders and seals like enqueue, then drops the result: the same work for a request that must send nothing. */
+  rehearse(request: MessageRequest): void;
 }
 
 /** Additional data for sealing: a body sealed for one message cannot be moved into another row. */
@@ -29,19 +31,26 @@ export const bodyPurpose = (messageId: string) => `outbox:${messageId}`;
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const key = outboxSealKey(deps.deliveryKey);
+  const prepare = (request: MessageRequest) => {
+    const to = checkRecipient(request.to);
+    const now = deps.clock();
+    const rendered: RenderedMessage = renderMessage(request, {
+      organizationName: deps.config.organization.name,
+      issuer: deps.config.server.issuer,
+      now,
+    });
+    const id = `msg_${randomBytes(16).toString('base64url')}`;
+    const sealedBody = seal(key, JSON.stringify(rendered), bodyPurpose(id));
+    return { now, message: { id, template: request.template, recipient: to, sealedBody } };
+  };
   return {
     async enqueue(tx, request) {
-      const to = checkRecipient(request.to);
-      const now = deps.clock();
-      const rendered: RenderedMessage = renderMessage(request, {
-        organizationName: deps.config.organization.name,
-        issuer: deps.config.server.issuer,
-        now,
-      });
-      const id = `msg_${randomBytes(16).toString('base64url')}`;
-      const sealedBody = seal(key, JSON.stringify(rendered), bodyPurpose(id));
-      await insertMessage(tx, { id, template: request.template, recipient: to, sealedBody }, now);
-      return id;
+      const { now, message } = prepare(request);
+      await insertMessage(tx, message, now);
+      return message.id;
+    },
+    rehearse(request) {
+      prepare(request);
     },
   };
 }

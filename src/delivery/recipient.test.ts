@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkRecipient, recipientDomain } from './recipient.ts';
+import { toGatehouseError } from '../http/error-envelope.ts';
+import { checkRecipient, InvalidRecipient, recipientDomain } from './recipient.ts';
 
 describe('recipient addresses', () => {
   test('accepts plain addresses, trimmed', () => {
@@ -20,5 +21,15 @@ describe('recipient addresses', () => {
       '',
     ])
       assert.throws(() => checkRecipient(address), { name: 'InvalidRecipient' }, JSON.stringify(address));
+  });
+});
+
+describe('InvalidRecipient at the error envelope', () => {
+  test('becomes 400 invalid_request, never a 500, wherever it escapes from', () => {
+    const error = toGatehouseError(new InvalidRecipient());
+    assert.deepEqual(
+      { code: error.code, status: error.status, description: error.publicDescription },
+      { code: 'invalid_request', status: 400, description: 'The email address is not a plain deliverable address' },
+    );
   });
 });

@@ -3,6 +3,7 @@
 // from the first byte (RFC 8314 §3.3). The relay's certificate is always verified, against ca_file if set.
 import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
+import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../config/schema.ts';
 import { type OutgoingMessage, smtpFailure, type Transport } from './transport.ts';
@@ -30,8 +31,12 @@ export function smtpRelayOptions(smtp: SmtpConfig): SMTPTransport.Options {
   };
 }
 
-export function messageFields(message: OutgoingMessage) {
+/** nodemailer (10.x) ends the SMTP connection and rejects when `signal` aborts; its typings do not name it yet. */
+export type AbortableMail = Mail.Options & { signal: AbortSignal };
+
+export function messageFields(message: OutgoingMessage, signal: AbortSignal): AbortableMail {
   return {
+    signal,
     from: message.from,
     to: message.to,
     subject: message.subject,
@@ -45,9 +50,9 @@ export function createSmtpRelayTransport(smtp: SmtpConfig): Transport {
   const transporter = nodemailer.createTransport(smtpRelayOptions(smtp));
   return {
     kind: 'smtp',
-    async send(message) {
+    async send(message, signal) {
       try {
-        await transporter.sendMail(messageFields(message));
+        await transporter.sendMail(messageFields(message, signal));
       } catch (error) {
         throw smtpFailure(error);
       }

@@ -75,6 +75,24 @@ export async function scheduleMessageRetry(
   return rows.count === 1;
 }
 
+/**
+ * After a send that was cut off: the next hop may still be finishing the exchange, so the message stays claimed by
+ * this worker until its lease ends and is due no earlier than that; no other worker can send it meanwhile.
+ */
+export async function holdMessageUntilLeaseEnds(
+  sql: Executor,
+  id: string,
+  worker: string,
+  nextAttemptAt: Date,
+  error: string,
+): Promise<boolean> {
+  const rows = await sql`
+    update outbox_messages
+    set next_attempt_at = greatest(${nextAttemptAt}::timestamptz, claim_expires_at), last_error = ${error}
+    where id = ${id} and claimed_by = ${worker} and state = 'pending'`;
+  return rows.count === 1;
+}
+
 /** Gives a message up and drops its body: the secret it carried is useless to anyone from now on. */
 export async function markMessageDead(
   sql: Executor,

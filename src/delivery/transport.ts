@@ -13,18 +13,25 @@ export interface OutgoingMessage {
 
 export interface Transport {
   readonly kind: 'smtp' | 'direct_mx' | 'webhook';
-  send(message: OutgoingMessage): Promise<void>;
+  /**
+   * Sends one message. When `signal` aborts (the worker's send cut-off) the transport stops the exchange, closing
+   * its connection, and rejects: a send that was cut off must not complete later behind the worker's back.
+   */
+  send(message: OutgoingMessage, signal: AbortSignal): Promise<void>;
   close(): void;
 }
 
 export class DeliveryFailure extends Error {
-  /** True when no retry can succeed (a 5xx SMTP reply to the message, a 4xx webhook answer). */
+  /** True when no retry can succeed (a 5xx SMTP reply to the message, a 3xx or 4xx webhook answer). */
   readonly permanent: boolean;
+  /** True when the send was cut off: the next hop may have accepted the message all the same. */
+  readonly cutOff: boolean;
 
-  constructor(message: string, permanent: boolean, options?: { cause?: unknown }) {
+  constructor(message: string, permanent: boolean, options?: { cause?: unknown; cutOff?: boolean }) {
     super(message, options);
     this.name = 'DeliveryFailure';
     this.permanent = permanent;
+    this.cutOff = options?.cutOff ?? false;
   }
 }
 

@@ -1,8 +1,9 @@
 // The delivery worker: claims due outbox messages, sends them, and records the outcome. Several workers on
 // several nodes share one outbox safely: a claim is exclusive (SKIP LOCKED) and is a lease. A live worker
-// finishes every send well inside its lease (sends are cut off at sendTimeoutSeconds < leaseSeconds), so no
-// other worker can claim a message while it is being sent; a worker that dies mid-send leaves a claim that
-// expires, and the message is tried again. Across a crash delivery is therefore at-least-once: a process
+// finishes every send well inside its lease (sends are cut off at sendTimeoutSeconds < leaseSeconds: the
+// transport gets an AbortSignal and closes its connection), so no other worker can claim a message while it is
+// being sent. A cut-off send keeps its claim until the lease ends, in case the next hop was still finishing;
+// a worker that dies mid-send leaves a claim that expires, and the message is tried again. Across a crash delivery is therefore at-least-once: a process
 // killed after the relay accepted a message but before recording it will send it again. Receivers can drop
 // the duplicate by its Message-ID / webhook-id, which is the outbox id. Leases use each node's clock: nodes
 // must agree within the margin between lease and send timeout (3 minutes by default), which NTP gives.
@@ -17,6 +18,7 @@ import { recipientDomain } from './recipient.ts';
 import {
   type ClaimedMessage,
   claimDueMessages,
+  holdMessageUntilLeaseEnds,
   markMessageDead,
   markMessageSent,
   OUTBOX_CHANNEL,
@@ -73,6 +75,11 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   /** Sends one message; resolves to the failure, or null when the next hop accepted it. */
   async function attempt(message: ClaimedMessage): Promise<DeliveryFailure | null> {
+    const cutOff = new AbortController();
+    const timer = setTimeout(
+      () => cutOff.abort(new DeliveryFailure(`no answer within ${sendTimeoutSeconds} s`, false, { cutOff: true })),
+      sendTimeoutSeconds * 1000,
+    );
     try {
       const body = JSON.parse(
         open(key, message.sealed_body, bodyPurpose(message.id)).toString('utf8'),
@@ -84,10 +91,13 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         to: message.recipient,
         ...body,
       };
-      await withTimeout(options.transport.send(outgoing), sendTimeoutSeconds);
+      await untilAborted(options.transport.send(outgoing, cutOff.signal), cutOff.signal);
       return null;
     } catch (error) {
+      if (cutOff.signal.aborted) return cutOff.signal.reason as DeliveryFailure;
       return error instanceof DeliveryFailure ? error : new DeliveryFailure(describe(error), false, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -111,7 +121,9 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       return 'dead';
     }
     const delay = retryDelaySeconds(message.attempts, options.random);
-    await scheduleMessageRetry(sql, message.id, id, new Date(clock().getTime() + delay * 1000), failure.message);
+    const retryAt = new Date(clock().getTime() + delay * 1000);
+    if (failure.cutOff) await holdMessageUntilLeaseEnds(sql, message.id, id, retryAt, failure.message);
+    else await scheduleMessageRetry(sql, message.id, id, retryAt, failure.message);
     log.warn(
       { ...context, error: failure.message, retryInSeconds: delay },
       'outbox message delivery failed; will retry',
@@ -195,14 +207,11 @@ function describe(error: unknown): string {
   return firstLine(error instanceof Error ? error.message : String(error));
 }
 
-async function withTimeout<T>(work: Promise<T>, seconds: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeliveryFailure(`no answer within ${seconds} s`, false)), seconds * 1000);
+/** Settles with `work`, or rejects with the signal's reason as soon as it aborts, whatever the transport does. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

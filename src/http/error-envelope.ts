@@ -1,6 +1,7 @@
 // The one place errors become responses (DESIGN.md "Error envelope"):
 // {"error": code, "error_description": text, "request_id": id, "fields"?: [...]}.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidRecipient } from '../delivery/recipient.ts';
 import type { ErrorCode } from './error-catalogue.ts';
 import { type FieldProblem, GatehouseError } from './errors.ts';
 
@@ -31,6 +32,11 @@ function fieldsFromValidation(context: string | undefined, errors: AjvError[]): 
 /** Maps anything thrown to a GatehouseError. Unknown errors become server_error; their cause goes only to the log. */
 export function toGatehouseError(error: unknown): GatehouseError {
   if (error instanceof GatehouseError) return error;
+  // Routes check typed addresses first (src/account/address.ts); this keeps any other path a 400, never a 500.
+  if (error instanceof InvalidRecipient)
+    return new GatehouseError('invalid_request', 'The email address is not a plain deliverable address', {
+      cause: error,
+    });
   const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const fields = fieldsFromValidation(fastifyError.validationContext, fastifyError.validation);

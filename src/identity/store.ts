@@ -59,6 +59,22 @@ export async function findPrimaryEmail(sql: Executor, sub: Sub): Promise<Primary
   return row ? { address: row.address, verified: row.verified_at !== null } : null;
 }
 
+/**
+ * Who has verified this address (any identity that is not deleted, primary or not), with the address as stored:
+ * sign-up treats it as registered even when nobody signs in with it by password.
+ */
+export async function findVerifiedEmailHolder(
+  sql: Executor,
+  normalized: string,
+): Promise<{ identityId: Sub; address: string } | null> {
+  const [row] = await sql<{ identity_id: string; address: string }[]>`
+    select e.identity_id, e.address from emails e join identities i on i.id = e.identity_id
+    where e.normalized = ${normalized} and e.verified_at is not null and i.state <> 'deleted'
+    order by e.is_primary desc, e.verified_at
+    limit 1`;
+  return row ? { identityId: row.identity_id as Sub, address: row.address } : null;
+}
+
 export interface NewIdentity {
   displayName: string;
   assurance: IdentityAssurance;

@@ -4,8 +4,8 @@
 import type { Client } from '../admin/store.ts';
 import type { Audit } from '../audit/audit.ts';
 import { tokenHash } from '../crypto/primitives.ts';
-import type { Sql } from '../db/pool.ts';
-import { findRefreshToken, insertRevokedAccessToken, revokeGrant } from './store.ts';
+import type { Executor, Sql } from '../db/pool.ts';
+import { findRefreshToken, insertRevokedAccessToken, revokeGrant, revokeIdentityGrants } from './store.ts';
 import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 export interface RevokeDeps {
@@ -31,4 +31,19 @@ export async function revokeToken(deps: RevokeDeps, caller: Client, token: strin
       subject: state.grantId,
       details: { reason: 'revocation' },
     });
+}
+
+/**
+ * Ends an identity's grants, and with them their refresh tokens and (through introspection) access tokens: what
+ * account changes that end browser sessions (password reset, TOTP removal, "sign out other sessions") must also do,
+ * or an application would stay signed in as before. `keepSessionId` spares the grants issued from the caller's own
+ * session. Runs on the caller's transaction; returns how many grants ended.
+ */
+export async function revokeGrantsOfIdentity(
+  sql: Executor,
+  identityId: string,
+  now: Date,
+  keepSessionId: string | null = null,
+): Promise<number> {
+  return revokeIdentityGrants(sql, identityId, now, keepSessionId);
 }

@@ -193,9 +193,19 @@ export async function upsertConsent(sql: Executor, identityId: string, clientId:
       set scopes = array(select distinct unnest(oauth_consents.scopes || excluded.scopes)), updated_at = ${now}`;
 }
 
-/** Revokes every live grant of an identity (suspension, deletion, "sign out everywhere"); returns how many. */
-export async function revokeIdentityGrants(sql: Executor, identityId: string, now: Date): Promise<number> {
+/**
+ * Revokes every live grant of an identity (suspension, deletion, "sign out everywhere"), or all but those issued
+ * from session `keepSessionId`; returns how many.
+ */
+export async function revokeIdentityGrants(
+  sql: Executor,
+  identityId: string,
+  now: Date,
+  keepSessionId: string | null = null,
+): Promise<number> {
   const rows = await sql`
-    update oauth_grants set revoked_at = ${now} where identity_id = ${identityId} and revoked_at is null returning id`;
+    update oauth_grants set revoked_at = ${now}
+    where identity_id = ${identityId} and revoked_at is null and session_id is distinct from ${keepSessionId}
+    returning id`;
   return rows.length;
 }

@@ -4,7 +4,12 @@
 import type { Executor } from '../db/pool.ts';
 import type { Outbox } from '../delivery/outbox.ts';
 import type { TemplateName } from '../delivery/templates.ts';
-import { type IssueRequest, issueVerification, type VerificationPurpose } from './verification.ts';
+import {
+  type IssueRequest,
+  issueVerification,
+  rehearseVerification,
+  type VerificationPurpose,
+} from './verification.ts';
 
 const TEMPLATES = {
   signup: 'signup_verification',
@@ -31,4 +36,23 @@ export async function sendVerification(
     variables: { verificationId: issued.verificationId, secret: issued.secret, expiresAt: issued.expiresAt },
   });
   return { verificationId: issued.verificationId, messageId, expiresAt: issued.expiresAt };
+}
+
+/**
+ * What sendVerification does, for a request that must leave no trace: the same hashing, rendering, sealing and
+ * statement count, nothing stored and nothing sent. Enumeration-safe routes call it for unknown addresses
+ * (DESIGN.md "Enumeration safety": comparable time whether or not the account exists).
+ */
+export async function rehearseSendVerification(
+  tx: Executor,
+  outbox: Outbox,
+  request: IssueRequest,
+  now: Date,
+): Promise<void> {
+  const issued = await rehearseVerification(tx, request, now);
+  outbox.rehearse({
+    template: TEMPLATES[request.purpose],
+    to: request.email,
+    variables: { verificationId: issued.verificationId, secret: issued.secret, expiresAt: issued.expiresAt },
+  });
 }

@@ -42,34 +42,62 @@ export interface IssuedVerification {
   expiresAt: Date;
 }
 
-/** Issues a verification; any earlier open one of the same identity and purpose stops working. */
-export async function issueVerification(sql: Executor, request: IssueRequest, now: Date): Promise<IssuedVerification> {
+interface Draft extends IssuedVerification {
+  email: string;
+  maxAttempts: number;
+}
+
+function draftVerification(request: IssueRequest, now: Date): Draft {
   const ttlSeconds = request.ttlSeconds ?? DEFAULT_TTL_SECONDS[request.purpose];
   const maxAttempts = request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 60 || ttlSeconds > 604_800)
     throw new RangeError('ttlSeconds must be an integer from 60 to 604800');
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
     throw new RangeError('maxAttempts must be an integer from 1 to 100');
-  const email = checkRecipient(request.email);
+  return {
+    email: checkRecipient(request.email),
+    verificationId: `vrf_${randomBytes(16).toString('base64url')}`,
+    secret: randomToken(),
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+    maxAttempts,
+  };
+}
 
-  const verificationId = `vrf_${randomBytes(16).toString('base64url')}`;
-  const secret = randomToken();
-  const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+/** Issues a verification; any earlier open one of the same identity and purpose stops working. */
+export async function issueVerification(sql: Executor, request: IssueRequest, now: Date): Promise<IssuedVerification> {
+  const draft = draftVerification(request, now);
   await expireOpenVerifications(sql, request.identityId, request.purpose, now);
   await insertVerification(
     sql,
     {
-      id: verificationId,
+      id: draft.verificationId,
       purpose: request.purpose,
       identityId: request.identityId,
-      email,
-      secretHash: tokenHash(secret),
-      maxAttempts,
-      expiresAt,
+      email: draft.email,
+      secretHash: tokenHash(draft.secret),
+      maxAttempts: draft.maxAttempts,
+      expiresAt: draft.expiresAt,
     },
     now,
   );
-  return { verificationId, secret, expiresAt };
+  return { verificationId: draft.verificationId, secret: draft.secret, expiresAt: draft.expiresAt };
+}
+
+/**
+ * The work of issueVerification for a request that must not store anything (an address with no account, so
+ * forgot-password answers in comparable time either way): the same checks and hashing, and the same number of
+ * statements, which match no row. The returned secret works nowhere.
+ */
+export async function rehearseVerification(
+  sql: Executor,
+  request: IssueRequest,
+  now: Date,
+): Promise<IssuedVerification> {
+  const draft = draftVerification(request, now);
+  tokenHash(draft.secret);
+  await expireOpenVerifications(sql, request.identityId, request.purpose, now);
+  await findVerification(sql, draft.verificationId);
+  return { verificationId: draft.verificationId, secret: draft.secret, expiresAt: draft.expiresAt };
 }
 
 export interface ConsumeRequest {

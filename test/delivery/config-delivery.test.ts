@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { type ConfigIo, runConfigDelivery } from '../../src/cli/config.ts';
@@ -7,7 +10,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
 import { webhookSecret } from '../../src/delivery/keys.ts';
 import { scratchDir } from '../helpers/config.ts';
-import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
+import { freePort, makeCertificate, TestSmtpServer } from './smtp-server.ts';
 
 const dir = scratchDir();
 const secretsDir = path.join(dir, 'secrets');
@@ -28,6 +31,20 @@ owner_subject = "owner@acme.dev"
 [secrets]
 dir = "${secretsDir}"
 `;
+
+const receiver = createServer((_request, response) => response.writeHead(204).end());
+receiver.listen(0, '127.0.0.1');
+await once(receiver, 'listening');
+after(() => receiver.close());
+const receiverAddress = receiver.address();
+const receiverPort = typeof receiverAddress === 'object' && receiverAddress ? receiverAddress.port : 0;
+
+const dkimKeyFile = path.join(dir, 'dkim.pem');
+writeFileSync(
+  dkimKeyFile,
+  generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+  { mode: 0o600 },
+);
 
 let fileCount = 0;
 function freshConfigFile(): string {
@@ -114,6 +131,81 @@ describe('gatehouse config delivery', () => {
     });
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
     assert.deepEqual(readdirSync(path.dirname(file)), ['gatehouse.toml']);
+  });
+
+  test('--kind webhook writes the receiver and keeps it because it answers', async () => {
+    const file = freshConfigFile();
+    const url = `http://localhost:${receiverPort}/gatehouse`;
+    const terminal = io();
+    const args = ['--config', file, '--kind', 'webhook', '--from', 'no-reply@acme.dev', '--webhook-url', url];
+    assert.equal(await runConfigDelivery([...args, '--webhook-timeout', '15'], terminal), 0);
+    const written = parseConfig(readFileSync(file, 'utf8'), file, { baseDir: dir, development: false, env: {} }).config;
+    assert.equal(written.delivery.kind, 'webhook');
+    assert.deepEqual({ ...written.delivery.webhook }, { url, timeout_seconds: 15, ca_file: '' });
+    assert.match(terminal.output, new RegExp(`ok {4}webhook {4}${url} answers \\(HTTP 204 to HEAD\\)`));
+    assert.match(terminal.output, /Restart the service to use the new delivery settings\.\n$/);
+  });
+
+  test('--kind webhook restores the previous file when nothing answers at the URL', async () => {
+    const file = freshConfigFile();
+    const url = `http://localhost:${await freePort()}/gatehouse`;
+    const terminal = io();
+    const args = ['--config', file, '--kind', 'webhook', '--from', 'no-reply@acme.dev', '--webhook-url', url];
+    assert.equal(await runConfigDelivery(args, terminal), 1);
+    assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
+    assert.match(terminal.output, new RegExp(`fail {2}webhook {4}${url} is unreachable: ECONNREFUSED`));
+  });
+
+  test('--webhook-timeout above the 60 s cap is refused before anything is written', async () => {
+    const file = freshConfigFile();
+    const args = ['--config', file, '--kind', 'webhook', '--from', 'no-reply@acme.dev'];
+    await assert.rejects(
+      runConfigDelivery(
+        [...args, '--webhook-url', `http://localhost:${receiverPort}/x`, '--webhook-timeout', '121'],
+        io(),
+      ),
+      { name: 'ConfigError' },
+    );
+    assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
+  });
+
+  const directFlags = (file: string, keyFile: string) => [
+    '--config',
+    file,
+    '--kind',
+    'direct_mx',
+    '--from',
+    'Acme <no-reply@acme.dev>',
+    '--helo-name',
+    'mx1.acme.dev',
+    '--dkim-domain',
+    'acme.dev',
+    '--dkim-selector',
+    'gh2026',
+    '--dkim-private-key-file',
+    keyFile,
+  ];
+
+  test('--kind direct_mx keeps a readable DKIM key and prints the DNS report as advice', async () => {
+    const file = freshConfigFile();
+    const terminal = io();
+    assert.equal(await runConfigDelivery(directFlags(file, dkimKeyFile), terminal), 0);
+    const written = parseConfig(readFileSync(file, 'utf8'), file, { baseDir: dir, development: false, env: {} }).config;
+    assert.equal(written.delivery.kind, 'direct_mx');
+    assert.equal(written.delivery.direct_mx.dkim_private_key_file, dkimKeyFile);
+    // No DNS answers here: the lookups are warnings to act on, not a reason to restore.
+    assert.match(terminal.output, /ok {4}delivery {3}direct MX as mx1\.acme\.dev, DKIM gh2026\._domainkey\.acme\.dev/);
+    assert.match(terminal.output, /warn {2}PTR {8}lookup of mx1\.acme\.dev failed/);
+    assert.match(terminal.output, /Restart the service to use the new delivery settings\.\n$/);
+  });
+
+  test('--kind direct_mx restores the previous file when the DKIM key cannot be read', async () => {
+    const file = freshConfigFile();
+    const missing = path.join(dir, 'missing-dkim.pem');
+    const terminal = io();
+    assert.equal(await runConfigDelivery(directFlags(file, missing), terminal), 1);
+    assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
+    assert.match(terminal.output, new RegExp(`fail {2}dkim key {3}cannot read ${missing} \\(ENOENT\\)`));
   });
 
   test('--show-webhook-secret prints the Standard Webhooks secret receivers verify with', async () => {

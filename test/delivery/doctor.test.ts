@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runDoctor } from '../../src/cli/doctor.ts';
@@ -8,11 +11,12 @@ import type { Config } from '../../src/config/schema.ts';
 import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
 import { readMigrations } from '../../src/db/migrate.ts';
 import { formatCheck } from '../../src/delivery/check.ts';
+import { dkimRecord } from '../../src/delivery/dkim-key.ts';
 import type { DnsResolver } from '../../src/delivery/dns-report.ts';
 import { describeKey } from '../../src/oauth/keyring.ts';
 import { makeConfig, scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
+import { freePort, makeCertificate, TestSmtpServer } from './smtp-server.ts';
 
 const dir = scratchDir();
 const secretsDir = path.join(dir, 'secrets');
@@ -48,13 +52,62 @@ const smtpConfig = (password: string) =>
     },
   });
 
-const doctor = async (config: Config) =>
+const doctor = async (config: Config, resolver: DnsResolver = noDns) =>
   (
     await runDoctor(loaded(config), {
-      resolver: noDns,
+      resolver,
       withDatabase: (_url, _dir, work) => work(database.sql),
     })
   ).map(formatCheck);
+
+const webhookConfig = (url: string) =>
+  makeConfig({
+    secrets: { dir: secretsDir },
+    database: { url: database.url },
+    delivery: { kind: 'webhook', from: 'no-reply@acme.dev', webhook: { url, timeout_seconds: 5 } },
+  });
+
+const receiver = createServer((_request, response) => response.writeHead(405).end());
+receiver.listen(0, '127.0.0.1');
+await once(receiver, 'listening');
+after(() => receiver.close());
+const receiverAddress = receiver.address();
+const receiverPort = typeof receiverAddress === 'object' && receiverAddress ? receiverAddress.port : 0;
+
+const dkimKeyFile = path.join(dir, 'dkim.pem');
+const dkimKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+writeFileSync(dkimKeyFile, dkimKey, { mode: 0o600 });
+const notAKeyFile = path.join(dir, 'not-a-key.pem');
+writeFileSync(notAKeyFile, 'not a key\n', { mode: 0o600 });
+
+const directMxConfig = (keyFile: string) =>
+  makeConfig({
+    secrets: { dir: secretsDir },
+    database: { url: database.url },
+    delivery: {
+      kind: 'direct_mx',
+      from: 'Acme <no-reply@acme.dev>',
+      direct_mx: {
+        helo_name: 'mx1.acme.dev',
+        dkim_domain: 'acme.dev',
+        dkim_selector: 'gh2026',
+        dkim_private_key_file: keyFile,
+      },
+    },
+  });
+
+/** A fully published zone for acme.dev, behind the resolver interface (no DNS server answers for it here). */
+const publishedDns: DnsResolver = {
+  resolveMx: () => Promise.resolve([]),
+  resolve4: async (name) => (name === 'mx1.acme.dev' ? ['198.51.100.7'] : []),
+  reverse: async () => ['mx1.acme.dev'],
+  resolveTxt: async (name) =>
+    ({
+      'acme.dev': [['v=spf1 ip4:198.51.100.7 -all']],
+      'gh2026._domainkey.acme.dev': [[dkimRecord(dkimKey.toString())]],
+      '_dmarc.acme.dev': [['v=DMARC1; p=reject']],
+    })[name] ?? [],
+};
 
 describe('gatehouse doctor', () => {
   test('reports config, secrets, database, migrations, keys, TLS, providers, outbox and a relay that accepts the login', async () => {
@@ -87,6 +140,50 @@ describe('gatehouse doctor', () => {
       `${status}  delivery   not configured (delivery.kind is "none"): sign-up and recovery are refused; set it with \`gatehouse config delivery\``;
     assert.equal((await doctor(base)).at(-1), expected('info'));
     assert.equal((await doctor({ ...base, self_service: { enabled: true } })).at(-1), expected('fail'));
+  });
+
+  test('a webhook that answers is reachable; its query and credentials are never printed', async () => {
+    const lines = await doctor(
+      webhookConfig(`http://hook:s3cret-pass@127.0.0.1:${receiverPort}/gatehouse/in?token=s3cret-token`),
+    );
+    assert.deepEqual(lines.slice(-2), [
+      `ok    delivery   webhook http://127.0.0.1:${receiverPort}`,
+      `ok    webhook    http://127.0.0.1:${receiverPort}/gatehouse/in answers (HTTP 405 to HEAD)`,
+    ]);
+    assert.ok(!lines.join('\n').includes('s3cret'));
+  });
+
+  test('a webhook nobody listens at is a failure', async () => {
+    const port = await freePort();
+    const lines = await doctor(webhookConfig(`http://127.0.0.1:${port}/gatehouse?token=s3cret-token`));
+    assert.equal(lines.at(-1), `fail  webhook    http://127.0.0.1:${port}/gatehouse is unreachable: ECONNREFUSED`);
+    assert.ok(!lines.join('\n').includes('s3cret'));
+  });
+
+  test('direct MX with a readable key reports the DNS records', async () => {
+    assert.deepEqual((await doctor(directMxConfig(dkimKeyFile), publishedDns)).slice(-5), [
+      'ok    delivery   direct MX as mx1.acme.dev, DKIM gh2026._domainkey.acme.dev',
+      'ok    PTR        mx1.acme.dev has address 198.51.100.7, whose PTR is mx1.acme.dev',
+      'ok    SPF        acme.dev: v=spf1 ip4:198.51.100.7 -all',
+      'ok    DKIM       gh2026._domainkey.acme.dev holds the configured key',
+      'ok    DMARC      _dmarc.acme.dev: v=DMARC1; p=reject',
+    ]);
+  });
+
+  test('direct MX with an unreadable or malformed DKIM key fails on the key and skips the DNS report', async () => {
+    const missing = path.join(dir, 'missing.pem');
+    assert.deepEqual((await doctor(directMxConfig(missing), publishedDns)).slice(-2), [
+      'ok    delivery   direct MX as mx1.acme.dev, DKIM gh2026._domainkey.acme.dev',
+      `fail  dkim key   cannot read ${missing} (ENOENT)`,
+    ]);
+    assert.deepEqual(
+      (await doctor(directMxConfig(dir), publishedDns)).at(-1),
+      `fail  dkim key   cannot read ${dir} (EISDIR)`,
+    );
+    assert.deepEqual(
+      (await doctor(directMxConfig(notAKeyFile), publishedDns)).at(-1),
+      `fail  dkim key   ${notAKeyFile} is not an RSA private key in PEM`,
+    );
   });
 
   test('an unreachable database is a failure', async () => {

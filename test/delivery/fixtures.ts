@@ -25,7 +25,11 @@ export async function makeOwner(sql: Sql): Promise<Sub> {
   return installation.ownerId;
 }
 
-/** What POST /account/signup will do once it exists: refuse early, then verification + message atomically. */
+/**
+ * The outbox's part of an account request, without the route: refuse early, then verification + message in one
+ * transaction, with a hook to fail after the enqueue. Delivery tests use it to stay independent of the account
+ * module; the real POST /account/signup is rolled back end to end in test/account/registration-rules.test.ts.
+ */
 export async function signupLike(
   sql: Sql,
   context: { config: Config; deliveryKey: Buffer; clock: TestClock; identityId: Sub },

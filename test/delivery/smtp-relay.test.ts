@@ -17,7 +17,7 @@ const { sql } = database;
 const identityId = await makeOwner(sql);
 const secrets = testSecrets();
 
-function relayConfig(port: number, password = credentials.password) {
+function relayConfig(port: number, password = credentials.password, security: 'starttls' | 'tls' = 'starttls') {
   return makeConfig({
     organization: { name: 'Acme Robotics' },
     delivery: {
@@ -26,7 +26,7 @@ function relayConfig(port: number, password = credentials.password) {
       smtp: {
         host: 'localhost',
         port,
-        security: 'starttls',
+        security,
         username: credentials.username,
         password,
         ca_file: certificate.caFile,
@@ -35,8 +35,8 @@ function relayConfig(port: number, password = credentials.password) {
   });
 }
 
-function setup(port: number, options: { password?: string; maxAttempts?: number } = {}) {
-  const config = relayConfig(port, options.password);
+function setup(port: number, options: { password?: string; maxAttempts?: number; security?: 'starttls' | 'tls' } = {}) {
+  const config = relayConfig(port, options.password, options.security);
   const clock = new TestClock(Date.parse('2026-03-01T10:00:00Z'));
   const { logs, log } = captureLogger();
   const workerOptions = (overrides: Partial<WorkerOptions> = {}): WorkerOptions => ({
@@ -178,6 +178,32 @@ describe('SMTP relay failures', () => {
     assert.deepEqual(await worker().runOnce(), { claimed: 1, sent: 0, retried: 1, dead: 0 });
     assert.match((await outboxRow(sql, issued.messageId)).last_error ?? '', /STARTTLS/);
     assert.equal(plaintext.received.length, 0);
+  });
+
+  test('security = "tls" speaks TLS from the first byte (implicit TLS) with AUTH, verified against ca_file', async () => {
+    const implicit = await new TestSmtpServer({ certificate, credentials, implicitTls: true }).start();
+    after(() => implicit.stop());
+    const { context, worker } = setup(implicit.port, { security: 'tls' });
+    const issued = await signupLike(sql, context, 'ivy@mail.acme.dev');
+    assert.deepEqual(await worker().runOnce(), { claimed: 1, sent: 1, retried: 0, dead: 0 });
+    const [message] = implicit.received;
+    assert.deepEqual(message?.to, ['ivy@mail.acme.dev']);
+    assert.equal(message?.secure, true);
+    assert.equal(message?.user, 'mailer');
+    assert.ok(message?.raw.includes(issued.secret));
+    assert.equal((await outboxRow(sql, issued.messageId)).state, 'sent');
+
+    // The same relay is unusable with starttls (it never greets in plaintext), so "tls" really is implicit TLS.
+    const starttls = setup(implicit.port);
+    const other = await signupLike(sql, starttls.context, 'jay@mail.acme.dev');
+    assert.deepEqual(await starttls.worker({ sendTimeoutSeconds: 0.2 }).runOnce(), {
+      claimed: 1,
+      sent: 0,
+      retried: 1,
+      dead: 0,
+    });
+    assert.equal((await outboxRow(sql, other.messageId)).state, 'pending');
+    assert.equal(implicit.received.length, 1);
   });
 
   test('wrong relay credentials are retried until the last attempt, then dead; the password is never logged', async () => {

@@ -64,6 +64,8 @@ export interface TestSmtpOptions {
   stall?: boolean;
   /** Refuse STARTTLS (a relay a client must refuse to talk to in plaintext). */
   noStartTls?: boolean;
+  /** Speak TLS from the first byte (implicit TLS, RFC 8314 §3.3, port 465) instead of offering STARTTLS. */
+  implicitTls?: boolean;
 }
 
 export class TestSmtpServer {
@@ -75,21 +77,26 @@ export class TestSmtpServer {
   readonly #stalled = Promise.withResolvers<void>();
   /** Resolves when a stalling server has received a message it will never answer. */
   readonly stalled = this.#stalled.promise;
+  readonly #closed = Promise.withResolvers<void>();
+  /** Resolves when the first client connection has closed (a sender that gave up closes its connection). */
+  readonly connectionClosed = this.#closed.promise;
 
   constructor(options: TestSmtpOptions) {
     this.#options = options;
   }
 
   async start(): Promise<this> {
-    const { certificate, credentials, rejectWith, noStartTls, stall } = this.#options;
+    const { certificate, credentials, rejectWith, noStartTls, stall, implicitTls } = this.#options;
     this.port ||= this.#options.port ?? (await freePort());
     const server = new SMTPServer({
       key: certificate.key,
       cert: certificate.cert,
+      secure: implicitTls ?? false,
       authOptional: credentials === null,
       allowInsecureAuth: noStartTls ?? false,
       disabledCommands: [...(credentials === null ? ['AUTH'] : []), ...(noStartTls ? ['STARTTLS'] : [])],
       logger: false,
+      onClose: () => this.#closed.resolve(),
       // stop() ends open sessions at once instead of waiting 30 s for them (a stalled one never ends).
       closeTimeout: 1,
       onAuth(auth, _session, callback) {
@@ -115,6 +122,9 @@ export class TestSmtpServer {
         });
       },
     });
+    // A client that gives up mid-handshake (a plaintext client at an implicit-TLS port) is the client's failure,
+    // which the tests assert from the client side; the server just drops that connection.
+    server.on('error', () => {});
     server.listen(this.port, '127.0.0.1');
     await once(server.server, 'listening');
     this.#server = server;

@@ -30,7 +30,9 @@ const receiver = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-    response.writeHead(statuses.shift() ?? 200).end();
+    const status = statuses.shift() ?? 200;
+    // Redirects point back at this receiver, so one that was followed would show as a second delivery.
+    response.writeHead(status, status >= 300 && status < 400 ? { location: '/elsewhere' } : {}).end();
   });
 });
 receiver.listen(0, '127.0.0.1');
@@ -151,6 +153,28 @@ describe('webhook delivery (Standard Webhooks)', () => {
     clock.advance(3600);
     assert.equal((await worker.runOnce()).claimed, 0);
     assert.equal(received.length, 1);
+  });
+
+  for (const status of [301, 302, 307, 308])
+    test(`a ${status} redirect is not followed and not retried: the message is dead at once and its body dropped`, async () => {
+      const { worker, context, clock } = setup();
+      const issued = await signupLike(sql, context, 'gus@mail.acme.dev');
+      statuses.push(status);
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, sent: 0, retried: 0, dead: 1 });
+      assert.deepEqual(
+        { ...(await outboxRow(sql, issued.messageId)) },
+        { state: 'dead', attempts: 1, sealed_body: null, last_error: `webhook answered HTTP ${status}` },
+      );
+      clock.advance(3600);
+      assert.equal((await worker.runOnce()).claimed, 0);
+      assert.equal(received.length, 1, 'nothing was sent to the redirect target');
+    });
+
+  test('408 is retried like 5xx', async () => {
+    const { worker, context } = setup();
+    await signupLike(sql, context, 'hal@mail.acme.dev');
+    statuses.push(408);
+    assert.deepEqual(await worker.runOnce(), { claimed: 1, sent: 0, retried: 1, dead: 0 });
   });
 
   test('429 is retried like 5xx', async () => {

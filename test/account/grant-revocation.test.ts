@@ -1,0 +1,159 @@
+// Account changes that end browser sessions end the identity's OAuth grants too: a refresh token obtained before
+// a password reset, a TOTP removal or "sign out other sessions" is refused afterwards with invalid_grant.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { JSON_HEADERS, makeAccount, totpCode } from '../helpers/accounts.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { deliveryWorker, Inbox, proof, startMailbox, verificationLink } from '../helpers/mailbox.ts';
+import { makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+
+const { smtp, config } = await startMailbox();
+after(() => smtp.stop());
+const t = await startTestApp({ config });
+const inbox = new Inbox(smtp, deliveryWorker(t.sql, config, t.secrets.delivery, t.clock.now, t.logs));
+const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+
+const post = (url: string, payload: unknown, cookie = '') =>
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...JSON_HEADERS, ...(cookie ? { cookie } : {}) },
+    payload: payload as object,
+  });
+const get = (url: string, cookie: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
+
+/** A refresh token issued to `client` through the authorization code flow of the session `cookie`. */
+async function refreshTokenFor(cookie: string): Promise<string> {
+  const { verifier, challenge } = pkcePair();
+  const code = await obtainCode(t, { client, cookie, challenge });
+  const r = await postForm(t, '/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: client.id,
+    client_secret: secret as string,
+    code,
+    redirect_uri: client.redirectUris[0] as string,
+    code_verifier: verifier,
+  });
+  assert.equal(r.status, 200);
+  return r.json.refresh_token as string;
+}
+
+const refresh = (token: string) =>
+  postForm(t, '/oauth/token', {
+    grant_type: 'refresh_token',
+    client_id: client.id,
+    client_secret: secret as string,
+    refresh_token: token,
+  });
+
+const assertRevoked = async (token: string) =>
+  assertEnvelope(await refresh(token), 400, 'invalid_grant', 'The refresh token has been revoked');
+
+const auditDetails = async (event: string, subject: string) => {
+  const [row] = await t.sql<{ details: Record<string, unknown> }[]>`
+    select details from audit_events where event = ${event} and subject = ${subject} order by occurred_at desc limit 1`;
+  return row?.details;
+};
+
+describe('POST /account/password/reset', () => {
+  test('a refresh token obtained before the reset is refused after it with invalid_grant', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'reset-grants@acme-robotics.dev' });
+    const { cookie } = await makeSession(t, person.sub);
+    const token = await refreshTokenFor(cookie);
+    assert.equal((await post('/account/password/forgot', { email: person.email })).statusCode, 202);
+    const link = verificationLink((await inbox.deliver(1))[0]?.text ?? '');
+    const reset = await post('/account/password/reset', { ...proof(link), password: 'a brand new passphrase 31' });
+    assert.equal(reset.statusCode, 200);
+    await assertRevoked(token);
+    assert.deepEqual(await auditDetails('password.reset', person.sub), { sessions_revoked: 1, grants_revoked: 1 });
+  });
+});
+
+describe('POST /account/totp/disable', () => {
+  test('ends every other session and every grant, the caller’s own included', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'totp-grants@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const fromMine = await refreshTokenFor(mine.cookie);
+    const fromOther = await refreshTokenFor(other.cookie);
+    t.clock.advance(30);
+    const disabled = await post(
+      '/account/totp/disable',
+      { password: person.password, code: totpCode(person.totpSeed as string, t.clock.now()) },
+      mine.cookie,
+    );
+    assert.equal(disabled.statusCode, 200);
+    assert.deepEqual(disabled.json(), { enrollment_required: true });
+    await assertRevoked(fromMine);
+    await assertRevoked(fromOther);
+    for (const cookie of [mine.cookie, other.cookie]) {
+      const ended = await get('/account/profile', cookie);
+      assert.equal(ended.statusCode, 401);
+      assert.equal((ended.json() as { error: string }).error, 'login_required');
+    }
+    const [totp] = await t.sql`select 1 from totp_credentials where identity_id = ${person.sub}`;
+    assert.equal(totp, undefined);
+    assert.deepEqual(await auditDetails('totp.disabled', person.sub), { sessions_revoked: 1, grants_revoked: 2 });
+  });
+
+  test('a refused code leaves TOTP, sessions and grants as they were', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'totp-kept@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const token = await refreshTokenFor(other.cookie);
+    const refused = await post('/account/totp/disable', { password: person.password, code: '000000' }, mine.cookie);
+    assert.equal(refused.statusCode, 403);
+    assert.equal((refused.json() as { error: string }).error, 'reauthentication_failed');
+    assert.equal((await get('/account/profile', other.cookie)).statusCode, 200);
+    assert.equal((await refresh(token)).status, 200);
+  });
+});
+
+describe('POST /account/totp/disable atomicity', () => {
+  test('a failure while replacing the session rolls back the removal: TOTP, sessions and grants stay', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'totp-atomic@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const token = await refreshTokenFor(other.cookie);
+    // A trigger in this test's database refuses the replacement session, the last write of the transaction.
+    await t.sql.unsafe(`
+      create function refuse_session_for_test() returns trigger language plpgsql as $$
+      begin
+        if new.identity_id = '${person.sub}' then raise exception 'injected session failure'; end if;
+        return new;
+      end $$;
+      create trigger refuse_session_for_test before insert on sessions
+        for each row execute function refuse_session_for_test();`);
+    t.clock.advance(30);
+    const failed = await post(
+      '/account/totp/disable',
+      { password: person.password, code: totpCode(person.totpSeed as string, t.clock.now()) },
+      mine.cookie,
+    );
+    await t.sql.unsafe('drop trigger refuse_session_for_test on sessions; drop function refuse_session_for_test();');
+    assert.equal(failed.statusCode, 500);
+    assert.equal((failed.json() as { error: string }).error, 'server_error');
+    const [totp] = await t.sql`select confirmed_at is not null as confirmed from totp_credentials
+                               where identity_id = ${person.sub}`;
+    assert.deepEqual({ ...totp }, { confirmed: true });
+    for (const cookie of [mine.cookie, other.cookie])
+      assert.equal((await get('/account/profile', cookie)).statusCode, 200);
+    assert.equal((await refresh(token)).status, 200);
+    assert.equal(await auditDetails('totp.disabled', person.sub), undefined);
+  });
+});
+
+describe('POST /account/sessions/revoke-others', () => {
+  test('ends the grants issued from the other sessions and keeps the caller’s own', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'others-grants@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const fromMine = await refreshTokenFor(mine.cookie);
+    const fromOther = await refreshTokenFor(other.cookie);
+    const revoked = await post('/account/sessions/revoke-others', {}, mine.cookie);
+    assert.deepEqual(revoked.json(), { revoked: 1 });
+    await assertRevoked(fromOther);
+    assert.equal((await refresh(fromMine)).status, 200);
+  });
+});
