@@ -1,8 +1,8 @@
-// A person's own sessions: list them (the current one marked), end one, or end all others. Ending all others
-// also ends the OAuth grants issued from them, so an application signed in from a lost device loses its refresh
+// A person's own sessions: list them (the current one marked), end one, or end all others. Ending a session
+// also ends the OAuth grants issued from it, so an application signed in from a lost device loses its refresh
 // token too; grants issued from the caller's own session stay.
 import { NotFound } from '../http/errors.ts';
-import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
+import { revokeGrantsOfIdentity, revokeGrantsOfSession } from '../oauth/revocation.ts';
 import { listLiveSessions, revokeIdentitySessions, revokeSessionById } from '../session/store.ts';
 import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
@@ -26,15 +26,19 @@ export async function revokeMySession(
   current: Session,
   sessionId: string,
 ): Promise<void> {
+  const now = deps.clock();
   // Scoped to the caller's identity: another person's session id is simply "not found".
-  if (!(await revokeSessionById(deps.sql, sessionId, deps.clock(), current.identityId)))
-    throw new NotFound('No such session');
+  const grantsRevoked = await deps.sql.begin(async (tx) => {
+    if (!(await revokeSessionById(tx, sessionId, now, current.identityId))) return null;
+    return revokeGrantsOfSession(tx, current.identityId, sessionId, now);
+  });
+  if (grantsRevoked === null) throw new NotFound('No such session');
   await deps.audit.record({
     event: 'session.revoked',
     actor: current.identityId,
     subject: current.identityId,
     ...facts,
-    details: { session_id: sessionId },
+    details: { session_id: sessionId, grants_revoked: grantsRevoked },
   });
 }
 

@@ -5,7 +5,13 @@ import type { Client } from '../admin/store.ts';
 import type { Audit } from '../audit/audit.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
-import { findRefreshToken, insertRevokedAccessToken, revokeGrant, revokeIdentityGrants } from './store.ts';
+import {
+  findRefreshToken,
+  insertRevokedAccessToken,
+  revokeGrant,
+  revokeIdentityGrants,
+  revokeSessionGrants,
+} from './store.ts';
 import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 export interface RevokeDeps {
@@ -46,4 +52,14 @@ export async function revokeGrantsOfIdentity(
   keepSessionId: string | null = null,
 ): Promise<number> {
   return revokeIdentityGrants(sql, identityId, now, keepSessionId);
+}
+
+/** Ends the grants issued from one session of an identity (the person ended that session), on the caller's executor. */
+export async function revokeGrantsOfSession(
+  sql: Executor,
+  identityId: string,
+  sessionId: string,
+  now: Date,
+): Promise<number> {
+  return revokeSessionGrants(sql, identityId, sessionId, now);
 }

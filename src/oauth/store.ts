@@ -197,6 +197,20 @@ export async function upsertConsent(sql: Executor, identityId: string, clientId:
  * Revokes every live grant of an identity (suspension, deletion, "sign out everywhere"), or all but those issued
  * from session `keepSessionId`; returns how many.
  */
+/** Ends the live grants issued from one of an identity's sessions; returns how many ended. */
+export async function revokeSessionGrants(
+  sql: Executor,
+  identityId: string,
+  sessionId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await sql`
+    update oauth_grants set revoked_at = ${now}
+    where identity_id = ${identityId} and session_id = ${sessionId} and revoked_at is null
+    returning id`;
+  return rows.length;
+}
+
 export async function revokeIdentityGrants(
   sql: Executor,
   identityId: string,

@@ -157,3 +157,78 @@ describe('POST /account/sessions/revoke-others', () => {
     assert.equal((await refresh(fromMine)).status, 200);
   });
 });
+
+describe('POST /account/sessions/:id/revoke', () => {
+  test('ends the grants issued from that session and leaves the others', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'one-session-grants@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const lost = await makeSession(t, person.sub);
+    const fromMine = await refreshTokenFor(mine.cookie);
+    const fromLost = await refreshTokenFor(lost.cookie);
+    const revoked = await post(`/account/sessions/${lost.session.id}/revoke`, {}, mine.cookie);
+    assert.equal(revoked.statusCode, 204);
+    await assertRevoked(fromLost);
+    assert.equal((await refresh(fromMine)).status, 200);
+    assert.deepEqual(await auditDetails('session.revoked', person.sub), {
+      session_id: lost.session.id,
+      grants_revoked: 1,
+    });
+  });
+
+  test('another person’s session is 404 and its grants stay', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'not-mine-a@acme-robotics.dev' });
+    const stranger = await makeAccount(t.sql, t.secrets, config, { email: 'not-mine-b@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const theirs = await makeSession(t, stranger.sub);
+    const fromTheirs = await refreshTokenFor(theirs.cookie);
+    const refused = await post(`/account/sessions/${theirs.session.id}/revoke`, {}, mine.cookie);
+    assertEnvelope(
+      { status: refused.statusCode, json: refused.json(), headers: refused.headers },
+      404,
+      'not_found',
+      'No such session',
+    );
+    assert.equal((await refresh(fromTheirs)).status, 200);
+  });
+});
+
+describe('POST /account/password/change', () => {
+  test('ends the other sessions and their grants, keeps the caller’s own', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'change-grants@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const fromMine = await refreshTokenFor(mine.cookie);
+    const fromOther = await refreshTokenFor(other.cookie);
+    const changed = await post(
+      '/account/password/change',
+      { current_password: person.password, new_password: 'a fresh and longer passphrase 77' },
+      mine.cookie,
+    );
+    assert.equal(changed.statusCode, 200);
+    assert.deepEqual(changed.json(), { sessions_revoked: 1 });
+    await assertRevoked(fromOther);
+    assert.equal((await refresh(fromMine)).status, 200);
+    assert.equal((await get('/account/profile', other.cookie)).statusCode, 401);
+    assert.deepEqual(await auditDetails('password.changed', person.sub), { sessions_revoked: 1, grants_revoked: 1 });
+  });
+
+  test('a wrong current password is 403 reauthentication_failed and ends nothing', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'change-wrong@acme-robotics.dev' });
+    const mine = await makeSession(t, person.sub);
+    const other = await makeSession(t, person.sub);
+    const fromOther = await refreshTokenFor(other.cookie);
+    const refused = await post(
+      '/account/password/change',
+      { current_password: 'not the password at all', new_password: 'a fresh and longer passphrase 78' },
+      mine.cookie,
+    );
+    assertEnvelope(
+      { status: refused.statusCode, json: refused.json(), headers: refused.headers },
+      403,
+      'reauthentication_failed',
+      'The current password or code is not correct.',
+    );
+    assert.equal((await refresh(fromOther)).status, 200);
+    assert.equal((await get('/account/profile', other.cookie)).statusCode, 200);
+  });
+});
