@@ -6,7 +6,7 @@ import { JSON_HEADERS, makeAccount, totpCode } from '../helpers/accounts.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { deliveryWorker, Inbox, proof, startMailbox, verificationLink } from '../helpers/mailbox.ts';
 import { makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 
 const { smtp, config } = await startMailbox();
 after(() => smtp.stop());
@@ -25,27 +25,10 @@ const get = (url: string, cookie: string) => t.app.inject({ method: 'GET', url, 
 
 /** A refresh token issued to `client` through the authorization code flow of the session `cookie`. */
 async function refreshTokenFor(cookie: string): Promise<string> {
-  const { verifier, challenge } = pkcePair();
-  const code = await obtainCode(t, { client, cookie, challenge });
-  const r = await postForm(t, '/oauth/token', {
-    grant_type: 'authorization_code',
-    client_id: client.id,
-    client_secret: secret as string,
-    code,
-    redirect_uri: client.redirectUris[0] as string,
-    code_verifier: verifier,
-  });
-  assert.equal(r.status, 200);
-  return r.json.refresh_token as string;
+  return (await userTokens(t, { client, secret, cookie })).refresh_token;
 }
 
-const refresh = (token: string) =>
-  postForm(t, '/oauth/token', {
-    grant_type: 'refresh_token',
-    client_id: client.id,
-    client_secret: secret as string,
-    refresh_token: token,
-  });
+const refresh = (token: string) => refreshTokens(t, client, secret, token);
 
 const assertRevoked = async (token: string) =>
   assertEnvelope(await refresh(token), 400, 'invalid_grant', 'The refresh token has been revoked');

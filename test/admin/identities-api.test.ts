@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { type Account, JSON_HEADERS, makeAccount, signIn, totpCode } from '../helpers/accounts.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 import { adminCaller, assertEnvelope, auditOf } from './admin-call.ts';
 
 const t = await startTestApp();
@@ -153,17 +153,7 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
     const person = await makeAccount(t.sql, t.secrets, t.config);
     const cookie = await signedIn(person);
     // The authorization request below proves the session is live before the suspension.
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge });
-    const tokens = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    assert.equal(tokens.status, 200);
+    const tokens = await userTokens(t, { client, secret, cookie });
 
     const suspended = await call('POST', `/admin/identities/${person.sub}/suspend`, {});
     assert.equal(suspended.status, 200);
@@ -172,12 +162,7 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
     const refused = await useSession(cookie);
     assert.equal(refused.statusCode, 401);
     assert.equal(refused.json().error, 'login_required');
-    const refreshed = await postForm(t, '/oauth/token', {
-      grant_type: 'refresh_token',
-      client_id: client.id,
-      client_secret: secret as string,
-      refresh_token: tokens.json.refresh_token as string,
-    });
+    const refreshed = await refreshTokens(t, client, secret, tokens.refresh_token);
     assert.equal(refreshed.status, 400);
     assert.equal(refreshed.json.error, 'invalid_grant');
     t.clock.advance(30);

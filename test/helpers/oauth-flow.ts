@@ -59,6 +59,46 @@ export async function postForm(t: TestApp, url: string, form: Record<string, str
   };
 }
 
+export interface UserTokens {
+  access_token: string;
+  id_token: string;
+  refresh_token: string;
+  expires_in: number;
+  scope: string;
+}
+
+/**
+ * The authorization code flow for a signed-in session, end to end: authorize, then exchange the code with PKCE and
+ * the client's secret. Asserts the exchange succeeded and returns the token response.
+ */
+export async function userTokens(
+  t: TestApp,
+  input: { client: Client; secret: string | null; cookie: string; scope?: string },
+): Promise<UserTokens> {
+  const { verifier, challenge } = pkcePair();
+  const code = await obtainCode(t, { client: input.client, cookie: input.cookie, challenge, scope: input.scope });
+  const r = await postForm(t, '/oauth/token', {
+    grant_type: 'authorization_code',
+    client_id: input.client.id,
+    ...(input.secret ? { client_secret: input.secret } : {}),
+    code,
+    redirect_uri: input.client.redirectUris[0] as string,
+    code_verifier: verifier,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  return r.json as unknown as UserTokens;
+}
+
+/** grant_type=refresh_token for a confidential client. */
+export function refreshTokens(t: TestApp, client: Client, secret: string | null, refreshToken: string) {
+  return postForm(t, '/oauth/token', {
+    grant_type: 'refresh_token',
+    client_id: client.id,
+    ...(secret ? { client_secret: secret } : {}),
+    refresh_token: refreshToken,
+  });
+}
+
 /** Asserts the whole error envelope of a response. */
 export function assertEnvelope(
   r: { status: number; json: Record<string, unknown>; headers: Record<string, unknown> },

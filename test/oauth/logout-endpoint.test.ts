@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { userTokens } from '../helpers/oauth-flow.ts';
 
 describe('GET /oauth/logout', async () => {
   const t = await startTestApp();
@@ -11,19 +11,7 @@ describe('GET /oauth/logout', async () => {
   const sub = await makeIdentity(t.sql);
 
   /** Tokens issued to `client` in the session behind `cookie`. */
-  const tokensFor = async (cookie: string) => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge, scope: 'openid' });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    return r.json as { id_token: string; access_token: string };
-  };
+  const tokensFor = (cookie: string) => userTokens(t, { client, secret, cookie, scope: 'openid' });
   const logout = (params: Record<string, string>, cookie: string) =>
     t.app.inject({ method: 'GET', url: `/oauth/logout?${new URLSearchParams(params)}`, headers: { cookie } });
   const revokedAt = async (sessionId: string) =>

@@ -4,33 +4,15 @@ import { tokenHash } from '../../src/crypto/primitives.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, obtainCode, pkcePair, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 
 describe('POST /oauth/token grant_type=refresh_token', async () => {
   const t = await startTestApp();
   const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
   const { cookie } = await makeSession(t, await makeIdentity(t.sql));
 
-  const start = async () => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    return r.json.refresh_token as string;
-  };
-  const refresh = (token: string) =>
-    postForm(t, '/oauth/token', {
-      grant_type: 'refresh_token',
-      client_id: client.id,
-      client_secret: secret as string,
-      refresh_token: token,
-    });
+  const start = async () => (await userTokens(t, { client, secret, cookie })).refresh_token;
+  const refresh = (token: string) => refreshTokens(t, client, secret, token);
 
   test('rotates on every use; replay after the grace window revokes the family, newest token included', async () => {
     const first = await start();

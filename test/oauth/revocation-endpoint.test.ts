@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, postForm, userTokens } from '../helpers/oauth-flow.ts';
 
 describe('POST /oauth/revoke', async () => {
   const t = await startTestApp();
@@ -10,19 +10,7 @@ describe('POST /oauth/revoke', async () => {
   const { client: other, secret: otherSecret } = await makeClient(t.sql, t.secrets.clientSecret);
   const { cookie } = await makeSession(t, await makeIdentity(t.sql));
 
-  const userTokens = async () => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    return r.json as { access_token: string; refresh_token: string };
-  };
+  const issued = () => userTokens(t, { client, secret, cookie });
   const revoke = (token: string, as = { client_id: client.id, client_secret: secret as string }) =>
     postForm(t, '/oauth/revoke', { ...as, token });
   const introspect = (token: string) =>
@@ -40,7 +28,7 @@ describe('POST /oauth/revoke', async () => {
   });
 
   test('answers 200 for another client’s tokens and leaves them active', async () => {
-    const tokens = await userTokens();
+    const tokens = await issued();
     const foreign = { client_id: other.id, client_secret: otherSecret as string };
     assert.equal((await revoke(tokens.refresh_token, foreign)).status, 200);
     assert.equal((await revoke(tokens.access_token, foreign)).status, 200);
@@ -49,7 +37,7 @@ describe('POST /oauth/revoke', async () => {
   });
 
   test('refuses HTTP Basic with 401 invalid_client and WWW-Authenticate', async () => {
-    const tokens = await userTokens();
+    const tokens = await issued();
     const basic = `Basic ${Buffer.from(`${client.id}:${secret}`).toString('base64')}`;
     const r = await postForm(t, '/oauth/revoke', { token: tokens.refresh_token }, { authorization: basic });
     assertEnvelope(

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { startTestApp } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 
 describe('POST /oauth/token with lifetimes from configuration', async () => {
   const tokens = {
@@ -20,26 +20,9 @@ describe('POST /oauth/token with lifetimes from configuration', async () => {
   /** Signs in now (a fresh session, so auth_time is now) and exchanges the code. */
   const start = async () => {
     const { cookie } = await makeSession(t, sub);
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    assert.equal(r.status, 200);
-    return r.json as { access_token: string; id_token: string; refresh_token: string; expires_in: number };
+    return userTokens(t, { client, secret, cookie });
   };
-  const refresh = (token: string) =>
-    postForm(t, '/oauth/token', {
-      grant_type: 'refresh_token',
-      client_id: client.id,
-      client_secret: secret as string,
-      refresh_token: token,
-    });
+  const refresh = (token: string) => refreshTokens(t, client, secret, token);
   const claims = (jwt: string) =>
     JSON.parse(Buffer.from(jwt.split('.')[1] as string, 'base64url').toString()) as { iat: number; exp: number };
   const expired = 'The refresh token has expired';
