@@ -1,7 +1,8 @@
 // The owner changes and removes what was registered, in Chromium, at desktop and phone widths: a client's redirect
 // URIs (a bad one is named under its field; a good set saves and survives a reload), a resource's scopes, a client
-// deleted after confirming, and an application that still has clients refused with 409 application_in_use. After
-// each change focus is on its outcome, so a keyboard or screen-reader user learns it where they are.
+// deleted after confirming, and an application that still has clients refused with 409 application_in_use; then
+// the other refusals (a service client's unknown audience, an environment its clients' URIs do not fit, a resource
+// still in use). After each change focus is on its outcome, so a keyboard or screen-reader user learns it there.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
@@ -164,4 +165,71 @@ describe('console: editing and deleting applications, clients and resources (Chr
       await screenshot(`console-editing-${tag}`);
       assert.deepEqual(problems, []);
     });
+
+  test("the refusals show where the owner acts: a service client's unknown audience under its field, 409 application_environment_conflict and 409 resource_in_use", async () => {
+    const application = await call('POST', '/admin/applications', {
+      identifier: 'robots-dev',
+      name: 'Robots',
+      environment: 'development',
+    });
+    const applicationId = String(application.json.id);
+    await call('POST', '/admin/clients', {
+      application_id: applicationId,
+      name: 'Robots local',
+      kind: 'native',
+      redirect_uris: ['http://localhost:3000/callback'],
+      scopes: ['openid'],
+    });
+    await call('POST', '/admin/resources', {
+      audience: 'https://api.acme-robotics.dev/robots',
+      name: 'Robots API',
+      scopes: ['robots:read'],
+    });
+    const service = await call('POST', '/admin/clients', {
+      application_id: applicationId,
+      name: 'Robots sync',
+      kind: 'service',
+      audiences: ['https://api.acme-robotics.dev/robots'],
+      scopes: ['robots:read'],
+    });
+    assert.equal(service.status, 201);
+    const { page, problems, screenshot } = await newPage({ width: 1280, height: 900 });
+    await signInThrough(t, page, '/admin/console/clients', owner);
+    problems.splice(0); // the signed-out visit answered 401; from here on nothing may fail
+
+    await page.getByRole('button', { name: 'Edit Robots sync' }).click();
+    const form = page.getByRole('form', { name: 'Edit client Robots sync' });
+    const audiences = form.getByLabel('Allowed audiences');
+    await audiences.fill('https://api.acme-robotics.dev/robots https://api.acme-robotics.dev/unknown');
+    await form.getByRole('button', { name: 'Save client' }).click();
+    await assertFocused(page, audiences, 'the refused audiences');
+    assert.equal(
+      await form.locator('#edit-client-audiences-error').textContent(),
+      'https://api.acme-robotics.dev/unknown is not a registered resource audience',
+    );
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await assertFocused(page, page.getByRole('button', { name: 'Edit Robots sync' }), 'the Edit button again');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('button', { name: 'Edit robots-dev' }).click();
+    const applicationForm = page.getByRole('form', { name: 'Edit application robots-dev' });
+    await applicationForm.getByLabel('Environment').selectOption('production');
+    await applicationForm.getByRole('button', { name: 'Save application' }).click();
+    const conflict = applicationForm.getByRole('alert');
+    await assertFocused(page, conflict, 'the refusal');
+    await conflict.getByText('http://localhost:3000/callback, which a production application may not use').waitFor();
+    assert.match((await conflict.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
+    const [stored] = await t.sql`select environment from oauth_applications where id = ${applicationId}`;
+    assert.equal(stored?.environment, 'development');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Resources' }).click();
+    await page.getByRole('button', { name: 'Delete Robots API' }).click();
+    await page.getByRole('button', { name: 'Delete resource' }).click();
+    const inUse = page.getByRole('alert');
+    await assertFocused(page, inUse, 'the refusal');
+    await inUse.getByText('A client is still provisioned for this resource; update it first.').waitFor();
+    assert.match((await inUse.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
+    await screenshot('console-editing-refusals');
+    assert.deepEqual(problems, []);
+  });
 });
