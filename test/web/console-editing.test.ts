@@ -166,7 +166,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
       assert.deepEqual(problems, []);
     });
 
-  test("the refusals show where the owner acts: a service client's unknown audience under its field, 409 application_environment_conflict and 409 resource_in_use", async () => {
+  test("the refusals show where the owner acts: a service client's unknown audience under its field, 409 application_environment_conflict, 409 resource_in_use, and a refused create", async () => {
     const application = await call('POST', '/admin/applications', {
       identifier: 'robots-dev',
       name: 'Robots',
@@ -229,6 +229,21 @@ describe('console: editing and deleting applications, clients and resources (Chr
     await assertFocused(page, inUse, 'the refusal');
     await inUse.getByText('A client is still provisioned for this resource; update it first.').waitFor();
     assert.match((await inUse.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
+
+    // Creating moves focus the same way: to the refused field, then to the status once it is created.
+    const create = page.getByRole('form', { name: 'New resource' });
+    await create.getByLabel('Audience').fill('api.acme-robotics.dev/robots-2');
+    await create.getByLabel('Name').fill('Robots API 2');
+    await create.getByLabel('Scopes').fill('robots:write');
+    await create.getByRole('button', { name: 'Create resource' }).click();
+    await assertFocused(page, create.getByLabel('Audience'), 'the refused audience');
+    assert.equal(await create.locator('#audience-error').textContent(), 'must be an absolute URI');
+    await create.getByLabel('Audience').fill('https://api.acme-robotics.dev/robots-2');
+    await create.getByRole('button', { name: 'Create resource' }).click();
+    const created = page
+      .getByRole('status')
+      .filter({ hasText: 'Created resource https://api.acme-robotics.dev/robots-2.' });
+    await assertFocused(page, created, 'the status');
     await screenshot('console-editing-refusals');
     assert.deepEqual(problems, []);
   });
