@@ -50,14 +50,14 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByLabel('Name').fill('Billing');
     await page.getByLabel('Environment').selectOption('production');
     await page.getByRole('button', { name: 'Create application' }).click();
-    await page.getByRole('cell', { name: 'billing-web' }).waitFor();
+    await page.getByRole('cell', { name: 'billing-web', exact: true }).waitFor();
 
     await page.getByRole('link', { name: 'Resources' }).click();
     await page.getByLabel('Audience').fill('https://api.acme-robotics.dev/billing');
     await page.getByLabel('Name').fill('Billing API');
     await page.getByLabel('Scopes').fill('billing:read billing:write');
     await page.getByRole('button', { name: 'Create resource' }).click();
-    await page.getByRole('cell', { name: 'https://api.acme-robotics.dev/billing' }).waitFor();
+    await page.getByRole('cell', { name: 'https://api.acme-robotics.dev/billing', exact: true }).waitFor();
 
     await page.getByRole('link', { name: 'Clients' }).click();
     await page.getByLabel('Name').fill('Billing web');
@@ -66,11 +66,11 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByRole('button', { name: 'Create client' }).click();
     const shown = (await page.getByTestId('client-secret').textContent()) ?? '';
     assert.ok(shown.length >= 32, 'the secret is shown once');
-    await page.getByRole('cell', { name: 'Billing web' }).waitFor();
+    await page.getByRole('cell', { name: 'Billing web', exact: true }).waitFor();
     await screenshot('console-client-secret');
 
     await page.reload();
-    await page.getByRole('cell', { name: 'Billing web' }).waitFor();
+    await page.getByRole('cell', { name: 'Billing web', exact: true }).waitFor();
     assert.equal(await page.getByTestId('client-secret').count(), 0, 'not shown again after a reload');
     assert.ok(!(await page.content()).includes(shown));
     await screenshot('console-clients');

@@ -1,11 +1,17 @@
 // Talks to Gatehouse's JSON API. Every failure becomes an ApiError carrying the envelope's code, message and request
 // id, so each page can show what went wrong and the id an operator needs to find it in the logs.
 
+export interface FieldProblem {
+  /** Where in the request, e.g. `body.redirect_uris.0`. */
+  path: string;
+  problem: string;
+}
+
 export interface Envelope {
   error: string;
   error_description: string;
   request_id: string;
-  fields?: { path: string; problem: string }[];
+  fields?: FieldProblem[];
 }
 
 export class ApiError extends Error {
@@ -13,6 +19,8 @@ export class ApiError extends Error {
   readonly code: string;
   readonly requestId: string;
   readonly retryAfter: number | null;
+  /** Per-field validation problems, so a form can show each beside its input. */
+  readonly fields: FieldProblem[];
 
   constructor(status: number, envelope: Envelope, retryAfter: number | null) {
     super(envelope.error_description);
@@ -20,6 +28,7 @@ export class ApiError extends Error {
     this.code = envelope.error;
     this.requestId = envelope.request_id;
     this.retryAfter = retryAfter;
+    this.fields = envelope.fields ?? [];
   }
 }
 

@@ -1,10 +1,13 @@
 import { useState } from 'preact/hooks';
 
-/** A secret shown exactly once: copy it now; it is not stored in the page and will not be shown again. */
+/**
+ * A secret shown exactly once: copy it now; it is not stored in the page and will not be shown again. Focusable
+ * and marked as the outcome, so focus lands here when it appears (use-outcome-focus.ts).
+ */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   return (
-    <section class="notice notice-secret" aria-labelledby="secret-heading">
+    <section class="notice notice-secret" aria-labelledby="secret-heading" tabIndex={-1} data-outcome>
       <h2 id="secret-heading">{label}</h2>
       <p>Copy it now. Gatehouse stores only a keyed hash of it and will never show it again.</p>
       <p>

@@ -3,13 +3,23 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
+import { StatusNotice } from '../../components/StatusNotice.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { ApplicationEditForm } from './ApplicationEditForm.tsx';
+import { ApplicationTable } from './ApplicationTable.tsx';
+import { ConfirmDelete } from './ConfirmDelete.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { EnvironmentSelect } from './EnvironmentSelect.tsx';
+import { problemFor } from './field-problems.ts';
 import type { Application, Environment } from './types.ts';
+import { useRecordPanel } from './use-record-panel.ts';
 
 export function Applications() {
   const list = useApi<{ applications: Application[] }>('/admin/applications');
+  const changes = useRecordPanel((a: Application) => a.id, list.reload);
   const action = useAction();
+  const form = useOutcomeFocus<HTMLFormElement>();
   const [identifier, setIdentifier] = useState('');
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<Environment>('production');
@@ -22,39 +32,44 @@ export function Applications() {
     if (created) {
       setIdentifier('');
       setName('');
-      list.reload();
-    }
+      changes.finished(`Created application ${created.identifier}.`);
+    } else form.settled();
   };
 
+  const { panel } = changes;
   return (
     <ConsoleLayout section="applications" title="Applications" access={list.error}>
+      <div ref={changes.noticesRef}>
+        <StatusNotice message={changes.done} />
+      </div>
       <LoadState loading={list.loading} error={list.error} />
       {list.data && (
-        <table>
-          <caption>{list.data.applications.length} application(s)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Identifier</th>
-              <th scope="col">Name</th>
-              <th scope="col">Environment</th>
-              <th scope="col">ID</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.applications.map((a) => (
-              <tr key={a.id}>
-                <td>{a.identifier}</td>
-                <td>{a.name}</td>
-                <td>{a.environment}</td>
-                <td>
-                  <code>{a.id}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ApplicationTable
+          applications={list.data.applications}
+          onEdit={(a) => changes.open('edit', a)}
+          onDelete={(a) => changes.open('delete', a)}
+        />
       )}
-      <form onSubmit={create} aria-labelledby="new-application">
+      {panel?.mode === 'edit' && (
+        <ApplicationEditForm
+          key={panel.record.id}
+          application={panel.record}
+          onSaved={(a) => changes.finished(`Saved application ${a.identifier}.`)}
+          onCancel={changes.cancel}
+        />
+      )}
+      {panel?.mode === 'delete' && (
+        <ConfirmDelete
+          key={panel.record.id}
+          noun="application"
+          name={panel.record.identifier}
+          path={`/admin/applications/${encodeURIComponent(panel.record.id)}`}
+          consequence="Gatehouse refuses while the application still has clients: delete them first."
+          onDeleted={() => changes.finished(`Deleted application ${panel.record.identifier}.`)}
+          onCancel={changes.cancel}
+        />
+      )}
+      <form onSubmit={create} aria-labelledby="new-application" ref={form.ref}>
         <h2 id="new-application">New application</h2>
         <ErrorNotice error={action.error} />
         <Field
@@ -64,20 +79,17 @@ export function Applications() {
           required
           value={identifier}
           onValue={setIdentifier}
+          error={problemFor(action.error, 'identifier')}
         />
-        <Field id="name" label="Name" required value={name} onValue={setName} />
-        <div class="field">
-          <label for="environment">Environment</label>
-          <select
-            id="environment"
-            value={environment}
-            onChange={(e) => setEnvironment(e.currentTarget.value as Environment)}
-          >
-            <option value="production">production</option>
-            <option value="staging">staging</option>
-            <option value="development">development</option>
-          </select>
-        </div>
+        <Field
+          id="name"
+          label="Name"
+          required
+          value={name}
+          onValue={setName}
+          error={problemFor(action.error, 'name')}
+        />
+        <EnvironmentSelect id="environment" value={environment} onValue={setEnvironment} />
         <button type="submit" disabled={action.busy}>
           Create application
         </button>

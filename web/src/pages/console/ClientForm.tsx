@@ -2,7 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
+import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { problemFor } from './field-problems.ts';
 import { type Application, type Client, type ClientKind, splitList } from './types.ts';
 
 const KINDS: [ClientKind, string][] = [
@@ -21,6 +24,7 @@ export function ClientForm({
   onCreated: (client: Client) => void;
 }) {
   const action = useAction();
+  const outcome = useOutcomeFocus<HTMLFormElement>();
   const [applicationId, setApplicationId] = useState('');
   const [name, setName] = useState('');
   const [kind, setKind] = useState<ClientKind>('web');
@@ -33,26 +37,30 @@ export function ClientForm({
     if (!applications.some((a) => a.id === applicationId)) setApplicationId(applications[0]?.id ?? '');
   }, [applications]);
 
+  const lists = { redirect_uris: splitList(redirectUris), scopes: splitList(scopes), audiences: splitList(audiences) };
+  const problem = (field: keyof typeof lists | 'name') =>
+    problemFor(action.error, field, field in lists ? lists[field as keyof typeof lists] : []);
+
   const submit = async (event: Event) => {
     event.preventDefault();
     const body = {
       application_id: applicationId,
       name,
       kind,
-      scopes: splitList(scopes),
+      scopes: lists.scopes,
       ...(kind === 'service'
-        ? { audiences: splitList(audiences) }
-        : { redirect_uris: splitList(redirectUris), first_party: firstParty }),
+        ? { audiences: lists.audiences }
+        : { redirect_uris: lists.redirect_uris, first_party: firstParty }),
     };
     const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
     if (created) {
       setName('');
       onCreated(created);
-    }
+    } else outcome.settled();
   };
 
   return (
-    <form onSubmit={submit} aria-labelledby="new-client">
+    <form onSubmit={submit} aria-labelledby="new-client" ref={outcome.ref}>
       <h2 id="new-client">New client</h2>
       <ErrorNotice error={action.error} />
       <div class="field">
@@ -70,7 +78,7 @@ export function ClientForm({
           ))}
         </select>
       </div>
-      <Field id="client-name" label="Name" required value={name} onValue={setName} />
+      <Field id="client-name" label="Name" required value={name} onValue={setName} error={problem('name')} />
       <div class="field">
         <label for="client-kind">Kind</label>
         <select id="client-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as ClientKind)}>
@@ -89,23 +97,19 @@ export function ClientForm({
           required
           value={audiences}
           onValue={setAudiences}
+          error={problem('audiences')}
         />
       ) : (
         <>
-          <div class="field">
-            <label for="client-redirects">Redirect URIs</label>
-            <textarea
-              id="client-redirects"
-              rows={3}
-              aria-describedby="client-redirects-hint"
-              value={redirectUris}
-              onInput={(e) => setRedirectUris(e.currentTarget.value)}
-              required
-            />
-            <p class="hint" id="client-redirects-hint">
-              One per line; exact absolute URIs (https, or loopback for native apps).
-            </p>
-          </div>
+          <ListField
+            id="client-redirects"
+            label="Redirect URIs"
+            hint="One per line; exact absolute URIs (https, or loopback for native apps)."
+            required
+            value={redirectUris}
+            onValue={setRedirectUris}
+            error={problem('redirect_uris')}
+          />
           <div class="field checkbox">
             <input
               id="client-first-party"
@@ -124,6 +128,7 @@ export function ClientForm({
         required
         value={scopes}
         onValue={setScopes}
+        error={problem('scopes')}
       />
       <button type="submit" disabled={action.busy || applications.length === 0}>
         Create client

@@ -3,78 +3,91 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
+import { StatusNotice } from '../../components/StatusNotice.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { ClientEditForm } from './ClientEditForm.tsx';
 import { ClientForm } from './ClientForm.tsx';
+import { ClientTable } from './ClientTable.tsx';
+import { ConfirmDelete } from './ConfirmDelete.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import type { Application, Client } from './types.ts';
+import { useRecordPanel } from './use-record-panel.ts';
+
+type ShownSecret = { clientId: string; value: string };
 
 export function Clients() {
   const list = useApi<{ clients: Client[] }>('/admin/clients');
   const applications = useApi<{ applications: Application[] }>('/admin/applications');
   const rotation = useAction();
+  const changes = useRecordPanel((c: Client) => c.client_id, list.reload);
   // Held only in component state: gone on reload, as the server will never send it again.
-  const [secret, setSecret] = useState<{ clientId: string; value: string } | null>(null);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
 
-  const created = (client: Client) => {
-    if (client.client_secret) setSecret({ clientId: client.client_id, value: client.client_secret });
-    list.reload();
+  const finished = (message: string, shown: ShownSecret | null = null) => {
+    rotation.clearError();
+    setSecret(shown);
+    changes.finished(message);
   };
+
+  const created = (client: Client) =>
+    finished(
+      `Created client ${client.name}.`,
+      client.client_secret ? { clientId: client.client_id, value: client.client_secret } : null,
+    );
 
   const rotate = async (client: Client) => {
     if (!confirm(`Rotate the secret of ${client.name}? The current secret stops working at once.`)) return;
+    changes.clearDone();
     const rotated = await rotation.run(() =>
       api<Client>('POST', `/admin/clients/${encodeURIComponent(client.client_id)}/secret`, {}),
     );
-    if (rotated?.client_secret) setSecret({ clientId: rotated.client_id, value: rotated.client_secret });
+    if (rotated?.client_secret)
+      finished(`Rotated the secret of ${client.name}.`, { clientId: rotated.client_id, value: rotated.client_secret });
+    else changes.settled();
   };
 
+  const { panel } = changes;
   return (
     <ConsoleLayout section="clients" title="OAuth clients" access={list.error}>
-      {secret && (
-        <SecretOnce
-          label={`Client secret for ${secret.clientId}`}
-          secret={secret.value}
-          onDone={() => setSecret(null)}
-        />
-      )}
-      <ErrorNotice error={rotation.error} />
+      <div ref={changes.noticesRef}>
+        {secret && (
+          <SecretOnce
+            label={`Client secret for ${secret.clientId}`}
+            secret={secret.value}
+            onDone={() => setSecret(null)}
+          />
+        )}
+        <StatusNotice message={changes.done} />
+        <ErrorNotice error={rotation.error} />
+      </div>
       <LoadState loading={list.loading} error={list.error} />
       {list.data && (
-        <table>
-          <caption>{list.data.clients.length} client(s)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Client ID</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Redirect URIs</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.clients.map((c) => (
-              <tr key={c.client_id}>
-                <td>{c.name}</td>
-                <td>
-                  <code>{c.client_id}</code>
-                </td>
-                <td>{c.kind}</td>
-                <td>{c.redirect_uris.join(' ')}</td>
-                <td>{c.scopes.join(' ')}</td>
-                <td>
-                  {(c.kind === 'web' || c.kind === 'service') && (
-                    <button type="button" class="secondary" onClick={() => void rotate(c)} disabled={rotation.busy}>
-                      Rotate secret
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ClientTable
+          clients={list.data.clients}
+          busy={rotation.busy}
+          onEdit={(client) => changes.open('edit', client)}
+          onDelete={(client) => changes.open('delete', client)}
+          onRotate={(client) => void rotate(client)}
+        />
+      )}
+      {panel?.mode === 'edit' && (
+        <ClientEditForm
+          key={panel.record.client_id}
+          client={panel.record}
+          onSaved={(client) => finished(`Saved client ${client.name}.`)}
+          onCancel={changes.cancel}
+        />
+      )}
+      {panel?.mode === 'delete' && (
+        <ConfirmDelete
+          key={panel.record.client_id}
+          noun="client"
+          name={panel.record.name}
+          path={`/admin/clients/${encodeURIComponent(panel.record.client_id)}`}
+          consequence="Its grants, authorization codes and refresh tokens end at once; access tokens already issued expire within minutes."
+          onDeleted={() => finished(`Deleted client ${panel.record.name}.`)}
+          onCancel={changes.cancel}
+        />
       )}
       {applications.data && <ClientForm applications={applications.data.applications} onCreated={created} />}
     </ConsoleLayout>

@@ -52,7 +52,7 @@ export function ConsoleLayout({
           </ul>
         </nav>
       </header>
-      <main id="content" class="console-main">
+      <main id="content" class="console-main" tabIndex={-1}>
         <h1>{title}</h1>
         {children}
       </main>

@@ -3,13 +3,22 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
+import { StatusNotice } from '../../components/StatusNotice.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { ConfirmDelete } from './ConfirmDelete.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { problemFor } from './field-problems.ts';
+import { ResourceEditForm } from './ResourceEditForm.tsx';
+import { ResourceTable } from './ResourceTable.tsx';
 import { type Resource, splitList } from './types.ts';
+import { useRecordPanel } from './use-record-panel.ts';
 
 export function Resources() {
   const list = useApi<{ resources: Resource[] }>('/admin/resources');
+  const changes = useRecordPanel((r: Resource) => r.id, list.reload);
   const action = useAction();
+  const form = useOutcomeFocus<HTMLFormElement>();
   const [audience, setAudience] = useState('');
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState('');
@@ -23,37 +32,44 @@ export function Resources() {
       setAudience('');
       setName('');
       setScopes('');
-      list.reload();
-    }
+      changes.finished(`Created resource ${created.audience}.`);
+    } else form.settled();
   };
 
+  const { panel } = changes;
   return (
     <ConsoleLayout section="resources" title="Protected API resources" access={list.error}>
+      <div ref={changes.noticesRef}>
+        <StatusNotice message={changes.done} />
+      </div>
       <LoadState loading={list.loading} error={list.error} />
       {list.data && (
-        <table>
-          <caption>{list.data.resources.length} resource(s)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Audience</th>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.resources.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <code>{r.audience}</code>
-                </td>
-                <td>{r.name}</td>
-                <td>{r.scopes.join(' ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ResourceTable
+          resources={list.data.resources}
+          onEdit={(r) => changes.open('edit', r)}
+          onDelete={(r) => changes.open('delete', r)}
+        />
       )}
-      <form onSubmit={create} aria-labelledby="new-resource">
+      {panel?.mode === 'edit' && (
+        <ResourceEditForm
+          key={panel.record.id}
+          resource={panel.record}
+          onSaved={(r) => changes.finished(`Saved resource ${r.audience}.`)}
+          onCancel={changes.cancel}
+        />
+      )}
+      {panel?.mode === 'delete' && (
+        <ConfirmDelete
+          key={panel.record.id}
+          noun="resource"
+          name={panel.record.audience}
+          path={`/admin/resources/${encodeURIComponent(panel.record.id)}`}
+          consequence="Gatehouse refuses while a service client is still provisioned for it: update those clients first."
+          onDeleted={() => changes.finished(`Deleted resource ${panel.record.audience}.`)}
+          onCancel={changes.cancel}
+        />
+      )}
+      <form onSubmit={create} aria-labelledby="new-resource" ref={form.ref}>
         <h2 id="new-resource">New resource</h2>
         <ErrorNotice error={action.error} />
         <Field
@@ -63,8 +79,16 @@ export function Resources() {
           required
           value={audience}
           onValue={setAudience}
+          error={problemFor(action.error, 'audience')}
         />
-        <Field id="resource-name" label="Name" required value={name} onValue={setName} />
+        <Field
+          id="resource-name"
+          label="Name"
+          required
+          value={name}
+          onValue={setName}
+          error={problemFor(action.error, 'name')}
+        />
         <Field
           id="resource-scopes"
           label="Scopes"
@@ -72,6 +96,7 @@ export function Resources() {
           required
           value={scopes}
           onValue={setScopes}
+          error={problemFor(action.error, 'scopes', splitList(scopes))}
         />
         <button type="submit" disabled={action.busy}>
           Create resource

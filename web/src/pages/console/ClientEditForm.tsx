@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { Field } from '../../components/Field.tsx';
+import { ListField } from '../../components/ListField.tsx';
+import { useAction } from '../../hooks/use-api.ts';
+import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { EditHeading } from './EditHeading.tsx';
+import { problemFor } from './field-problems.ts';
+import { type Client, splitList } from './types.ts';
+
+/**
+ * Edits what PATCH /admin/clients/:id accepts for the client's kind (the kind and application are fixed). Every
+ * problem the API names shows under its field, and focus moves to the first of them.
+ */
+export function ClientEditForm({
+  client,
+  onSaved,
+  onCancel,
+}: {
+  client: Client;
+  onSaved: (client: Client) => void;
+  onCancel: () => void;
+}) {
+  const action = useAction();
+  const outcome = useOutcomeFocus<HTMLFormElement>();
+  const service = client.kind === 'service';
+  const [name, setName] = useState(client.name);
+  const [redirects, setRedirects] = useState(client.redirect_uris.join('\n'));
+  const [logoutRedirects, setLogoutRedirects] = useState(client.post_logout_redirect_uris.join('\n'));
+  const [scopes, setScopes] = useState(client.scopes.join(' '));
+  const [audiences, setAudiences] = useState(client.audiences.join(' '));
+  const [firstParty, setFirstParty] = useState(client.first_party);
+  const sent = {
+    redirect_uris: splitList(redirects),
+    post_logout_redirect_uris: splitList(logoutRedirects),
+    scopes: splitList(scopes),
+    audiences: splitList(audiences),
+  };
+  const problem = (field: keyof typeof sent | 'name') =>
+    problemFor(action.error, field, field === 'name' ? [] : sent[field]);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const body = service
+      ? { name, scopes: sent.scopes, audiences: sent.audiences }
+      : {
+          name,
+          scopes: sent.scopes,
+          redirect_uris: sent.redirect_uris,
+          post_logout_redirect_uris: sent.post_logout_redirect_uris,
+          first_party: firstParty,
+        };
+    const saved = await action.run(() =>
+      api<Client>('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, body),
+    );
+    if (saved) onSaved(saved);
+    else outcome.settled();
+  };
+
+  return (
+    <form onSubmit={submit} aria-labelledby="edit-client" ref={outcome.ref} noValidate>
+      <EditHeading id="edit-client" text={`Edit client ${client.name}`} />
+      <ErrorNotice error={action.error} />
+      <Field id="edit-client-name" label="Name" required value={name} onValue={setName} error={problem('name')} />
+      {service ? (
+        <Field
+          id="edit-client-audiences"
+          label="Allowed audiences"
+          hint="Registered resource audiences, separated by spaces."
+          value={audiences}
+          onValue={setAudiences}
+          error={problem('audiences')}
+        />
+      ) : (
+        <>
+          <ListField
+            id="edit-client-redirects"
+            label="Redirect URIs"
+            hint="One per line; exact absolute URIs (https, or loopback for native apps)."
+            value={redirects}
+            onValue={setRedirects}
+            error={problem('redirect_uris')}
+          />
+          <ListField
+            id="edit-client-logout-redirects"
+            label="Post-logout redirect URIs"
+            hint="Optional; one per line. Where the app may send people after they sign out."
+            value={logoutRedirects}
+            onValue={setLogoutRedirects}
+            error={problem('post_logout_redirect_uris')}
+          />
+          <div class="field checkbox">
+            <input
+              id="edit-client-first-party"
+              type="checkbox"
+              checked={firstParty}
+              onChange={(e) => setFirstParty(e.currentTarget.checked)}
+            />
+            <label for="edit-client-first-party">First-party (no consent screen)</label>
+          </div>
+        </>
+      )}
+      <Field
+        id="edit-client-scopes"
+        label="Scopes"
+        hint={
+          service
+            ? 'Scopes of the allowed audiences, separated by spaces.'
+            : 'Separated by spaces; offline_access allows refresh tokens.'
+        }
+        value={scopes}
+        onValue={setScopes}
+        error={problem('scopes')}
+      />
+      <div class="actions">
+        <button type="submit" disabled={action.busy}>
+          Save client
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
