@@ -42,7 +42,7 @@ describe('development instance (no config, no DATABASE_URL)', () => {
       assert.match(stderr, /issuer: {2}http:\/\/localhost:8080/);
       assert.match(stderr, /console: http:\/\/localhost:8080\/admin\/console/);
       assert.match(stderr, /WARNING: the embedded PostgreSQL is for evaluation only/);
-      assert.match(stderr, /Owner enrollment link \(one use, .*\n {2}http:\/\/localhost:8080\/enroll\?token=/);
+      assert.match(stderr, /Owner enrollment link \(one use, .*\n {2}http:\/\/localhost:8080\/enroll#token=/);
       const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), { status: 'ok' });
