@@ -1,7 +1,7 @@
 // DESIGN.md "CSRF": a cookie-authenticated state change must come from our own origin. JSON endpoints also require
 // a JSON body (a cross-site form cannot send one without a CORS preflight we never grant); the few HTML forms
 // (consent, sign-out) are checked by origin alone. A body of another type is answered 415 before the origin is
-// looked at (docs/decisions.md "JSON routes answer 415 to other bodies"): either way nothing changes.
+// looked at (docs/decisions.md "Foundation and identity leftovers"): either way nothing changes.
 import type { FastifyRequest } from 'fastify';
 import { GatehouseError } from './errors.ts';
 
