@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { UsageError } from './cli/args.ts';
 // `gatehouse <command>`: one file per command under src/cli/.
-import { commands } from './cli/commands.ts';
+import { commands, usage } from './cli/commands.ts';
 import { ConfigError } from './config/errors.ts';
 import { SecretFileError } from './crypto/secret-files.ts';
 import { MigrationError } from './db/migrate.ts';
@@ -10,7 +10,7 @@ const [name = 'help', ...args] = process.argv.slice(2);
 const command = commands[name];
 
 try {
-  if (!command) throw new UsageError(`Unknown command "${name}". Run \`gatehouse help\`.`);
+  if (!command) throw new UsageError(`Unknown command "${name}".\n\n${usage().trimEnd()}`);
   process.exitCode = (await command.run(args)) ?? 0;
 } catch (error) {
   if (

@@ -1,6 +1,7 @@
 // Runs the service: secrets, database (external or embedded), migrations before the listener opens, the
 // development bootstrap, the listener, and graceful shutdown on SIGTERM/SIGINT.
-import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import pino, { type DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
 import { createAudit } from './audit/audit.ts';
 import type { LoadedConfig } from './config/load.ts';
@@ -8,7 +9,7 @@ import { parseListen } from './config/validate.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate, readMigrations } from './db/migrate.ts';
-import { createPool, redactDatabaseUrl } from './db/pool.ts';
+import { createPool, redactDatabaseUrl, type Sql } from './db/pool.ts';
 import { startDelivery } from './delivery/run.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
@@ -24,9 +25,25 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(loaded: LoadedConfig): Promise<RunningServer> {
+export interface StartOptions {
+  /** Where logs go; stdout by default. Tests pass a capture stream. */
+  logStream?: DestinationStream;
+  /** Tests only: registers extra routes (e.g. one held open to test shutdown) before the listener opens. */
+  extend?: (app: FastifyInstance, sql: Sql) => void;
+  /** Schedules the forced close at the shutdown timeout and returns its cancel; tests fire it by hand. */
+  scheduleForcedClose?: (close: () => void, ms: number) => () => void;
+}
+
+function scheduleWithTimer(close: () => void, ms: number): () => void {
+  const timer = setTimeout(close, ms);
+  return () => clearTimeout(timer);
+}
+
+export async function startServer(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningServer> {
   const { config } = loaded;
-  const log = pino(loggerOptions(config.logging.level));
+  const log = options.logStream
+    ? pino(loggerOptions(config.logging.level), options.logStream)
+    : pino(loggerOptions(config.logging.level));
 
   // The development instance makes its own secrets; a configured one must have run `gatehouse setup`.
   if (loaded.development) generateSecretFiles(config.secrets.dir);
@@ -71,7 +88,16 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   for (const item of loaded.deferred) log.warn(item, 'deferred configuration: not used until real values are set');
 
   const audit = createAudit(sql, secrets.audit);
-  const { app, beginShutdown } = await buildApp({ config, sql, secrets, audit, migrations, clock: () => new Date() });
+  const { app, beginShutdown } = await buildApp({
+    config,
+    sql,
+    secrets,
+    audit,
+    migrations,
+    clock: () => new Date(),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+  });
+  options.extend?.(app, sql);
   const listen = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
   await app.listen({ host: listen.host, port: listen.port });
   const address = app.server.address();
@@ -85,10 +111,18 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
+      // Requests arriving on open keep-alive connections get 503 not_ready; new connections are refused at once.
+      // Fastify's close() closes the listener too, but only after its hooks run; a second close is harmless.
       beginShutdown();
-      const timer = setTimeout(() => app.server.closeAllConnections(), config.server.shutdown_timeout_seconds * 1000);
+      app.server.close();
+      const timeoutSeconds = config.server.shutdown_timeout_seconds;
+      log.info({ timeoutSeconds }, 'stopping: new connections refused, finishing in-flight requests');
+      const cancelForcedClose = (options.scheduleForcedClose ?? scheduleWithTimer)(() => {
+        log.warn({ timeoutSeconds }, 'shutdown timeout: closing the connections still open');
+        app.server.closeAllConnections();
+      }, timeoutSeconds * 1000);
       await app.close();
-      clearTimeout(timer);
+      cancelForcedClose();
       await delivery?.stop();
       await housekeeping.stop();
       await sql.end({ timeout: 5 });

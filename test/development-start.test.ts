@@ -1,12 +1,14 @@
 // `npm start` on a machine with no configuration and no database URL: a development instance on an embedded
-// PostgreSQL that answers /health/ready, then stops cleanly on SIGTERM.
+// PostgreSQL that answers /health/ready, holds the bootstrap organization and owner, then stops cleanly on SIGTERM.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { createPool } from '../src/db/pool.ts';
+import { readInstallation } from '../src/identity/bootstrap.ts';
 import { MAIN } from './helpers/cli.ts';
 import { scratchDir } from './helpers/config.ts';
 
@@ -20,7 +22,7 @@ async function freePort(): Promise<number> {
 }
 
 describe('development instance (no config, no DATABASE_URL)', () => {
-  test('serves /health/ready from the embedded database and stops on SIGTERM', async () => {
+  test('serves /health/ready from the embedded database, bootstraps the organization and owner, and stops on SIGTERM', async () => {
     const cwd = scratchDir();
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_LISTEN: `127.0.0.1:${port}` };
@@ -35,18 +37,45 @@ describe('development instance (no config, no DATABASE_URL)', () => {
       });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}: ${stderr}`)));
     });
-    child.stdout.resume();
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       await listening;
       assert.match(stderr, /issuer: {2}http:\/\/localhost:8080/);
       assert.match(stderr, /console: http:\/\/localhost:8080\/admin\/console/);
       assert.match(stderr, /WARNING: the embedded PostgreSQL is for evaluation only/);
-      assert.match(stderr, /Owner enrollment link \(one use, .*\n {2}http:\/\/localhost:8080\/enroll\?token=/);
+      assert.match(stderr, /Owner enrollment link \(one use, .*\n {2}http:\/\/localhost:8080\/enroll#token=/);
       const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), { status: 'ok' });
       assert.ok(existsSync(path.join(cwd, '.gatehouse/secrets/oidc-signing-key.pem')));
+
+      // The embedded database the service logged (password redacted) holds the development organization and owner.
+      const listeningLine = stdout.split('\n').find((line) => line.includes('"msg":"listening"')) ?? '';
+      const logged = new URL(JSON.parse(listeningLine).database);
+      logged.password = encodeURIComponent(readFileSync(path.join(cwd, '.gatehouse/postgres-password'), 'utf8').trim());
+      const sql = createPool(logged.toString(), { max: 1, connectTimeoutSeconds: 10 });
+      try {
+        const installation = await readInstallation(sql);
+        assert.deepEqual(
+          {
+            organizationId: installation?.organizationId,
+            organizationName: installation?.organizationName,
+            ownerSubject: installation?.ownerSubject,
+          },
+          { organizationId: 'dev', organizationName: 'Development', ownerSubject: 'owner@localhost' },
+        );
+        const [owner] = await sql`
+          select i.assurance, i.state, m.roles from identities i
+          join memberships m on m.identity_id = i.id and m.organization_id = 'dev'
+          where i.id = ${installation?.ownerId ?? ''}`;
+        assert.deepEqual({ ...owner }, { assurance: 'ial2', state: 'active', roles: ['owner'] });
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
     } finally {
       child.kill('SIGTERM');
     }

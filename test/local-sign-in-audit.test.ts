@@ -37,7 +37,7 @@ describe('audit chain and secrets after the local sign-in flows', async () => {
       ownerSubject: 'owner@acme.test',
     });
     const link = await issueEnrollmentLink(t.sql, owner.ownerId, t.config.server.issuer, t.clock.now());
-    const token = keep(new URL(link.url).searchParams.get('token') as string);
+    const token = keep(new URLSearchParams(new URL(link.url).hash.slice(1)).get('token') as string);
     const password = keep('juniper lattice window 83');
     const enrolled = await post('/auth/enroll', { token, password });
     const limited = keep(cookieFrom(enrolled, 'gatehouse_session'));

@@ -92,4 +92,26 @@ describe('the /admin guard', async () => {
     });
     expectError(response, 403, 'csrf_rejected', 'The request came from another origin');
   });
+
+  // A cross-site page can post a form with the owner's cookie attached; the route takes JSON, so the form is
+  // refused as a media type before the origin is even looked at, and changes nothing.
+  it('answers a form post with the owner session 415 unsupported_media_type and revokes nothing', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    await sessionCookieFor(t.sql, target.sub, { aal: 'aal1', now: now() });
+    const live = async () =>
+      await t.sql`select count(*)::int as n from sessions where identity_id = ${target.sub} and revoked_at is null`;
+    const before = await live();
+    for (const origin of ['https://evil.example', 'http://localhost:8080']) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/admin/identities/${target.sub}/sessions/revoke`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin, cookie },
+        payload: 'confirm=1',
+      });
+      expectError(response, 415, 'unsupported_media_type', 'The request body has an unsupported content type.');
+    }
+    assert.deepEqual(await live(), before);
+    assert.ok((before[0]?.n ?? 0) > 0);
+  });
 });

@@ -9,11 +9,16 @@ import { ownerCommand } from './owner.ts';
 import { serveCommand } from './serve.ts';
 import { setupCommand } from './setup.ts';
 
+/** The usage text: `gatehouse help` prints it, and an unknown command gets it on stderr. */
+export function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `Usage: gatehouse <command> [--config FILE] [options]\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
 const helpCommand: Command = {
   summary: 'List the commands.',
   async run() {
-    const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-    process.stdout.write(`Usage: gatehouse <command> [--config FILE] [options]\n\nCommands:\n${lines.join('\n')}\n`);
+    process.stdout.write(usage());
     return 0;
   },
 };

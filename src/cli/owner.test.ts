@@ -10,7 +10,7 @@ describe('gatehouse owner enroll-link', async () => {
   const db = await createTestDatabase();
   const configFile = writeCliConfig();
   const enrollLink = () => runCli(['owner', 'enroll-link', '--config', configFile, '--database-url', db.url]);
-  const LINK = /^ {2}(http:\/\/localhost:8080\/enroll\?token=([A-Za-z0-9_-]{43}))$/m;
+  const LINK = /^ {2}(http:\/\/localhost:8080\/enroll#token=([A-Za-z0-9_-]{43}))$/m;
 
   it('refuses with status 1 before setup created an owner', async () => {
     const result = await enrollLink();

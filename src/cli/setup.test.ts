@@ -200,7 +200,7 @@ describe('gatehouse setup', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(
       result.stdout,
-      /Owner enrollment link \(one use, expires .*\n {2}https:\/\/id\.acme\.test\/enroll\?token=/,
+      /Owner enrollment link \(one use, expires .*\n {2}https:\/\/id\.acme\.test\/enroll#token=[A-Za-z0-9_-]{43}\n/,
     );
     const installation = await readInstallation(sql);
     assert.deepEqual(await listSignInMethods(sql, installation?.ownerId as Sub), []);
@@ -229,7 +229,7 @@ describe('gatehouse setup', () => {
 
     const rerun = await runCli(setupArgs(dir, url));
     assert.equal(rerun.code, 0, rerun.stderr);
-    assert.doesNotMatch(rerun.stdout, /enroll\?token=/);
+    assert.doesNotMatch(rerun.stdout, /enroll#token=/);
     assert.match(
       rerun.stdout,
       /The initial owner is already enrolled: no new link was issued\. `gatehouse owner enroll-link` issues one/,

@@ -3,7 +3,6 @@
 // database already holds an installation it is authoritative (SPEC.md "Incomplete setup rerun").
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { ConfigError } from '../config/errors.ts';
 import { DEFAULT_CONFIG_PATH, loadConfig } from '../config/load.ts';
 import { isReservedHostname } from '../config/placeholders.ts';
@@ -15,6 +14,7 @@ import { issueFirstEnrollmentLink } from '../login/local/enrollment-link.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
+import { askMissing, processTerminal, type Question, type Terminal } from './prompts.ts';
 
 const FLAGS = {
   config: { type: 'string' },
@@ -31,47 +31,50 @@ const FLAGS = {
   listen: { type: 'string' },
 } as const;
 
-const QUESTIONS = [
-  ['domain', 'Identity domain (e.g. id.example.com)'],
-  ['org-name', 'Organization name'],
-  ['org-id', 'Organization ID (stable, e.g. acme)'],
-  ['owner', 'Initial owner subject (email address)'],
-] as const;
+/** What is wrong with a domain answer, or null: `id.example.com`, or `localhost:8080` for development. */
+function domainProblem(domain: string): string | null {
+  return /^[a-z0-9.-]+(:\d{1,5})?$/i.test(domain) ? null : 'must be a host name, e.g. id.example.com';
+}
 
-const TLS_QUESTIONS = [
-  ['tls-cert', 'TLS certificate chain (PEM file)'],
-  ['tls-key', 'TLS private key (PEM file)'],
-] as const;
+const orgIdProblem = (id: string) =>
+  /^[a-z0-9][a-z0-9._-]{0,62}$/.test(id)
+    ? null
+    : 'must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit';
+const orgNameProblem = (name: string) => (name.trim() ? null : 'must not be empty');
+const ownerProblem = (owner: string) =>
+  /^[^\s@]+@[^\s@]+$/.test(owner) && owner.length <= 254 ? null : 'must be an email address';
+// Only for typed answers: a path typed at a prompt that names no file is most likely a typo. Flags are not checked,
+// so automation may write the config before the certificate is issued.
+const fileProblem = (file: string) =>
+  file === '' ? 'is required' : existsSync(file) ? null : `no such file: ${path.resolve(file)}`;
+
+const QUESTIONS: Question[] = [
+  { key: 'domain', text: 'Identity domain (e.g. id.example.com)', problem: domainProblem },
+  { key: 'org-name', text: 'Organization name', problem: orgNameProblem },
+  { key: 'org-id', text: 'Organization ID (stable, e.g. acme)', problem: orgIdProblem },
+  { key: 'owner', text: 'Initial owner subject (email address)', problem: ownerProblem },
+];
+
+const TLS_QUESTIONS: Question[] = [
+  { key: 'tls-cert', text: 'TLS certificate chain (PEM file)', problem: fileProblem },
+  { key: 'tls-key', text: 'TLS private key (PEM file)', problem: fileProblem },
+];
 
 /** `id.example.com` → https://id.example.com; `localhost:8080` → http://localhost:8080 (development only). */
 export function issuerForDomain(domain: string): string {
-  if (!/^[a-z0-9.-]+(:\d{1,5})?$/i.test(domain))
-    throw new UsageError(`--domain "${domain}" must be a host name, e.g. id.example.com`);
+  const problem = domainProblem(domain);
+  if (problem) throw new UsageError(`--domain "${domain}" ${problem}`);
   const host = domain.split(':')[0] ?? domain;
   return `${host === 'localhost' ? 'http' : 'https'}://${domain.toLowerCase()}`;
 }
 
 function checkSetupAnswers(answers: Record<string, string | undefined>): void {
-  if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(answers['org-id'] ?? ''))
-    throw new UsageError(
-      '--org-id must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
-    );
-  if (!answers['org-name']?.trim()) throw new UsageError('--org-name must not be empty');
-  if (!/^[^\s@]+@[^\s@]+$/.test(answers.owner ?? '') || (answers.owner ?? '').length > 254)
-    throw new UsageError('--owner must be an email address');
-}
-
-async function ask(values: Record<string, string | undefined>): Promise<void> {
-  const missing = QUESTIONS.filter(([key]) => !values[key]);
-  if (missing.length === 0) return;
-  if (!process.stdin.isTTY)
-    throw new UsageError(`Missing ${missing.map(([key]) => `--${key}`).join(', ')} (no terminal to ask on)`);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    for (const [key, question] of missing) values[key] = (await rl.question(`${question}: `)).trim();
-  } finally {
-    rl.close();
-  }
+  const problems: [string, string | null][] = [
+    ['--org-id', orgIdProblem(answers['org-id'] ?? '')],
+    ['--org-name', orgNameProblem(answers['org-name'] ?? '')],
+    ['--owner', ownerProblem(answers.owner ?? '')],
+  ];
+  for (const [flag, problem] of problems) if (problem) throw new UsageError(`${flag} ${problem}`);
 }
 
 /** Config keys setup's flags set, so a refusal names the flag the operator typed. */
@@ -96,97 +99,98 @@ function refuseInvalidConfig(render: () => void): void {
 async function askTlsFiles(
   answers: Record<string, string | undefined>,
   previous: { cert_file: string; key_file: string } | undefined,
+  terminal: Terminal,
 ): Promise<void> {
   answers['tls-cert'] ??= previous?.cert_file || undefined;
   answers['tls-key'] ??= previous?.key_file || undefined;
-  const missing = TLS_QUESTIONS.filter(([key]) => !answers[key]);
-  if (missing.length === 0 || !process.stdin.isTTY) return; // the config validation names what is missing
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    for (const [key, question] of missing) answers[key] = (await rl.question(`${question}: `)).trim() || undefined;
-  } finally {
-    rl.close();
-  }
+  // Without a terminal the config validation below names what is missing.
+  if (terminal.interactive) await askMissing(terminal, TLS_QUESTIONS, answers);
+}
+
+/** The setup command with its terminal passed in, so tests can answer the prompts. */
+export async function runSetup(args: string[], terminal: Terminal): Promise<number> {
+  const { values } = parseFlags(args, FLAGS);
+  const answers: Record<string, string | undefined> = { ...values };
+  const missing = QUESTIONS.filter(({ key }) => !answers[key]);
+  if (missing.length > 0 && !terminal.interactive)
+    throw new UsageError(`Missing ${missing.map(({ key }) => `--${key}`).join(', ')} (no terminal to ask on)`);
+  await askMissing(terminal, QUESTIONS, answers);
+  const configFile = path.resolve(values.config ?? process.env.GATEHOUSE_CONFIG ?? DEFAULT_CONFIG_PATH);
+  const configDir = path.dirname(configFile);
+  const previous = existsSync(configFile) ? loadConfig({ configPath: configFile, env: {} }).config : null;
+
+  const domain = answers.domain ?? '';
+  checkSetupAnswers(answers);
+  const issuer = issuerForDomain(domain);
+  const secretsDir = path.resolve(values['secrets-dir'] ?? previous?.secrets.dir ?? path.join(configDir, 'secrets'));
+  const dataDir = path.resolve(values['data-dir'] ?? previous?.data.dir ?? path.join(configDir, 'data'));
+  const databaseUrl = values['database-url'] ?? previous?.database.url ?? '';
+  const tls =
+    values.tls ?? previous?.tls.mode ?? (isReservedHostname(domain.split(':')[0] ?? '') ? 'external' : 'acme');
+  if (!['acme', 'files', 'external'].includes(tls)) throw new UsageError('--tls must be acme, files or external');
+  if (tls === 'files') await askTlsFiles(answers, previous?.tls, terminal);
+
+  const keysFor = (organization: { id: string; name: string; owner_subject: string }) => ({
+    server: { issuer, listen: values.listen ?? previous?.server.listen ?? '127.0.0.1:8080' },
+    database: { url: databaseUrl },
+    data: { dir: dataDir },
+    secrets: { dir: secretsDir },
+    organization,
+    tls: {
+      mode: tls,
+      ...(answers['tls-cert'] ? { cert_file: path.resolve(answers['tls-cert']) } : {}),
+      ...(answers['tls-key'] ? { key_file: path.resolve(answers['tls-key']) } : {}),
+    },
+  });
+  // The whole would-be config is validated before any side effect: a refused answer (listen address, database
+  // URL scheme, TLS files) leaves no secret file and touches no database.
+  refuseInvalidConfig(() =>
+    renderSetupConfig(
+      configFile,
+      keysFor({ id: answers['org-id'] ?? '', name: answers['org-name'] ?? '', owner_subject: answers.owner ?? '' }),
+    ),
+  );
+
+  const secrets = generateSecretFiles(secretsDir);
+  const installation = await withDatabase(databaseUrl, dataDir, async (sql) => {
+    await migrate(sql);
+    return await ensureBootstrap(sql, {
+      organizationId: answers['org-id'] ?? '',
+      organizationName: answers['org-name'] ?? '',
+      ownerSubject: answers.owner ?? '',
+    });
+  });
+
+  const { backup } = writeSetupConfig(
+    configFile,
+    keysFor({
+      id: installation.organizationId,
+      name: installation.organizationName,
+      owner_subject: installation.ownerSubject,
+    }),
+  );
+  const link = await withDatabase(databaseUrl, dataDir, async (sql) => {
+    await markSetupCompleted(sql);
+    return await issueFirstEnrollmentLink(sql, installation.ownerId, issuer);
+  });
+
+  const lines = [
+    `Configuration written to ${configFile}${backup ? ` (previous file kept as ${backup})` : ''}`,
+    `Secret files in ${secretsDir}: ${secrets.created.length} created, ${secrets.kept.length} kept`,
+    `Issuer: ${issuer}   TLS: ${tls}`,
+  ];
+  if (installation.created)
+    lines.push(`Created organization ${installation.organizationId} with initial owner ${installation.ownerSubject}`);
+  else
+    lines.push(
+      `The database already has organization ${installation.organizationId} and owner ${installation.ownerSubject}: kept them (the database is authoritative; nothing about the owner was recreated)`,
+    );
+  lines.push(link ? enrollmentNotice(link) : OWNER_ENROLLED_NOTICE);
+  terminal.output.write(`${lines.join('\n')}\n`);
+  return 0;
 }
 
 export const setupCommand: Command = {
   summary: 'Write the config, generate secret files, migrate, and create the organization and initial owner.',
-  async run(args) {
-    const { values } = parseFlags(args, FLAGS);
-    const answers: Record<string, string | undefined> = { ...values };
-    await ask(answers);
-    const configFile = path.resolve(values.config ?? process.env.GATEHOUSE_CONFIG ?? DEFAULT_CONFIG_PATH);
-    const configDir = path.dirname(configFile);
-    const previous = existsSync(configFile) ? loadConfig({ configPath: configFile, env: {} }).config : null;
-
-    const domain = answers.domain ?? '';
-    checkSetupAnswers(answers);
-    const issuer = issuerForDomain(domain);
-    const secretsDir = path.resolve(values['secrets-dir'] ?? previous?.secrets.dir ?? path.join(configDir, 'secrets'));
-    const dataDir = path.resolve(values['data-dir'] ?? previous?.data.dir ?? path.join(configDir, 'data'));
-    const databaseUrl = values['database-url'] ?? previous?.database.url ?? '';
-    const tls =
-      values.tls ?? previous?.tls.mode ?? (isReservedHostname(domain.split(':')[0] ?? '') ? 'external' : 'acme');
-    if (!['acme', 'files', 'external'].includes(tls)) throw new UsageError('--tls must be acme, files or external');
-    if (tls === 'files') await askTlsFiles(answers, previous?.tls);
-
-    const keysFor = (organization: { id: string; name: string; owner_subject: string }) => ({
-      server: { issuer, listen: values.listen ?? previous?.server.listen ?? '127.0.0.1:8080' },
-      database: { url: databaseUrl },
-      data: { dir: dataDir },
-      secrets: { dir: secretsDir },
-      organization,
-      tls: {
-        mode: tls,
-        ...(answers['tls-cert'] ? { cert_file: path.resolve(answers['tls-cert']) } : {}),
-        ...(answers['tls-key'] ? { key_file: path.resolve(answers['tls-key']) } : {}),
-      },
-    });
-    // The whole would-be config is validated before any side effect: a refused answer (listen address, database
-    // URL scheme, TLS files) leaves no secret file and touches no database.
-    refuseInvalidConfig(() =>
-      renderSetupConfig(
-        configFile,
-        keysFor({ id: answers['org-id'] ?? '', name: answers['org-name'] ?? '', owner_subject: answers.owner ?? '' }),
-      ),
-    );
-
-    const secrets = generateSecretFiles(secretsDir);
-    const installation = await withDatabase(databaseUrl, dataDir, async (sql) => {
-      await migrate(sql);
-      return await ensureBootstrap(sql, {
-        organizationId: answers['org-id'] ?? '',
-        organizationName: answers['org-name'] ?? '',
-        ownerSubject: answers.owner ?? '',
-      });
-    });
-
-    const { backup } = writeSetupConfig(
-      configFile,
-      keysFor({
-        id: installation.organizationId,
-        name: installation.organizationName,
-        owner_subject: installation.ownerSubject,
-      }),
-    );
-    const link = await withDatabase(databaseUrl, dataDir, async (sql) => {
-      await markSetupCompleted(sql);
-      return await issueFirstEnrollmentLink(sql, installation.ownerId, issuer);
-    });
-
-    const lines = [
-      `Configuration written to ${configFile}${backup ? ` (previous file kept as ${backup})` : ''}`,
-      `Secret files in ${secretsDir}: ${secrets.created.length} created, ${secrets.kept.length} kept`,
-      `Issuer: ${issuer}   TLS: ${tls}`,
-    ];
-    if (installation.created)
-      lines.push(`Created organization ${installation.organizationId} with initial owner ${installation.ownerSubject}`);
-    else
-      lines.push(
-        `The database already has organization ${installation.organizationId} and owner ${installation.ownerSubject}: kept them (the database is authoritative; nothing about the owner was recreated)`,
-      );
-    lines.push(link ? enrollmentNotice(link) : OWNER_ENROLLED_NOTICE);
-    process.stdout.write(`${lines.join('\n')}\n`);
-    return 0;
-  },
+  run: (args) => runSetup(args, processTerminal()),
 };

@@ -31,15 +31,25 @@ describe('CSRF origin rule', () => {
     test(`${name}: ${expected ? 'same origin' : 'refused'}`, () =>
       assert.equal(isSameOrigin(request(headers), ISSUER), expected));
 
-  test('JSON endpoints also need a JSON body, and safe methods pass', () => {
-    const refused = (r: FastifyRequest) =>
+  test('JSON endpoints refuse other bodies with 415 before the origin, cross-site JSON with 403, and pass safe methods', () => {
+    const refused = (r: FastifyRequest, code: string, status: number) =>
       assert.throws(
         () => assertSameOriginJson(r, ISSUER),
-        (e: unknown) => e instanceof GatehouseError && e.code === 'csrf_rejected',
+        (e: unknown) => e instanceof GatehouseError && e.code === code && e.status === status,
       );
-    refused(request({ origin: ISSUER, 'content-type': 'application/x-www-form-urlencoded' }));
-    refused(request({ origin: ISSUER, 'content-type': 'text/plain' }));
-    refused(request({ origin: 'https://evil.example', 'content-type': 'application/json' }));
+    refused(
+      request({ origin: ISSUER, 'content-type': 'application/x-www-form-urlencoded' }),
+      'unsupported_media_type',
+      415,
+    );
+    refused(request({ origin: ISSUER, 'content-type': 'text/plain' }), 'unsupported_media_type', 415);
+    refused(
+      request({ origin: 'https://evil.example', 'content-type': 'multipart/form-data; boundary=x' }),
+      'unsupported_media_type',
+      415,
+    );
+    refused(request({ origin: ISSUER }), 'unsupported_media_type', 415);
+    refused(request({ origin: 'https://evil.example', 'content-type': 'application/json' }), 'csrf_rejected', 403);
     assert.doesNotThrow(() =>
       assertSameOriginJson(request({ origin: ISSUER, 'content-type': 'application/json; charset=utf-8' }), ISSUER),
     );

@@ -1,6 +1,19 @@
 // application/x-www-form-urlencoded bodies for the OAuth endpoints. RFC 6749 §3.1/§3.2: a parameter sent more
 // than once makes the request invalid, so a repeated name is refused instead of silently taking one value.
+// The parser is registered only inside the plugins whose routes take forms (Fastify encapsulates content-type
+// parsers), so a form body anywhere else answers 415 unsupported_media_type at parsing, like any non-JSON body.
+import type { FastifyInstance } from 'fastify';
 import { InvalidRequest } from './errors.ts';
+
+export function addFormBodyParser(app: FastifyInstance): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseFormBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
 
 export function parseFormBody(body: string): Record<string, string> {
   const result: Record<string, string> = Object.create(null);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestApp } from '../../test/helpers/app.ts';
 import { makeConfig } from '../../test/helpers/config.ts';
+import { addFormBodyParser } from './form-body.ts';
 
 describe('HTTP basics', async () => {
   const { app } = await startTestApp({
@@ -32,7 +33,22 @@ describe('HTTP basics', async () => {
     const response = await app.inject({ method: 'PUT', url: '/health/live' });
     assert.equal(response.statusCode, 405);
     assert.equal(response.headers.allow, 'GET, HEAD');
-    assert.equal(envelope(response.body).error, 'method_not_allowed');
+    assert.deepEqual(envelope(response.body), {
+      error: 'method_not_allowed',
+      error_description: 'This method is not allowed on this path.',
+      request_id: response.headers['x-request-id'],
+    });
+  });
+
+  test('a POST-only path answers GET with 405 and Allow: POST', async () => {
+    const response = await app.inject({ method: 'GET', url: '/test/echo' });
+    assert.equal(response.statusCode, 405);
+    assert.equal(response.headers.allow, 'POST');
+    assert.deepEqual(envelope(response.body), {
+      error: 'method_not_allowed',
+      error_description: 'This method is not allowed on this path.',
+      request_id: response.headers['x-request-id'],
+    });
   });
 });
 
@@ -54,7 +70,11 @@ describe('HTTP envelope for framework errors', async () => {
         },
         async (request) => request.body,
       );
-      app.post('/test/form', async (request) => request.body);
+      // Form bodies are parsed only where a plugin registers the form parser, as the OAuth module does.
+      app.register(async (forms) => {
+        addFormBodyParser(forms);
+        forms.post('/test/form', async (request) => request.body);
+      });
       app.get('/test/crash', async () => {
         throw new TypeError('internal detail that must not leak');
       });
@@ -75,19 +95,34 @@ describe('HTTP envelope for framework errors', async () => {
       payload: JSON.stringify({ name: 'x'.repeat(2000) }),
     });
     assert.equal(response.statusCode, 413);
-    assert.equal(envelopeOf(response).error, 'payload_too_large');
+    assert.deepEqual(envelopeOf(response), {
+      error: 'payload_too_large',
+      error_description: 'The request body is too large.',
+      request_id: response.headers['x-request-id'],
+    });
   });
 
-  test('a non-JSON body where JSON is expected answers 415 unsupported_media_type', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/test/strict',
-      headers: { 'content-type': 'text/plain' },
-      payload: 'name=x',
+  const otherBodies = [
+    ['text/plain', 'text/plain'],
+    ['form-encoded', 'application/x-www-form-urlencoded'],
+    ['multipart', 'multipart/form-data; boundary=x'],
+  ];
+  for (const [name, type] of otherBodies) {
+    test(`a ${name} body where JSON is expected answers 415 unsupported_media_type`, async () => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/test/strict',
+        headers: { 'content-type': type },
+        payload: 'name=x',
+      });
+      assert.equal(response.statusCode, 415);
+      assert.deepEqual(envelopeOf(response), {
+        error: 'unsupported_media_type',
+        error_description: 'The request body has an unsupported content type.',
+        request_id: response.headers['x-request-id'],
+      });
     });
-    assert.equal(response.statusCode, 415);
-    assert.equal(envelopeOf(response).error, 'unsupported_media_type');
-  });
+  }
 
   test('malformed JSON answers 400 invalid_request', async () => {
     const response = await app.inject({ method: 'POST', url: '/test/strict', headers: json, payload: '{"name": ' });

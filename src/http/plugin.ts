@@ -1,12 +1,12 @@
 // Infrastructure shared by every route (fastify-plugin, so it is not encapsulated): request ids, trusted proxy,
-// security headers, form bodies, access logs, the error envelope, and 404/405 answers.
+// security headers, access logs, the error envelope, and 404/405 answers. Only JSON bodies are parsed here; the
+// form parser is registered by the modules that take forms (form-body.ts).
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { sendError, toGatehouseError } from './error-envelope.ts';
 import { GatehouseError } from './errors.ts';
-import { parseFormBody } from './form-body.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 import { requireForwardedAddress } from './trusted-proxy.ts';
 
@@ -71,13 +71,6 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   });
 
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseFormBody(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toGatehouseError(error);

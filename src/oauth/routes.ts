@@ -5,6 +5,7 @@ import type { Audit } from '../audit/audit.ts';
 import type { Config } from '../config/schema.ts';
 import type { Secrets } from '../crypto/secret-files.ts';
 import type { Sql } from '../db/pool.ts';
+import { addFormBodyParser } from '../http/form-body.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { authorizeRoutes } from './authorize-route.ts';
 import { createClientDirectory } from './client-directory.ts';
@@ -39,6 +40,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
   });
   const verify = createAccessTokenVerifier({ keyring, issuer, clock });
   const clients = createClientDirectory({ sql, clock });
+  // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
+  addFormBodyParser(app);
 
   await app.register(discoveryRoutes, { issuer, keyring });
   await app.register(authorizeRoutes, {

@@ -57,6 +57,30 @@ describe('sessions: POST /auth/logout, rotation at sign-in, owner revocation', a
     assert.equal((await post('/auth/logout', cookie)).statusCode, 204, 'the session survived the refused request');
   });
 
+  it('answers a cross-site form post to logout 415 unsupported_media_type and keeps the session', async () => {
+    const a = await makeAccount(t.sql, t.secrets, t.config);
+    const cookie = await login(a);
+    for (const headers of [
+      { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      { 'content-type': 'text/plain', origin: 'https://evil.example' },
+    ]) {
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: '/auth/logout',
+        headers: { ...headers, cookie },
+        payload: 'a=1',
+      });
+      assert.equal(refused.statusCode, 415);
+      assert.deepEqual(refused.json(), {
+        error: 'unsupported_media_type',
+        error_description: 'The request body has an unsupported content type.',
+        request_id: refused.headers['x-request-id'],
+      });
+      assert.equal(refused.headers['set-cookie'], undefined);
+    }
+    assert.equal((await post('/auth/logout', cookie)).statusCode, 204, 'the session survived the refused requests');
+  });
+
   it('issues a new session id at every sign-in and revokes the one the browser had', async () => {
     const a = await makeAccount(t.sql, t.secrets, t.config);
     const first = await login(a);

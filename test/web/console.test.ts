@@ -24,7 +24,17 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     const password = 'the owner keeps a long passphrase 8';
     const link = await issueEnrollmentLink(t.sql, installation.ownerId, t.config.server.issuer, t.clock.now());
 
+    // The token rides in the fragment: no request the browser makes carries it, in the URL or the Referer.
+    const token = new URLSearchParams(new URL(link.url).hash.slice(1)).get('token') ?? '';
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    const leaks: string[] = [];
+    page.on('request', (request) => {
+      const referer = request.headers().referer ?? '';
+      if (request.url().includes(token) || referer.includes(token)) leaks.push(request.url());
+    });
     await page.goto(link.url);
+    await page.getByLabel('New password').waitFor();
+    assert.equal(page.url(), `${t.url}/enroll`, 'the page dropped the token from the address bar');
     await page.getByLabel('New password').fill(password);
     await page.getByLabel('Repeat the password').fill(password);
     await page.getByRole('button', { name: 'Set password' }).click();
@@ -33,6 +43,7 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByLabel('Code from the app').fill(totpCode(secret, t.clock.now()));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await page.getByRole('button', { name: 'I have saved them' }).click();
+    assert.deepEqual(leaks, [], 'no request carried the enrollment token');
 
     // A fresh sign-in with both factors, as the owner will do from now on.
     await page.context().clearCookies();

@@ -1,6 +1,7 @@
 // One-time owner enrollment links (issue 3 "Owner bootstrap"): setup, the development start and
-// `gatehouse owner enroll-link` print `{issuer}/enroll?token=…`. The token is 256 random bits, stored as SHA-256,
-// good for 24 hours and one use; issuing a new link kills the older ones.
+// `gatehouse owner enroll-link` print `{issuer}/enroll#token=…`. The token is 256 random bits, stored as SHA-256,
+// good for 24 hours and one use; issuing a new link kills the older ones. It rides in the fragment, like the
+// verification links' secrets: browsers never send a fragment, so it stays out of access logs and Referer.
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import type { Executor } from '../../db/pool.ts';
 import type { Sub } from '../../identity/ids.ts';
@@ -18,7 +19,7 @@ export async function issueEnrollmentLink(
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + ENROLLMENT_LINK_SECONDS * 1000);
   await replaceEnrollmentToken(sql, identityId, tokenHash(token), now, expiresAt);
-  return { url: `${issuer.replace(/\/+$/, '')}/enroll?token=${token}`, expiresAt };
+  return { url: `${issuer.replace(/\/+$/, '')}/enroll#token=${token}`, expiresAt };
 }
 
 /**

@@ -323,6 +323,21 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
     envelope(response, 'csrf_rejected');
   });
 
+  it('answers a form-encoded login start 415 unsupported_media_type and starts no transaction', async () => {
+    const count = async () => await t.sql`select count(*)::int as n from login_transactions`;
+    const before = await count();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      payload: 'subject=someone%40acme.test',
+    });
+    assert.equal(response.statusCode, 415);
+    envelope(response, 'unsupported_media_type');
+    assert.equal(response.headers['set-cookie'], undefined);
+    assert.deepEqual(await count(), before);
+  });
+
   it('refuses a suspended account like a wrong password', async () => {
     const a = await account({ state: 'suspended' });
     const { response } = await signIn(t.app, a.email, {

@@ -4,6 +4,7 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
 import { RecoveryCodes } from '../components/RecoveryCodes.tsx';
+import { takeEnrollmentToken } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
 
 interface TotpStart {
@@ -15,12 +16,12 @@ interface TotpStart {
 type Step = 'password' | 'totp' | 'codes';
 
 /**
- * Finishing an account: with an enrollment link (`?token=`) the owner first sets a password; then everyone enrolls
- * TOTP (QR code or manual key) and receives recovery codes once.
+ * Finishing an account: with an enrollment link (`#token=`, read once and dropped from the address bar) the owner
+ * first sets a password; then everyone enrolls TOTP (QR code or manual key) and receives recovery codes once.
  */
 export function Enroll() {
   const params = new URLSearchParams(location.search);
-  const token = params.get('token');
+  const [token] = useState(takeEnrollmentToken);
   const returnTo = safeReturnTo(params.get('return_to') ?? '/admin/console');
   const action = useAction();
   const [step, setStep] = useState<Step>(token ? 'password' : 'totp');
