@@ -1,32 +1,22 @@
 // Client credentials (RS256 JWT) at concurrency 32 on keep-alive connections, against two references measured in
-// the same run: the raw RS256 signing rate of this process and oidc-provider configured the same way. Also RSS
-// at idle and under load.
+// the same run: the raw RS256 signing rate of a Node process doing nothing else, and oidc-provider configured the
+// same way in a process of its own. Also the server process's RSS at idle and under load.
 
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { FORM, form, rawSigningRate, rssMegabytes, startOAuthBench } from '../helpers/oauth.ts';
+import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
+import { startReferenceProcess } from '../helpers/reference.ts';
 import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled } from '../lib.ts';
 
 export const scenario: Scenario = {
   name: 'oauth-client-credentials',
   description:
-    'POST /oauth/token grant_type=client_credentials (RS256 JWT), concurrency 32, keep-alive; references: raw RS256 signing in this process, and oidc-provider (in-memory adapter, same configuration).',
+    'POST /oauth/token grant_type=client_credentials (RS256 JWT), concurrency 32, keep-alive; references: raw RS256 signing (jose) in a process doing nothing else, and oidc-provider (in-memory adapter, same configuration, its own process). Server, references and load generator are separate processes.',
   async run(context: BenchContext) {
     const bench = await startOAuthBench();
-    const pem = bench.server.deps.secrets.oidcSigningKey;
+    const pem = bench.server.secrets.oidcSigningKey;
     const other = await startOidcProvider(pem, bench.service.audience);
+    const reference = await startReferenceProcess();
     try {
-      const idleRss = Number(
-        execFileSync(
-          process.execPath,
-          ['--expose-gc', fileURLToPath(new URL('../helpers/idle-rss.ts', import.meta.url))],
-          {
-            env: process.env,
-            encoding: 'utf8',
-          },
-        ).trim(),
-      );
       const load = (path: string, clientId: string, secret: string) => ({
         method: 'POST' as const,
         path,
@@ -40,20 +30,30 @@ export const scenario: Scenario = {
         }),
         expectStatus: 200,
       });
+      // Idle: the server process after startup and one warm-up token request, left alone for a second.
+      const warm = await httpRequestsPerSecond(
+        bench.server.url,
+        load('/oauth/token', bench.service.clientId, bench.service.secret),
+        1,
+        1,
+      );
+      if (warm.errors > 0) throw new Error('the warm-up token request failed');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const idleRss = bench.server.rssMegabytes();
       const raw: number[] = [];
       const ours: number[] = [];
       const theirs: number[] = [];
       const loadRss: number[] = [];
       let errors = 0;
       await sampled(context.rounds, async () => {
-        raw.push(await rawSigningRate(pem, context.roundMs));
+        raw.push(await reference.measure({ kind: 'rs256', pem, durationMs: context.roundMs }));
         const measured = await httpRequestsPerSecond(
           bench.server.url,
           load('/oauth/token', bench.service.clientId, bench.service.secret),
           32,
           context.roundMs,
         );
-        loadRss.push(rssMegabytes());
+        loadRss.push(bench.server.rssMegabytes());
         ours.push(measured.perSecond);
         errors += measured.errors;
         const compared = await httpRequestsPerSecond(
@@ -72,7 +72,7 @@ export const scenario: Scenario = {
           { name: 'Gatehouse client_credentials', unit: 'req/s', samples: ours },
           { name: 'oidc-provider client_credentials', unit: 'req/s', samples: theirs },
           { name: 'RSS at idle (a process running only the server)', unit: 'MB', samples: [idleRss] },
-          { name: 'RSS under load (server + load generator + oidc-provider process)', unit: 'MB', samples: loadRss },
+          { name: 'RSS under load (the server process, end of each round)', unit: 'MB', samples: loadRss },
         ],
         ratios: [
           { name: 'client_credentials / raw signing', value: median(ours) / median(raw), target: { atLeast: 0.75 } },
@@ -82,6 +82,7 @@ export const scenario: Scenario = {
         notes: [`Non-200 responses during the run: ${errors}.`],
       };
     } finally {
+      await reference.stop();
       await other.stop();
       await bench.server.stop();
     }
