@@ -1,5 +1,6 @@
 // Runs the service: secrets, database (external or embedded), migrations before the listener opens, the
 // development bootstrap, the listener, and graceful shutdown on SIGTERM/SIGINT.
+import { setFlagsFromString } from 'node:v8';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { createAudit } from './audit/audit.ts';
@@ -73,6 +74,8 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   const port = typeof address === 'object' && address ? address.port : listen.port;
   const url = `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${port}`;
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
+  // Startup is over: the young generation may grow again with the load (src/gatehouse.mjs held it during loading).
+  setFlagsFromString('--semi-space-growth-factor=2');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
   const delivery = startDelivery({ config, sql, deliveryKey: secrets.delivery, log });
 

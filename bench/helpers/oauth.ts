@@ -18,8 +18,8 @@ export interface OAuthBench {
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-export async function startOAuthBench(): Promise<OAuthBench> {
-  const server = await startServer();
+export async function startOAuthBench(options: { compileCacheDir?: string } = {}): Promise<OAuthBench> {
+  const server = await startServer(options);
   const { sql, secrets, config } = server;
   const fixtureApp = { sql, config, clock: { now: () => new Date() } } as unknown as TestApp;
   const service = await makeServiceClient(sql, secrets.clientSecret, ['read', 'write']);

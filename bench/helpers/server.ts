@@ -14,7 +14,24 @@ import { makeConfig } from '../../test/helpers/config.ts';
 import { benchDatabase } from '../lib.ts';
 
 export const ISSUER = 'http://localhost:8080';
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/gatehouse.mjs', import.meta.url));
+
+/** A compile cache directory (src/gatehouse.mjs) of its own: the first server started with it starts cold. */
+export function freshCompileCache(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-compile-cache-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// The servers of one bench run share a compile cache, like restarts of one installation: only the first starts cold.
+let sharedCompileCache: ReturnType<typeof freshCompileCache> | null = null;
+function runCompileCache(): string {
+  if (!sharedCompileCache) {
+    const cache = freshCompileCache();
+    process.once('exit', cache.remove);
+    sharedCompileCache = cache;
+  }
+  return sharedCompileCache.dir;
+}
 
 export interface BenchServer {
   url: string;
@@ -53,7 +70,7 @@ function waitForListening(child: ChildProcess): Promise<string> {
   });
 }
 
-export async function startServer(): Promise<BenchServer> {
+export async function startServer(options: { compileCacheDir?: string } = {}): Promise<BenchServer> {
   const database = await benchDatabase();
   const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-'));
   const secretsDir = path.join(dir, 'secrets');
@@ -91,7 +108,11 @@ export async function startServer(): Promise<BenchServer> {
   );
   const child = spawn(process.execPath, [MAIN, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, DATABASE_URL: database.url },
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      NODE_COMPILE_CACHE: options.compileCacheDir ?? runCompileCache(),
+    },
   });
   const cleanup = async () => {
     await database.drop();
