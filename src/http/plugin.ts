@@ -1,9 +1,9 @@
 // Infrastructure shared by every route (fastify-plugin, so it is not encapsulated): request ids, trusted proxy,
 // security headers, form bodies, access logs, the error envelope, and 404/405 answers.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { secureRandomBytes } from '../crypto/primitives.ts';
 import { sendError, toGatehouseError } from './error-envelope.ts';
 import { GatehouseError } from './errors.ts';
 import { parseFormBody } from './form-body.ts';
@@ -24,7 +24,7 @@ declare module 'fastify' {
   }
 }
 
-export const newRequestId = () => randomBytes(12).toString('base64url');
+export const newRequestId = () => secureRandomBytes(12).toString('base64url');
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
