@@ -10,9 +10,17 @@
 // nearly everything survives, which makes V8 double the young generation up to its maximum (two 16 MB semi-spaces)
 // that an idle server then keeps for good. `serve` restores the default growth once it listens (src/server.ts), so
 // under load the young generation grows as usual.
+//
+// And it sizes libuv's thread pool to the CPUs unless UV_THREADPOOL_SIZE says otherwise. The pool runs RSA signing
+// and argon2id, which keep a CPU busy each; with the default four threads on a two-CPU machine the scheduler
+// shares the CPUs among the busy pool threads and the event loop alike, so the event loop (which accepts and
+// answers every request) got a third of a CPU and became the bottleneck of the token endpoint. More pool threads
+// than CPUs adds no crypto throughput.
 import { enableCompileCache } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 
+process.env.UV_THREADPOOL_SIZE ??= String(Math.max(2, availableParallelism()));
 enableCompileCache();
 setFlagsFromString('--semi-space-growth-factor=1');
 await import('./main.ts');
