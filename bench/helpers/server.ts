@@ -42,10 +42,18 @@ export interface BenchServer {
   sql: Sql;
   /** Resident set size of the server process, from /proc. */
   rssMegabytes(): number;
+  /** CPU time the server process has used so far (user + system, all threads), from /proc. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
 /** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
+/** CPU seconds (user + system, every thread) a process has used, from /proc/PID/stat (clock ticks of 10 ms). */
+export function processCpuSeconds(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export function processRssMegabytes(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match?.[1]) throw new Error(`no VmRSS for process ${pid}`);
@@ -133,6 +141,7 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
     secrets,
     sql: database.sql,
     rssMegabytes: () => processRssMegabytes(pid),
+    cpuSeconds: () => processCpuSeconds(pid),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -6,7 +6,7 @@ import { FORM, form, type OAuthBench, startOAuthBench } from '../helpers/oauth.t
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
 import { startReferenceProcess } from '../helpers/reference.ts';
 import { freshCompileCache } from '../helpers/server.ts';
-import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled } from '../lib.ts';
+import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
 
 const tokenLoad = (bench: OAuthBench, path: string, clientId: string, secret: string) => ({
   method: 'POST' as const,
@@ -56,15 +56,19 @@ export const scenario: Scenario = {
       const ours: number[] = [];
       const theirs: number[] = [];
       const loadRss: number[] = [];
+      const cpu: number[] = [];
       let errors = 0;
       await sampled(context.rounds, async () => {
         raw.push(await reference.measure({ kind: 'rs256', pem, durationMs: context.roundMs }));
-        const measured = await httpRequestsPerSecond(
-          bench.server.url,
-          load('/oauth/token', bench.service.clientId, bench.service.secret),
-          32,
-          context.roundMs,
+        const measured = await withServerCpu(bench.server, () =>
+          httpRequestsPerSecond(
+            bench.server.url,
+            load('/oauth/token', bench.service.clientId, bench.service.secret),
+            32,
+            context.roundMs,
+          ),
         );
+        cpu.push(measured.cpuMicrosPerRequest);
         loadRss.push(bench.server.rssMegabytes());
         ours.push(measured.perSecond);
         errors += measured.errors;
@@ -83,6 +87,7 @@ export const scenario: Scenario = {
           { name: 'raw RS256 signing (reference)', unit: 'sig/s', samples: raw },
           { name: 'Gatehouse client_credentials', unit: 'req/s', samples: ours },
           { name: 'oidc-provider client_credentials', unit: 'req/s', samples: theirs },
+          { name: 'Gatehouse server CPU per token (all threads, signing included)', unit: 'µs', samples: cpu },
           {
             name: 'RSS at idle, first start (a process running only the server, empty compile cache)',
             unit: 'MB',

@@ -2,7 +2,7 @@
 // same server measured in the same run.
 import { request } from 'undici';
 import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
-import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled } from '../lib.ts';
+import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
 
 export const scenario: Scenario = {
   name: 'oauth-introspection',
@@ -25,25 +25,30 @@ export const scenario: Scenario = {
       if (introspected.active !== true) throw new Error('the benchmarked token does not introspect as active');
       const trivial: number[] = [];
       const ours: number[] = [];
+      const trivialCpu: number[] = [];
+      const oursCpu: number[] = [];
       let errors = 0;
       await sampled(context.rounds, async () => {
-        trivial.push(
-          (
-            await httpRequestsPerSecond(
-              bench.server.url,
-              { method: 'GET', path: '/health/live', expectStatus: 200 },
-              32,
-              context.roundMs,
-            )
-          ).perSecond,
+        const reference = await withServerCpu(bench.server, () =>
+          httpRequestsPerSecond(
+            bench.server.url,
+            { method: 'GET', path: '/health/live', expectStatus: 200 },
+            32,
+            context.roundMs,
+          ),
         );
-        const r = await httpRequestsPerSecond(
-          bench.server.url,
-          { method: 'POST', path: '/oauth/introspect', headers: FORM, body, expectStatus: 200 },
-          32,
-          context.roundMs,
+        trivial.push(reference.perSecond);
+        trivialCpu.push(reference.cpuMicrosPerRequest);
+        const r = await withServerCpu(bench.server, () =>
+          httpRequestsPerSecond(
+            bench.server.url,
+            { method: 'POST', path: '/oauth/introspect', headers: FORM, body, expectStatus: 200 },
+            32,
+            context.roundMs,
+          ),
         );
         ours.push(r.perSecond);
+        oursCpu.push(r.cpuMicrosPerRequest);
         errors += r.errors;
         return 0;
       });
@@ -51,6 +56,8 @@ export const scenario: Scenario = {
         metrics: [
           { name: 'GET /health/live (reference)', unit: 'req/s', samples: trivial },
           { name: 'POST /oauth/introspect', unit: 'req/s', samples: ours },
+          { name: 'server CPU per GET /health/live (all threads)', unit: 'µs', samples: trivialCpu },
+          { name: 'server CPU per POST /oauth/introspect (all threads)', unit: 'µs', samples: oursCpu },
         ],
         ratios: [
           { name: 'introspection / trivial route', value: median(ours) / median(trivial), target: { atLeast: 0.5 } },

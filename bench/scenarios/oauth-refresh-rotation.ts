@@ -4,7 +4,7 @@
 
 import { chainedRequestsPerSecond, form, startOAuthBench } from '../helpers/oauth.ts';
 import { startReferenceProcess } from '../helpers/reference.ts';
-import { type BenchContext, median, type Scenario, sampled } from '../lib.ts';
+import { type BenchContext, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
 
 const SIGNATURES_PER_RESPONSE = 1;
 
@@ -19,6 +19,7 @@ export const scenario: Scenario = {
       let chains = await Promise.all(Array.from({ length: 32 }, async () => (await bench.userGrant()).refresh_token));
       const raw: number[] = [];
       const ours: number[] = [];
+      const cpu: number[] = [];
       let errors = 0;
       await sampled(context.rounds, async () => {
         raw.push(
@@ -28,21 +29,24 @@ export const scenario: Scenario = {
             durationMs: context.roundMs,
           }),
         );
-        const result = await chainedRequestsPerSecond(
-          bench.server.url,
-          chains,
-          (token) => ({
-            path: '/oauth/token',
-            body: form({
-              grant_type: 'refresh_token',
-              client_id: bench.web.clientId,
-              client_secret: bench.web.secret,
-              refresh_token: token,
+        const result = await withServerCpu(bench.server, () =>
+          chainedRequestsPerSecond(
+            bench.server.url,
+            chains,
+            (token) => ({
+              path: '/oauth/token',
+              body: form({
+                grant_type: 'refresh_token',
+                client_id: bench.web.clientId,
+                client_secret: bench.web.secret,
+                refresh_token: token,
+              }),
             }),
-          }),
-          (json) => json.refresh_token as string,
-          context.roundMs,
+            (json) => json.refresh_token as string,
+            context.roundMs,
+          ),
         );
+        cpu.push(result.cpuMicrosPerRequest);
         chains = result.chains;
         errors += result.errors;
         ours.push(result.perSecond);
@@ -54,6 +58,7 @@ export const scenario: Scenario = {
         metrics: [
           { name: 'raw RS256 signing (reference)', unit: 'sig/s', samples: raw },
           { name: 'refresh rotations', unit: 'req/s', samples: ours },
+          { name: 'server CPU per rotation (all threads, signing included)', unit: 'µs', samples: cpu },
         ],
         ratios: [
           {
