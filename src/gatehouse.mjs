@@ -6,10 +6,12 @@
 // in NODE_COMPILE_CACHE if set, else under the system temporary directory; it is keyed by file content and Node
 // version, so a stale entry is never used.
 //
-// It also keeps V8's young generation from growing while modules load: loading is an allocation pattern where
-// nearly everything survives, which makes V8 double the young generation up to its maximum (two 16 MB semi-spaces)
-// that an idle server then keeps for good. `serve` restores the default growth once it listens (src/server.ts), so
-// under load the young generation grows as usual.
+// It also keeps two startup effects out of the long-running process. Loading is an allocation pattern where nearly
+// everything survives, which makes V8 double the young generation up to its maximum (two 16 MB semi-spaces) that
+// an idle server then keeps for good; and loading and schema compilation run loops hot enough for V8's optimizing
+// compilers (Maglev, TurboFan), whose code and compiler memory (about 12 MB resident) serve nothing afterwards. So
+// growth is held and both compilers are off until `serve` listens (src/server.ts turns them back on), after which
+// the request paths are optimized as usual (measured: the same CPU per request under load).
 //
 // And it sizes libuv's thread pool to the CPUs unless UV_THREADPOOL_SIZE says otherwise. The pool runs RSA signing
 // and argon2id, which keep a CPU busy each; with the default four threads on a two-CPU machine the scheduler
@@ -23,4 +25,6 @@ import { setFlagsFromString } from 'node:v8';
 process.env.UV_THREADPOOL_SIZE ??= String(Math.max(2, availableParallelism()));
 enableCompileCache();
 setFlagsFromString('--semi-space-growth-factor=1');
+setFlagsFromString('--no-turbofan');
+setFlagsFromString('--no-maglev');
 await import('./main.ts');

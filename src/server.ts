@@ -74,8 +74,11 @@ export async function startServer(loaded: LoadedConfig): Promise<RunningServer> 
   const port = typeof address === 'object' && address ? address.port : listen.port;
   const url = `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${port}`;
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
-  // Startup is over: the young generation may grow again with the load (src/gatehouse.mjs held it during loading).
+  // Startup is over: the young generation may grow again with the load, and hot request code may be optimized
+  // (src/gatehouse.mjs held both during loading). These are V8's defaults.
   setFlagsFromString('--semi-space-growth-factor=2');
+  setFlagsFromString('--turbofan');
+  setFlagsFromString('--maglev');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
   const delivery = startDelivery({ config, sql, deliveryKey: secrets.delivery, log });
 
