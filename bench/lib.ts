@@ -116,3 +116,20 @@ export async function sampled(rounds: number, measure: () => Promise<number>): P
   for (let i = 0; i < rounds; i += 1) samples.push(await measure());
   return samples;
 }
+
+/**
+ * Runs `measure` (which returns requests per second) and reports, besides the rate, the CPU time
+ * the server process spent per request (µs, all its threads): where the time goes, independent of how much CPU
+ * other work on the machine left over.
+ */
+export async function withServerCpu<R extends { perSecond: number }>(
+  server: { cpuSeconds(): number },
+  measure: () => Promise<R>,
+): Promise<R & { cpuMicrosPerRequest: number }> {
+  const before = server.cpuSeconds();
+  const start = performance.now();
+  const result = await measure();
+  const requests = result.perSecond * ((performance.now() - start) / 1000);
+  const cpu = server.cpuSeconds() - before;
+  return { ...result, cpuMicrosPerRequest: requests > 0 ? (cpu * 1e6) / requests : Number.NaN };
+}

@@ -7,10 +7,11 @@ import { SecretFileError } from './crypto/secret-files.ts';
 import { MigrationError } from './db/migrate.ts';
 
 const [name = 'help', ...args] = process.argv.slice(2);
-const command = commands[name];
+const load = commands[name];
 
 try {
-  if (!command) throw new UsageError(`Unknown command "${name}".\n\n${usage().trimEnd()}`);
+  if (!load) throw new UsageError(`Unknown command "${name}".\n\n${(await usage()).trimEnd()}`);
+  const command = await load();
   process.exitCode = (await command.run(args)) ?? 0;
 } catch (error) {
   if (

@@ -1,35 +1,31 @@
-// Shared setup for the OAuth scenarios: a real Gatehouse with a service client, a user with a browser session and a
-// helper that runs the authorization code flow for fresh user grants; plus the references measured in the same run.
-import { createPrivateKey } from 'node:crypto';
-import { SignJWT } from 'jose';
-import { Pool } from 'undici';
-import type { Config } from '../../src/config/schema.ts';
+// Shared setup for the OAuth scenarios: a Gatehouse server process (server.ts) with a service client, a web
+// client, a user with a browser session, and a helper that runs the authorization code flow over HTTP for fresh
+// user grants.
+import { Pool, request } from 'undici';
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import type { TestApp } from '../../test/helpers/app.ts';
-import { makeConfig } from '../../test/helpers/config.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../../test/helpers/oauth-fixtures.ts';
-import { operationsPerSecond } from '../lib.ts';
-import { BENCH_CONFIG, type BenchServer, startServer } from './server.ts';
+import { type BenchServer, startServer, warmUp } from './server.ts';
 
 export interface OAuthBench {
   server: BenchServer;
   service: { clientId: string; secret: string; audience: string };
   web: { clientId: string; secret: string };
-  /** Runs authorize + code exchange; returns the token response. */
+  /** Runs authorize + code exchange over HTTP; returns the token response. */
   userGrant(): Promise<{ access_token: string; refresh_token: string }>;
 }
 
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-export async function startOAuthBench(): Promise<OAuthBench> {
-  const server = await startServer(makeConfig(BENCH_CONFIG) as Config);
-  const { sql, secrets, config } = server.deps;
+export async function startOAuthBench(options: { compileCacheDir?: string } = {}): Promise<OAuthBench> {
+  const server = await startServer(options);
+  const { sql, secrets, config } = server;
   const fixtureApp = { sql, config, clock: { now: () => new Date() } } as unknown as TestApp;
   const service = await makeServiceClient(sql, secrets.clientSecret, ['read', 'write']);
   const web = await makeClient(sql, secrets.clientSecret);
   const { cookie } = await makeSession(fixtureApp, await makeIdentity(sql));
-  const app = server.built.app;
+  await warmUp(server);
   return {
     server,
     service: { clientId: service.client.id, secret: service.secret, audience: service.resource.audience },
@@ -47,13 +43,16 @@ export async function startOAuthBench(): Promise<OAuthBench> {
         state: 's',
         nonce: 'n',
       });
-      const authorized = await app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie } });
-      const code = new URL(authorized.headers.location as string).searchParams.get('code') as string;
-      const token = await app.inject({
+      const authorized = await request(`${server.url}/oauth/authorize?${query}`, { headers: { cookie } });
+      await authorized.body.dump();
+      const location = authorized.headers.location;
+      if (authorized.statusCode !== 302 || typeof location !== 'string')
+        throw new Error(`authorize answered ${authorized.statusCode}`);
+      const code = new URL(location).searchParams.get('code') as string;
+      const token = await request(`${server.url}/oauth/token`, {
         method: 'POST',
-        url: '/oauth/token',
         headers: FORM,
-        payload: form({
+        body: form({
           grant_type: 'authorization_code',
           client_id: web.client.id,
           client_secret: web.secret as string,
@@ -62,26 +61,10 @@ export async function startOAuthBench(): Promise<OAuthBench> {
           code_verifier: verifier,
         }),
       });
-      return JSON.parse(token.body);
+      if (token.statusCode !== 200) throw new Error(`code exchange answered ${token.statusCode}`);
+      return (await token.body.json()) as { access_token: string; refresh_token: string };
     },
   };
-}
-
-/** The reference: RS256 JWT signatures per second in this process (jose, a cached key, concurrency 32). */
-export async function rawSigningRate(pem: string, durationMs: number): Promise<number> {
-  const key = createPrivateKey(pem);
-  const claims = { sub: 'cli_x', client_id: 'cli_x', scope: 'read', aud: 'https://api.example.test/', jti: 'j' };
-  return operationsPerSecond(
-    () =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'k' })
-        .setIssuer('http://localhost:8080')
-        .setIssuedAt()
-        .setExpirationTime('10m')
-        .sign(key),
-    32,
-    durationMs,
-  );
 }
 
 /** Keep-alive load where each request depends on the previous response of the same worker (refresh chains). */

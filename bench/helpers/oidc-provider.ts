@@ -1,52 +1,36 @@
-// The comparison server: panva's oidc-provider with its in-memory adapter, configured like Gatehouse for client
-// credentials: client_secret_post, a resource indicator, RS256 JWT access tokens of 10 minutes.
-import { createPrivateKey } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import Provider from 'oidc-provider';
+// The comparison server, oidc-provider, in a process of its own like the Gatehouse server under test: see
+// oidc-provider-process.ts for its configuration.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLIENT_ID = 'bench-service';
+const CLIENT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
+const ENTRY = fileURLToPath(new URL('./oidc-provider-process.ts', import.meta.url));
 
 export async function startOidcProvider(pem: string, audience: string) {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  const issuer = `http://127.0.0.1:${port}`;
-  const jwk = createPrivateKey(pem).export({ format: 'jwk' });
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'bench-service',
-        client_secret: 'bench-secret-bench-secret-bench-secret-00',
-        grant_types: ['client_credentials'],
-        redirect_uris: [],
-        response_types: [],
-        token_endpoint_auth_method: 'client_secret_post',
-        scope: 'read write',
-      },
-    ],
-    jwks: { keys: [{ ...jwk, kid: 'bench', alg: 'RS256', use: 'sig' }] as never },
-    cookies: { keys: ['bench-cookie-key-bench-cookie-key-0000'] },
-    scopes: ['read', 'write'],
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => audience,
-        useGrantedResource: () => true,
-        getResourceServerInfo: () => ({
-          scope: 'read write',
-          audience,
-          accessTokenTTL: 600,
-          accessTokenFormat: 'jwt',
-          jwt: { sign: { alg: 'RS256' } },
-        }),
-      },
+  const child = fork(ENTRY, [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      BENCH_OIDC_PEM: pem,
+      BENCH_OIDC_AUDIENCE: audience,
+      BENCH_OIDC_CLIENT_ID: CLIENT_ID,
+      BENCH_OIDC_CLIENT_SECRET: CLIENT_SECRET,
     },
   });
-  server.on('request', provider.callback());
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message: { url: string }) => resolve(message.url));
+    child.once('exit', (code) => reject(new Error(`oidc-provider process exited with ${code}`)));
+  });
   return {
-    url: issuer,
-    clientId: 'bench-service',
-    secret: 'bench-secret-bench-secret-bench-secret-00',
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url,
+    clientId: CLIENT_ID,
+    secret: CLIENT_SECRET,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
   };
 }

@@ -1,50 +1,165 @@
-// A real Gatehouse app on a loopback port, with its own database and secrets, for HTTP scenarios.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The Gatehouse server under test, in its own process: `gatehouse serve --config FILE`, exactly as production
+// starts it, against a fresh database and fresh secrets. The bench process (the load generator) shares neither its
+// event loop nor its heap; it reaches the database directly only to insert fixtures and read results.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { type AppDeps, buildApp, type GatehouseApp } from '../../src/app.ts';
-import { createAudit } from '../../src/audit/audit.ts';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
 import type { Config } from '../../src/config/schema.ts';
-import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
-import { readMigrations } from '../../src/db/migrate.ts';
+import { generateSecretFiles, loadSecrets, type Secrets } from '../../src/crypto/secret-files.ts';
+import type { Sql } from '../../src/db/pool.ts';
 import { makeConfig } from '../../test/helpers/config.ts';
 import { benchDatabase } from '../lib.ts';
 
-/** Every load comes from one loopback address, so the per-IP sign-in start limit is off for benchmarks. */
-export const BENCH_CONFIG = { logging: { level: 'warn' as const }, login: { starts_per_ip_per_minute: 0 } };
+export const ISSUER = 'http://localhost:8080';
+const MAIN = fileURLToPath(new URL('../../src/gatehouse.mjs', import.meta.url));
+
+/** A compile cache directory (src/gatehouse.mjs) of its own: the first server started with it starts cold. */
+export function freshCompileCache(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-compile-cache-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// The servers of one bench run share a compile cache, like restarts of one installation: only the first starts cold.
+let sharedCompileCache: ReturnType<typeof freshCompileCache> | null = null;
+function runCompileCache(): string {
+  if (!sharedCompileCache) {
+    const cache = freshCompileCache();
+    process.once('exit', cache.remove);
+    sharedCompileCache = cache;
+  }
+  return sharedCompileCache.dir;
+}
 
 export interface BenchServer {
   url: string;
-  built: GatehouseApp;
-  deps: AppDeps;
+  pid: number;
+  config: Config;
+  secrets: Secrets;
+  /** The bench process's own pool to the server's database, for fixtures and results. */
+  sql: Sql;
+  /** Resident set size of the server process, from /proc. */
+  rssMegabytes(): number;
+  /** CPU time the server process has used so far (user + system, all threads), from /proc. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config = makeConfig(BENCH_CONFIG)): Promise<BenchServer> {
+/** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
+/** CPU seconds (user + system, every thread) a process has used, from /proc/PID/stat (clock ticks of 10 ms). */
+export function processCpuSeconds(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export function processRssMegabytes(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match?.[1]) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+function waitForListening(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /Gatehouse is listening on (\S+)/.exec(output);
+      if (match?.[1]) {
+        child.stderr?.off('data', onData);
+        // Keep draining stderr so a chatty child never blocks on a full pipe.
+        child.stderr?.resume();
+        resolve(match[1]);
+      }
+    };
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`gatehouse serve exited with ${code}:\n${output}`)));
+  });
+}
+
+export async function startServer(options: { compileCacheDir?: string } = {}): Promise<BenchServer> {
   const database = await benchDatabase();
-  const secretsDir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-'));
-  generateSecretFiles(`${secretsDir}/secrets`);
-  const secrets = loadSecrets(`${secretsDir}/secrets`);
-  const deps: AppDeps = {
-    config,
-    sql: database.sql,
-    secrets,
-    audit: createAudit(database.sql, secrets.audit),
-    migrations: readMigrations(),
-    clock: () => new Date(),
-    logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-'));
+  const secretsDir = path.join(dir, 'secrets');
+  generateSecretFiles(secretsDir);
+  const secrets = loadSecrets(secretsDir);
+  const config = makeConfig({
+    server: { issuer: ISSUER, listen: '127.0.0.1:0' },
+    database: { url: database.url },
+    secrets: { dir: secretsDir },
+    data: { dir: path.join(dir, 'data') },
+    logging: { level: 'warn' },
+    // Every load comes from one loopback address, so the per-IP sign-in start limit is off for benchmarks.
+    login: { starts_per_ip_per_minute: 0 },
+  });
+  const configFile = path.join(dir, 'gatehouse.toml');
+  writeFileSync(
+    configFile,
+    [
+      '[server]',
+      `issuer = "${ISSUER}"`,
+      'listen = "127.0.0.1:0"',
+      '[database]',
+      `url = "${database.url}"`,
+      '[secrets]',
+      `dir = "${secretsDir}"`,
+      '[data]',
+      `dir = "${path.join(dir, 'data')}"`,
+      '[organization]',
+      'id = "acme"',
+      'name = "Acme"',
+      'owner_subject = "owner@acme.test"',
+      '[logging]',
+      'level = "warn"',
+      '[login]',
+      'starts_per_ip_per_minute = 0',
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
+  const child = spawn(process.execPath, [MAIN, 'serve', '--config', configFile], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      NODE_COMPILE_CACHE: options.compileCacheDir ?? runCompileCache(),
+    },
+  });
+  const cleanup = async () => {
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
   };
-  const built = await buildApp(deps);
-  const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
+  let url: string;
+  try {
+    url = await waitForListening(child);
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  const pid = child.pid as number;
   return {
     url,
-    built,
-    deps,
+    pid,
+    config,
+    secrets,
+    sql: database.sql,
+    rssMegabytes: () => processRssMegabytes(pid),
+    cpuSeconds: () => processCpuSeconds(pid),
     async stop() {
-      await built.app.close();
-      await database.drop();
-      rmSync(secretsDir, { recursive: true, force: true });
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await cleanup();
     },
   };
+}
+
+/** One request the server must answer with 200 (a warm-up, or a check that it is up). */
+export async function warmUp(server: BenchServer, pathname = '/health/live'): Promise<void> {
+  const response = await request(`${server.url}${pathname}`);
+  await response.body.dump();
+  if (response.statusCode !== 200) throw new Error(`${pathname} answered ${response.statusCode}`);
 }

@@ -1,59 +1,75 @@
 // Client credentials (RS256 JWT) at concurrency 32 on keep-alive connections, against two references measured in
-// the same run: the raw RS256 signing rate of this process and oidc-provider configured the same way. Also RSS
-// at idle and under load.
+// the same run: the raw RS256 signing rate of a Node process doing nothing else, and oidc-provider configured the
+// same way in a process of its own. Also the server process's RSS at idle and under load.
 
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { FORM, form, rawSigningRate, rssMegabytes, startOAuthBench } from '../helpers/oauth.ts';
+import { FORM, form, type OAuthBench, startOAuthBench } from '../helpers/oauth.ts';
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
-import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled } from '../lib.ts';
+import { startReferenceProcess } from '../helpers/reference.ts';
+import { freshCompileCache } from '../helpers/server.ts';
+import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
+
+const tokenLoad = (bench: OAuthBench, path: string, clientId: string, secret: string) => ({
+  method: 'POST' as const,
+  path,
+  headers: FORM,
+  body: form({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: secret,
+    scope: 'read',
+    resource: bench.service.audience,
+  }),
+  expectStatus: 200,
+});
+
+/** RSS of the server process after startup and one warm-up token request, left alone for a second. */
+async function idleRss(bench: OAuthBench): Promise<number> {
+  const warm = await httpRequestsPerSecond(
+    bench.server.url,
+    tokenLoad(bench, '/oauth/token', bench.service.clientId, bench.service.secret),
+    1,
+    1,
+  );
+  if (warm.errors > 0) throw new Error('the warm-up token request failed');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  return bench.server.rssMegabytes();
+}
 
 export const scenario: Scenario = {
   name: 'oauth-client-credentials',
   description:
-    'POST /oauth/token grant_type=client_credentials (RS256 JWT), concurrency 32, keep-alive; references: raw RS256 signing in this process, and oidc-provider (in-memory adapter, same configuration).',
+    'POST /oauth/token grant_type=client_credentials (RS256 JWT), concurrency 32, keep-alive; references: raw RS256 signing (jose) in a process doing nothing else, and oidc-provider (in-memory adapter, same configuration, its own process). Server, references and load generator are separate processes.',
   async run(context: BenchContext) {
-    const bench = await startOAuthBench();
-    const pem = bench.server.deps.secrets.oidcSigningKey;
+    // Idle RSS twice: the first start of an installation (empty compile cache: src/gatehouse.mjs), and a restart,
+    // which reads the cache the first start wrote. The second server is the one under load.
+    const cache = freshCompileCache();
+    const first = await startOAuthBench({ compileCacheDir: cache.dir });
+    const coldIdleRss = await idleRss(first).finally(() => first.server.stop());
+    const bench = await startOAuthBench({ compileCacheDir: cache.dir });
+    const warmIdleRss = await idleRss(bench);
+    const pem = bench.server.secrets.oidcSigningKey;
     const other = await startOidcProvider(pem, bench.service.audience);
+    const reference = await startReferenceProcess();
     try {
-      const idleRss = Number(
-        execFileSync(
-          process.execPath,
-          ['--expose-gc', fileURLToPath(new URL('../helpers/idle-rss.ts', import.meta.url))],
-          {
-            env: process.env,
-            encoding: 'utf8',
-          },
-        ).trim(),
-      );
-      const load = (path: string, clientId: string, secret: string) => ({
-        method: 'POST' as const,
-        path,
-        headers: FORM,
-        body: form({
-          grant_type: 'client_credentials',
-          client_id: clientId,
-          client_secret: secret,
-          scope: 'read',
-          resource: bench.service.audience,
-        }),
-        expectStatus: 200,
-      });
+      const load = (path: string, clientId: string, secret: string) => tokenLoad(bench, path, clientId, secret);
       const raw: number[] = [];
       const ours: number[] = [];
       const theirs: number[] = [];
       const loadRss: number[] = [];
+      const cpu: number[] = [];
       let errors = 0;
       await sampled(context.rounds, async () => {
-        raw.push(await rawSigningRate(pem, context.roundMs));
-        const measured = await httpRequestsPerSecond(
-          bench.server.url,
-          load('/oauth/token', bench.service.clientId, bench.service.secret),
-          32,
-          context.roundMs,
+        raw.push(await reference.measure({ kind: 'rs256', pem, durationMs: context.roundMs }));
+        const measured = await withServerCpu(bench.server, () =>
+          httpRequestsPerSecond(
+            bench.server.url,
+            load('/oauth/token', bench.service.clientId, bench.service.secret),
+            32,
+            context.roundMs,
+          ),
         );
-        loadRss.push(rssMegabytes());
+        cpu.push(measured.cpuMicrosPerRequest);
+        loadRss.push(bench.server.rssMegabytes());
         ours.push(measured.perSecond);
         errors += measured.errors;
         const compared = await httpRequestsPerSecond(
@@ -71,19 +87,31 @@ export const scenario: Scenario = {
           { name: 'raw RS256 signing (reference)', unit: 'sig/s', samples: raw },
           { name: 'Gatehouse client_credentials', unit: 'req/s', samples: ours },
           { name: 'oidc-provider client_credentials', unit: 'req/s', samples: theirs },
-          { name: 'RSS at idle (a process running only the server)', unit: 'MB', samples: [idleRss] },
-          { name: 'RSS under load (server + load generator + oidc-provider process)', unit: 'MB', samples: loadRss },
+          { name: 'Gatehouse server CPU per token (all threads, signing included)', unit: 'µs', samples: cpu },
+          {
+            name: 'RSS at idle, first start (a process running only the server, empty compile cache)',
+            unit: 'MB',
+            samples: [coldIdleRss],
+          },
+          {
+            name: 'RSS at idle, restart (a process running only the server, compile cache written by the first start)',
+            unit: 'MB',
+            samples: [warmIdleRss],
+          },
+          { name: 'RSS under load (the server process, end of each round)', unit: 'MB', samples: loadRss },
         ],
         ratios: [
           { name: 'client_credentials / raw signing', value: median(ours) / median(raw), target: { atLeast: 0.75 } },
           { name: 'Gatehouse / oidc-provider', value: median(ours) / median(theirs), target: { atLeast: 1 } },
-          { name: 'idle RSS (MB)', value: idleRss, target: { atMost: 100 } },
+          { name: 'idle RSS at restart (MB)', value: warmIdleRss, target: { atMost: 100 } },
         ],
         notes: [`Non-200 responses during the run: ${errors}.`],
       };
     } finally {
+      await reference.stop();
       await other.stop();
       await bench.server.stop();
+      cache.remove();
     }
   },
 };

@@ -1,37 +1,31 @@
 import type { Command } from './args.ts';
-import { auditCommand } from './audit.ts';
-import { configCommand } from './config.ts';
-import { doctorCommand } from './doctor.ts';
-import { infoCommand } from './info.ts';
-import { keysCommand } from './keys.ts';
-import { migrateCommand } from './migrate.ts';
-import { ownerCommand } from './owner.ts';
-import { serveCommand } from './serve.ts';
-import { setupCommand } from './setup.ts';
 
-/** The usage text: `gatehouse help` prints it, and an unknown command gets it on stderr. */
-export function usage(): string {
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+// Each command's module is loaded only when that command runs: `serve` then never loads setup, doctor, audit
+// verification and the rest, which keeps the long-running process smaller.
+export const commands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.ts')).serveCommand,
+  setup: async () => (await import('./setup.ts')).setupCommand,
+  migrate: async () => (await import('./migrate.ts')).migrateCommand,
+  info: async () => (await import('./info.ts')).infoCommand,
+  audit: async () => (await import('./audit.ts')).auditCommand,
+  doctor: async () => (await import('./doctor.ts')).doctorCommand,
+  config: async () => (await import('./config.ts')).configCommand,
+  owner: async () => (await import('./owner.ts')).ownerCommand,
+  keys: async () => (await import('./keys.ts')).keysCommand,
+  help: async () => helpCommand,
+};
+
+/** The usage text: `gatehouse help` prints it, and an unknown command gets it on stderr. Loads every command. */
+export async function usage(): Promise<string> {
+  const lines: string[] = [];
+  for (const [name, load] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${(await load()).summary}`);
   return `Usage: gatehouse <command> [--config FILE] [options]\n\nCommands:\n${lines.join('\n')}\n`;
 }
 
 const helpCommand: Command = {
   summary: 'List the commands.',
   async run() {
-    process.stdout.write(usage());
+    process.stdout.write(await usage());
     return 0;
   },
-};
-
-export const commands: Record<string, Command> = {
-  serve: serveCommand,
-  setup: setupCommand,
-  migrate: migrateCommand,
-  info: infoCommand,
-  audit: auditCommand,
-  doctor: doctorCommand,
-  config: configCommand,
-  owner: ownerCommand,
-  keys: keysCommand,
-  help: helpCommand,
 };

@@ -1,9 +1,43 @@
 // Small, shared building blocks. Everything secret-bearing that is compared goes through timingSafeEqual.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject, randomFillSync, timingSafeEqual } from 'node:crypto';
+
+// CSPRNG output drawn in 4 KiB batches: one randomBytes call per small value (ids, tokens, IVs: several per token
+// request) cost about 3 µs each, a slice of a batch about 0.5 µs. Handed-out bytes are copied and wiped from the
+// batch, so it never holds a value already in use.
+const batch = Buffer.alloc(4096);
+let batchOffset = batch.length;
+
+/** `length` bytes from node:crypto's CSPRNG (a fresh Buffer). */
+export function secureRandomBytes(length: number): Buffer {
+  if (length > batch.length) return randomFillSync(Buffer.alloc(length));
+  if (batchOffset + length > batch.length) {
+    randomFillSync(batch);
+    batchOffset = 0;
+  }
+  const bytes = Buffer.from(batch.subarray(batchOffset, batchOffset + length));
+  batch.fill(0, batchOffset, batchOffset + length);
+  batchOffset += length;
+  return bytes;
+}
 
 /** A 256-bit random token, base64url (43 characters): authorization codes, refresh tokens, session ids. */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
+  return secureRandomBytes(bytes).toString('base64url');
+}
+
+// Keys as KeyObjects, made once per key Buffer: node:crypto re-imports a raw Buffer key on every createHmac or
+// createCipheriv (about 20 µs for AES-GCM against 4 µs with a KeyObject), which showed up in the token endpoint's
+// profile.
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+
+/** The KeyObject for a secret key Buffer (the Buffer must not be modified afterwards; secrets never are). */
+export function secretKeyObject(key: Buffer): KeyObject {
+  let found = keyObjects.get(key);
+  if (!found) {
+    found = createSecretKey(key);
+    keyObjects.set(key, found);
+  }
+  return found;
 }
 
 export function sha256(input: string | Buffer): Buffer {
@@ -16,7 +50,7 @@ export function tokenHash(token: string): string {
 }
 
 export function hmac(key: Buffer, ...parts: (string | Buffer)[]): Buffer {
-  const mac = createHmac('sha256', key);
+  const mac = createHmac('sha256', secretKeyObject(key));
   for (const part of parts) mac.update(part);
   return mac.digest();
 }

@@ -3,8 +3,8 @@
 // hosts are not verified, as MTAs do without MTA-STS or DANE), and sign every message with DKIM (RFC 6376)
 // using the operator's key so receivers can check it against the published selector record.
 import { readFileSync } from 'node:fs';
-import nodemailer from 'nodemailer';
 import type { Config } from '../config/schema.ts';
+import { nodemailer } from './nodemailer.ts';
 import { recipientDomain } from './recipient.ts';
 import { messageFields } from './smtp-relay.ts';
 import { DeliveryFailure, smtpFailure, type Transport } from './transport.ts';
@@ -44,7 +44,7 @@ export function createDirectMxTransport(delivery: Config['delivery'], options: D
   const mx = delivery.direct_mx;
   const privateKey = readFileSync(mx.dkim_private_key_file, 'utf8');
   const transporterFor = (host: string) =>
-    nodemailer.createTransport({
+    nodemailer().createTransport({
       host,
       port: options.port ?? 25,
       secure: false,

@@ -2,10 +2,10 @@
 // relay that does not offer it fails instead of falling back to plaintext, RFC 3207 §6); "tls" speaks TLS
 // from the first byte (RFC 8314 §3.3). The relay's certificate is always verified, against ca_file if set.
 import { readFileSync } from 'node:fs';
-import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../config/schema.ts';
+import { nodemailer } from './nodemailer.ts';
 import { type OutgoingMessage, smtpFailure, type Transport } from './transport.ts';
 
 type SmtpConfig = Config['delivery']['smtp'];
@@ -47,7 +47,7 @@ export function messageFields(message: OutgoingMessage, signal: AbortSignal): Ab
 }
 
 export function createSmtpRelayTransport(smtp: SmtpConfig): Transport {
-  const transporter = nodemailer.createTransport(smtpRelayOptions(smtp));
+  const transporter = nodemailer().createTransport(smtpRelayOptions(smtp));
   return {
     kind: 'smtp',
     async send(message, signal) {
@@ -63,7 +63,7 @@ export function createSmtpRelayTransport(smtp: SmtpConfig): Transport {
 
 /** Connects, upgrades to TLS and logs in without sending anything: doctor's and `config delivery`'s check. */
 export async function verifySmtpRelay(smtp: SmtpConfig): Promise<{ ok: true } | { ok: false; error: string }> {
-  const transporter = nodemailer.createTransport(smtpRelayOptions(smtp));
+  const transporter = nodemailer().createTransport(smtpRelayOptions(smtp));
   try {
     await transporter.verify();
     return { ok: true };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestApp } from '../../test/helpers/app.ts';
+import { redactSecrets } from './logger.ts';
 
 describe('logs', async () => {
   const password = 'correct horse battery staple 9431';
@@ -46,5 +47,27 @@ describe('logs', async () => {
       assert.ok(!logs.text.includes(secret), `log output contains ${secret}`);
     }
     assert.match(logs.text, /\[redacted\]/);
+  });
+});
+
+describe('log redaction', () => {
+  test('redacts secret-bearing keys at any depth and in arrays, and leaves the logged object unchanged', () => {
+    const logged = {
+      path: '/oauth/token',
+      a: { b: { c: { d: { Client_Secret: 'cs-1', ok: 1 } } } },
+      list: [{ refresh_token: 'rt-1' }, 'plain'],
+    };
+    const before = structuredClone(logged);
+    assert.deepEqual(redactSecrets(logged), {
+      path: '/oauth/token',
+      a: { b: { c: { d: { Client_Secret: '[redacted]', ok: 1 } } } },
+      list: [{ refresh_token: '[redacted]' }, 'plain'],
+    });
+    assert.deepEqual(logged, before);
+  });
+
+  test('an object without secrets is returned as it is, not copied', () => {
+    const logged = { method: 'GET', status: 200, nested: { ms: 3 } };
+    assert.equal(redactSecrets(logged), logged);
   });
 });

@@ -1,10 +1,10 @@
 // Infrastructure shared by every route (fastify-plugin, so it is not encapsulated): request ids, trusted proxy,
 // security headers, access logs, the error envelope, and 404/405 answers. Only JSON bodies are parsed here; the
 // form parser is registered by the modules that take forms (form-body.ts).
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { secureRandomBytes } from '../crypto/primitives.ts';
 import { sendError, toGatehouseError } from './error-envelope.ts';
 import { GatehouseError } from './errors.ts';
 import { applySecurityHeaders } from './security-headers.ts';
@@ -24,7 +24,7 @@ declare module 'fastify' {
   }
 }
 
-export const newRequestId = () => randomBytes(12).toString('base64url');
+export const newRequestId = () => secureRandomBytes(12).toString('base64url');
 
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 

@@ -1,7 +1,9 @@
-// RS256 compact JWS for our own tokens (RFC 7515 §7.1, RFC 7518 §3.3), on node:crypto. Signing and verifying use
-// the callback forms of crypto.sign and crypto.verify, which run on the libuv thread pool so the event loop stays
-// free (WebCrypto, which jose uses, runs RSA on the event loop in Node 24, and its verify costs about five times
-// more). Only RS256 is accepted: the algorithm is fixed here, never taken from the token (RFC 8725 §3.1).
+// RS256 compact JWS for our own tokens (RFC 7515 §7.1, RFC 7518 §3.3), on node:crypto. Signing (about 1 ms of CPU
+// for RSA-2048) uses the callback form of crypto.sign, which runs on the libuv thread pool so the event loop stays
+// free. Verifying (about 40 µs: public exponent 65537) is synchronous: the callback form cost the event loop more
+// than the verification itself (22% of the userinfo endpoint's main-thread profile against 9% synchronous), since
+// queueing the job and collecting its result outweigh the work. Only RS256 is accepted: the algorithm is fixed
+// here, never taken from the token (RFC 8725 §3.1).
 import { type KeyObject, sign, verify } from 'node:crypto';
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -48,12 +50,7 @@ export async function verifyRs256(
   const key = await keyFor(typeof header.kid === 'string' ? header.kid : undefined);
   if (!key) return null;
   const signed = Buffer.from(`${encodedHeader}.${encodedPayload}`);
-  const valid = await new Promise<boolean>((resolve, reject) =>
-    verify('sha256', signed, key, Buffer.from(encodedSignature, 'base64url'), (error, result) =>
-      error ? reject(error) : resolve(result),
-    ),
-  );
-  if (!valid) return null;
+  if (!verify('sha256', signed, key, Buffer.from(encodedSignature, 'base64url'))) return null;
   const payload = decodeObject(encodedPayload);
   return payload ? { header, payload } : null;
 }

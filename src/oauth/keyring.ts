@@ -1,8 +1,8 @@
 // Signing keys (DESIGN.md "Signing keys"): the initial RSA key from the secrets directory plus keys added by
 // `gatehouse keys rotate`, stored sealed in PostgreSQL so every node sees the same set. The newest active key
 // signs; retired keys verify and stay in the JWKS until every token they signed has expired, then disappear.
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
 import { open, seal } from '../crypto/seal.ts';
 import type { Sql } from '../db/pool.ts';
 import { insertRotatedSigningKey, listSigningKeys } from './key-store.ts';
@@ -33,9 +33,14 @@ export async function describeKey(
   privateKey: KeyObject,
 ): Promise<{ kid: string; publicJwk: JWK; publicKey: KeyObject }> {
   const publicKey = createPublicKey(privateKey);
-  const jwk = await exportJWK(publicKey);
-  // RFC 7638 thumbprint as kid: stable, derived from the key, the same on every node.
-  const kid = await calculateJwkThumbprint(jwk, 'sha256');
+  // node:crypto rather than jose's exportJWK/calculateJwkThumbprint: the server then never loads jose at runtime
+  // (about 10 MB resident), and these two calls are all it used it for.
+  const jwk = publicKey.export({ format: 'jwk' }) as { kty: string; n: string; e: string };
+  // RFC 7638 thumbprint as kid: SHA-256 of the required members in lexicographic order, no whitespace. Stable,
+  // derived from the key, the same on every node.
+  const kid = createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+    .digest('base64url');
   return { kid, publicKey, publicJwk: { kty: jwk.kty, n: jwk.n, e: jwk.e, kid, use: 'sig', alg: 'RS256' } };
 }
 

@@ -2,6 +2,7 @@
 // one statement: a code is consumed and its grant created in one UPDATE…RETURNING with CTEs, a refresh token is
 // rotated in one, so of two concurrent requests exactly one wins on every node.
 import type { Executor } from '../db/pool.ts';
+import type { ClaimsProfile } from '../identity/store.ts';
 
 export interface GrantFacts {
   grantId: string;
@@ -166,12 +167,47 @@ export async function findRefreshToken(sql: Executor, tokenHash: string): Promis
   };
 }
 
-/** One indexed round trip: was the access token's grant revoked, or the token itself (RFC 7009)? */
-export async function isAccessTokenRevoked(sql: Executor, grantId: string | null, jti: string): Promise<boolean> {
+export interface AccessTokenRef {
+  /** The grant (`gid`) of a user token; null for a client-credentials token. */
+  grantId: string | null;
+  clientId: string;
+  jti: string;
+}
+
+/**
+ * One indexed round trip: is a signature-valid access token still live? A user token's grant must exist (deleting
+ * its client or identity deletes it) and be unrevoked (code reuse, refresh replay, RFC 7009 revocation of the
+ * refresh token); a client-credentials token's client must still exist; and the token itself must not be listed as
+ * revoked (RFC 7009).
+ */
+export async function isAccessTokenLive(sql: Executor, t: AccessTokenRef): Promise<boolean> {
   const [row] = await sql`
-    select exists (select 1 from oauth_grants where id = ${grantId} and revoked_at is not null)
-        or exists (select 1 from oauth_revoked_access_tokens where jti = ${jti}) as revoked`;
-  return row?.revoked === true;
+    select case when ${t.grantId}::text is null
+             then exists (select 1 from oauth_clients where id = ${t.clientId})
+             else exists (select 1 from oauth_grants where id = ${t.grantId} and revoked_at is null)
+           end
+       and not exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti}) as live`;
+  return row?.live === true;
+}
+
+/**
+ * The userinfo claims of a live user access token, in the same round trip as its revocation check: null when the
+ * grant is gone or revoked, the token is listed as revoked, the grant is not this identity's, or the identity is
+ * not active.
+ */
+export async function findUserinfoProfile(
+  sql: Executor,
+  t: { sub: string; grantId: string; jti: string },
+): Promise<ClaimsProfile | null> {
+  const [row] = await sql<{ display_name: string; address: string | null; verified_at: Date | null }[]>`
+    select i.display_name, e.address, e.verified_at
+    from oauth_grants g
+    join identities i on i.id = g.identity_id and i.state = 'active'
+    left join emails e on e.identity_id = i.id and e.is_primary
+    where g.id = ${t.grantId} and g.identity_id = ${t.sub} and g.revoked_at is null
+      and not exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti})`;
+  if (!row) return null;
+  return { displayName: row.display_name, email: row.address, emailVerified: row.verified_at !== null };
 }
 
 export async function insertRevokedAccessToken(sql: Executor, jti: string, expiresAt: Date): Promise<void> {

@@ -1,11 +1,10 @@
 // OIDC Core §5.3 userinfo: `sub` always, `name` with profile, `email`/`email_verified` with email. The token must
 // be a valid user access token carrying `openid`, for an identity that is still active; failures are RFC 6750 §3.1
-// errors with WWW-Authenticate. Like any resource server validating a JWT locally, userinfo trusts the token until
-// it expires (10 minutes); the revocation-aware check is introspection (DESIGN.md "Access token").
+// errors with WWW-Authenticate. A revoked token is refused at once (its grant revoked or gone, or the token itself
+// revoked): the claims query checks that in the same round trip (docs/decisions.md "userinfo refuses revoked tokens").
 import type { Sql } from '../db/pool.ts';
-import type { Sub } from '../identity/ids.ts';
-import { findClaimsProfile } from '../identity/store.ts';
 import { InsufficientScope, InvalidToken } from './errors.ts';
+import { findUserinfoProfile } from './store.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
 
 export async function userinfoClaims(
@@ -19,7 +18,7 @@ export async function userinfoClaims(
     throw new InvalidToken('The access token was not issued for a user');
   const scopes = claims.scope.split(' ');
   if (!scopes.includes('openid')) throw new InsufficientScope('openid');
-  const profile = await findClaimsProfile(deps.sql, claims.sub as Sub);
+  const profile = await findUserinfoProfile(deps.sql, { sub: claims.sub, grantId: claims.gid, jti: claims.jti });
   if (!profile) throw new InvalidToken();
   const result: Record<string, unknown> = { sub: claims.sub };
   if (scopes.includes('profile')) result.name = profile.displayName;

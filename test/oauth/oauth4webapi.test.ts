@@ -126,8 +126,8 @@ describe('oauth4webapi against Gatehouse', async () => {
     const user = await signIn();
     assert.equal(
       (await introspect(user.access_token)).active,
-      true,
-      'a resource server may introspect user access tokens',
+      false,
+      'a user token (audience: the issuer) is not for a resource server provisioned for another audience',
     );
     assert.equal(
       (await introspect(user.refresh_token as string)).active,

@@ -125,6 +125,157 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal(r.json.gid, undefined);
   });
 
+  const refused = async (accessToken: string) =>
+    assertEnvelope(
+      await userinfo(`Bearer ${accessToken}`),
+      401,
+      'invalid_token',
+      'The access token is invalid, expired or revoked',
+    );
+
+  test('userinfo refuses an access token whose code was reused (its grant is revoked)', async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    const exchange = () =>
+      postForm(t, '/oauth/token', {
+        grant_type: 'authorization_code',
+        client_id: client.id,
+        client_secret: secret as string,
+        code,
+        redirect_uri: client.redirectUris[0] as string,
+        code_verifier: verifier,
+      });
+    const first = await exchange();
+    assert.equal((await userinfo(`Bearer ${first.json.access_token}`)).status, 200);
+    assert.equal((await exchange()).status, 400);
+    await refused(first.json.access_token as string);
+  });
+
+  test('userinfo refuses an access token whose refresh token family was revoked by a replay', async () => {
+    const tokens = await userTokens();
+    const refresh = (refreshToken: string) =>
+      postForm(t, '/oauth/token', {
+        grant_type: 'refresh_token',
+        client_id: client.id,
+        client_secret: secret as string,
+        refresh_token: refreshToken,
+      });
+    const rotated = await refresh(tokens.refresh_token as string);
+    assert.equal(rotated.status, 200);
+    // Past the grace window, presenting the rotated token again revokes the whole family.
+    t.clock.advance(t.config.tokens.refresh_token_grace_seconds + 1);
+    assert.equal((await refresh(tokens.refresh_token as string)).status, 400);
+    await refused(tokens.access_token);
+    await refused(rotated.json.access_token as string);
+  });
+
+  test('userinfo refuses an access token revoked at /oauth/revoke, and every token of a revoked refresh token', async () => {
+    const revoke = (token: string) =>
+      postForm(t, '/oauth/revoke', { client_id: client.id, client_secret: secret as string, token });
+    const one = await userTokens();
+    assert.equal((await revoke(one.access_token)).status, 200);
+    await refused(one.access_token);
+    const two = await userTokens();
+    assert.equal((await revoke(two.refresh_token as string)).status, 200);
+    // Revoking a refresh token revokes its grant, and with it every access token issued from it.
+    await refused(two.access_token);
+  });
+
+  test('introspection: a user token whose identity was deleted is inactive (its grant row is gone)', async () => {
+    const gone = await makeIdentity(t.sql);
+    const session = await makeSession(t, gone);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie: session.cookie, challenge });
+    const tokens = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: client.id,
+      client_secret: secret as string,
+      code,
+      redirect_uri: client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    const accessToken = tokens.json.access_token as string;
+    assert.equal((await introspect(accessToken)).json.active, true);
+    await t.sql`delete from identities where id = ${gone}`;
+    assert.deepEqual((await introspect(accessToken)).json, { active: false });
+    assert.deepEqual((await introspect(tokens.json.refresh_token as string)).json, { active: false });
+  });
+
+  test('introspection: tokens of a deleted client are inactive, user and client-credentials tokens alike', async () => {
+    const issuer = t.config.server.issuer;
+    // A resource server provisioned for the issuer audience may introspect user tokens of every client.
+    const watcher = await makeClient(t.sql, t.secrets.clientSecret, {
+      kind: 'service',
+      audiences: [issuer],
+      scopes: ['read'],
+    });
+    const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
+    const auditor = await makeClient(t.sql, t.secrets.clientSecret, {
+      kind: 'service',
+      audiences: [service.resource.audience],
+      scopes: ['read'],
+    });
+    const cc = await postForm(t, '/oauth/token', {
+      grant_type: 'client_credentials',
+      client_id: service.client.id,
+      client_secret: service.secret,
+      scope: 'read',
+      resource: service.resource.audience,
+    });
+    const other = await makeClient(t.sql, t.secrets.clientSecret);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client: other.client, cookie, challenge });
+    const user = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: other.client.id,
+      client_secret: other.secret as string,
+      code,
+      redirect_uri: other.client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    const asWatcher = (token: string) =>
+      postForm(t, '/oauth/introspect', {
+        client_id: watcher.client.id,
+        client_secret: watcher.secret as string,
+        token,
+      });
+    const asAuditor = (token: string) =>
+      postForm(t, '/oauth/introspect', {
+        client_id: auditor.client.id,
+        client_secret: auditor.secret as string,
+        token,
+      });
+    assert.equal((await asAuditor(cc.json.access_token as string)).json.active, true);
+    assert.equal((await asWatcher(user.json.access_token as string)).json.active, true);
+    await t.sql`delete from oauth_clients where id in (${service.client.id}, ${other.client.id})`;
+    assert.deepEqual((await asAuditor(cc.json.access_token as string)).json, { active: false });
+    assert.deepEqual((await asWatcher(user.json.access_token as string)).json, { active: false });
+  });
+
+  test('introspection shows a token only to its own client or a service client provisioned for its audience', async () => {
+    const { access_token } = await userTokens();
+    const stranger = await makeClient(t.sql, t.secrets.clientSecret);
+    const unprovisioned = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
+    const as = (c: { client: { id: string }; secret: string | null }) =>
+      postForm(t, '/oauth/introspect', {
+        client_id: c.client.id,
+        client_secret: c.secret as string,
+        token: access_token,
+      });
+    assert.deepEqual((await as(stranger)).json, { active: false }, 'another web client');
+    assert.deepEqual((await as(unprovisioned)).json, { active: false }, 'a service client for another audience');
+    assert.equal((await introspect(access_token)).json.active, true, 'the client the token was issued to');
+  });
+
+  test('introspection of a refresh token answers without token_type (RFC 6749 §7.1 names access token types)', async () => {
+    const { refresh_token } = await userTokens();
+    const r = await introspect(refresh_token as string);
+    assert.equal(r.json.active, true);
+    assert.equal(r.json.client_id, client.id);
+    assert.equal(r.json.sub, sub);
+    assert.equal('token_type' in r.json, false);
+  });
+
   test('a token signed by a retired key verifies until the key is removed, then never', async () => {
     const before = await userTokens();
     const jwks = async () =>
@@ -144,8 +295,10 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal(header.kid, added);
     // Forge a fresh-looking token with the retired initial key: accepted while the key is published...
     const retiredKey = createPrivateKey(t.secrets.oidcSigningKey);
+    // A live grant: userinfo checks the token's grant, so the forgery names a real one.
+    const { gid } = JSON.parse(Buffer.from(before.access_token.split('.')[1] as string, 'base64url').toString());
     const forge = () =>
-      new SignJWT({ sub, client_id: client.id, scope: 'openid', jti: `j${Math.random()}`, gid: 'grt_x' })
+      new SignJWT({ sub, client_id: client.id, scope: 'openid', jti: `j${Math.random()}`, gid })
         .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: initial[0] as string })
         .setIssuer(t.config.server.issuer)
         .setAudience(t.config.server.issuer)

@@ -2,7 +2,6 @@
 // the strength of a cookie (login transaction or session), so each passes the CSRF rule (DESIGN.md "CSRF").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { Type } from 'typebox';
 import { assertSameOriginJson } from '../../http/csrf.ts';
 import { InvalidRequest } from '../../http/errors.ts';
@@ -87,6 +86,8 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     const session = await sessions.require(request, { allowEnrollmentOnly: true });
     const started = await startTotpEnrollment(deps, context(request), session);
     // The QR code is drawn here, not in the page, so the page needs no QR library and no inline data from elsewhere.
+    // qrcode is loaded on first enrollment, not at startup: it and pngjs cost several MB resident for every node.
+    const { default: QRCode } = await import('qrcode');
     const qrSvg = await QRCode.toString(started.otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return { otpauth_uri: started.otpauthUri, secret: started.secret, qr_svg: qrSvg };
   });
