@@ -124,13 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       outbox: createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock }),
     },
   });
-  await app.register(sessionRoutes, {
-    sql: deps.sql,
-    audit: deps.audit,
-    clock: deps.clock,
-    sessions,
-    requireAdmin: services.requireAdmin,
-  });
+  await app.register(sessionRoutes, { audit: deps.audit, sessions });
   await app.register(oauthRoutes, {
     config,
     sql: deps.sql,

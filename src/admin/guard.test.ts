@@ -78,7 +78,7 @@ describe('the /admin guard', async () => {
     const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
     const response = await probe(cookie);
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { revoked: 0 });
+    assert.deepEqual(response.json(), { revoked: 0, grants_revoked: 0 });
   });
 
   it('refuses a cross-site request of a valid owner session with csrf_rejected', async () => {

@@ -115,6 +115,18 @@ export async function suspendIdentity(deps: AdminDeps, actor: Actor, sub: Sub) {
   return { sub, state: 'suspended', sessions_revoked: result.sessions, grants_revoked: result.grants };
 }
 
+/** "Sign out everywhere": every browser session of the identity ends, and with them the OAuth grants. */
+export async function signOutEverywhere(deps: AdminDeps, actor: Actor, sub: Sub) {
+  const now = deps.clock();
+  const ended = await deps.sql.begin(async (tx) => {
+    if (!(await findIdentity(tx, sub))) return null;
+    return { sessions: await revokeIdentitySessions(tx, sub, now), grants: await revokeIdentityGrants(tx, sub, now) };
+  });
+  if (!ended) throw new NotFound('No such identity');
+  await auditChange(deps, actor, 'session.revoked_all', sub, { revoked: ended.sessions, grants_revoked: ended.grants });
+  return { revoked: ended.sessions, grants_revoked: ended.grants };
+}
+
 export async function reactivateIdentity(deps: AdminDeps, actor: Actor, sub: Sub) {
   const change = await deps.sql.begin((tx) =>
     changeIdentityState(tx, {

@@ -93,6 +93,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.post<BySub>('/admin/identities/:sub/suspend', { schema: subChange }, async (request) =>
     identities.suspendIdentity(deps, actor(request), request.params.sub),
   );
+  app.post<BySub>('/admin/identities/:sub/sessions/revoke', { schema: subChange }, async (request) =>
+    identities.signOutEverywhere(deps, actor(request), request.params.sub),
+  );
   app.post<BySub>('/admin/identities/:sub/reactivate', { schema: subChange }, async (request) =>
     identities.reactivateIdentity(deps, actor(request), request.params.sub),
   );

@@ -105,11 +105,11 @@ describe('sessions: POST /auth/logout, rotation at sign-in, owner revocation', a
     const two = await login(a);
     const revoked = await post(`/admin/identities/${a.sub}/sessions/revoke`, ownerCookie);
     assert.equal(revoked.statusCode, 200);
-    assert.deepEqual(revoked.json(), { revoked: 2 });
+    assert.deepEqual(revoked.json(), { revoked: 2, grants_revoked: 0 });
     assert.equal((await post('/auth/logout', one, other.app)).statusCode, 401);
     assert.equal((await post('/auth/logout', two, t.app)).statusCode, 401);
     const [event] = await t.sql`select actor, subject, details from audit_events where event = 'session.revoked_all'`;
-    assert.deepEqual(event, { actor: owner.sub, subject: a.sub, details: { revoked: 2 } });
+    assert.deepEqual(event, { actor: owner.sub, subject: a.sub, details: { revoked: 2, grants_revoked: 0 } });
   });
 
   it('answers 404 not_found when the owner names an unknown identity, and 400 for a malformed one', async () => {

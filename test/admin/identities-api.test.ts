@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type Account, JSON_HEADERS, makeAccount, signIn, totpCode } from '../helpers/accounts.ts';
+import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
-import { adminCaller, assertEnvelope, auditOf } from './admin-call.ts';
 
 const t = await startTestApp();
 const admin = await makeAdmin(t);
@@ -84,14 +84,14 @@ describe('GET /admin/identities', async () => {
   ])
     test(`refuses ${query} with 400 invalid_request naming ${path}`, async () => {
       const r = await call('GET', `/admin/identities?${query}`);
-      assertEnvelope(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
     });
 
   test('answers 401 login_required without a session and 403 admin_required for a member', async () => {
-    assertEnvelope(await call('GET', '/admin/identities', undefined, ''), 401, 'login_required', 'Sign in first.');
+    assertAdminError(await call('GET', '/admin/identities', undefined, ''), 401, 'login_required', 'Sign in first.');
     const member = await makeIdentity(t.sql);
     const { cookie } = await makeSession(t, member);
-    assertEnvelope(
+    assertAdminError(
       await call('GET', '/admin/identities', undefined, cookie),
       403,
       'admin_required',
@@ -137,10 +137,10 @@ describe('GET /admin/identities/:sub', async () => {
   });
 
   test('answers 404 not_found for an unknown sub and 400 for a malformed one', async () => {
-    assertEnvelope(await call('GET', '/admin/identities/usr_nobody'), 404, 'not_found', 'No such identity');
+    assertAdminError(await call('GET', '/admin/identities/usr_nobody'), 404, 'not_found', 'No such identity');
     const path = 'params.sub';
     const problem = 'must match pattern "^usr_[A-Za-z0-9_-]{1,64}$"';
-    assertEnvelope(await call('GET', '/admin/identities/cli_x'), 400, 'invalid_request', `${path} ${problem}`, [
+    assertAdminError(await call('GET', '/admin/identities/cli_x'), 400, 'invalid_request', `${path} ${problem}`, [
       { path, problem },
     ]);
   });
@@ -191,14 +191,14 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
   test('refuses to suspend twice or reactivate an active identity with 409 invalid_identity_state', async () => {
     const person = await makeIdentity(t.sql);
     assert.equal((await call('POST', `/admin/identities/${person}/suspend`, {})).status, 200);
-    assertEnvelope(
+    assertAdminError(
       await call('POST', `/admin/identities/${person}/suspend`, {}),
       409,
       'invalid_identity_state',
       'The identity is suspended; it cannot be suspended',
     );
     assert.equal((await call('POST', `/admin/identities/${person}/reactivate`, {})).status, 200);
-    assertEnvelope(
+    assertAdminError(
       await call('POST', `/admin/identities/${person}/reactivate`, {}),
       409,
       'invalid_identity_state',
@@ -207,7 +207,7 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
   });
 
   test('refuses suspending yourself with 409 cannot_suspend_self', async () => {
-    assertEnvelope(
+    assertAdminError(
       await call('POST', `/admin/identities/${admin.sub}/suspend`, {}),
       409,
       'cannot_suspend_self',
@@ -247,7 +247,7 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
         and i.id <> ${admin.sub}`;
     await t.sql`update identities set assurance = 'ial1' where id in ${t.sql(others.map((o) => o.identity_id))}`;
     const lowered = await call('POST', `/admin/identities/${admin.sub}/assurance`, { ial: 'ial1' });
-    assertEnvelope(
+    assertAdminError(
       lowered,
       409,
       'last_owner',
@@ -258,18 +258,55 @@ describe('POST /admin/identities/:sub/suspend and /reactivate', async () => {
   });
 
   test('answers 404 not_found for an unknown sub and refuses a body with fields', async () => {
-    assertEnvelope(
+    assertAdminError(
       await call('POST', '/admin/identities/usr_nobody/suspend', {}),
       404,
       'not_found',
       'No such identity',
     );
     const r = await call('POST', `/admin/identities/${admin.sub}/reactivate`, { reason: 'x' });
-    assertEnvelope(r, 400, 'invalid_request', 'body.reason unknown field', [
+    assertAdminError(r, 400, 'invalid_request', 'body.reason unknown field', [
       { path: 'body.reason', problem: 'unknown field' },
       { path: 'body', problem: 'must be null' },
       { path: 'body', problem: 'must match a schema in anyOf' },
     ]);
+  });
+});
+
+describe('POST /admin/identities/:sub/sessions/revoke', async () => {
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+
+  test('ends every session and every OAuth grant of the identity, audited', async () => {
+    const person = await makeAccount(t.sql, t.secrets, t.config);
+    const cookie = await signedIn(person);
+    const tokens = await userTokens(t, { client, secret, cookie });
+    const r = await call('POST', `/admin/identities/${person.sub}/sessions/revoke`, {});
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { revoked: 1, grants_revoked: 1 });
+    assert.equal((await useSession(cookie)).statusCode, 401);
+    const refreshed = await refreshTokens(t, client, secret, tokens.refresh_token);
+    assert.equal(refreshed.status, 400);
+    assert.equal(refreshed.json.error, 'invalid_grant');
+    const events = await auditOf(t, person.sub);
+    assert.deepEqual(
+      events.filter((e) => e.event === 'session.revoked_all'),
+      [{ event: 'session.revoked_all', actor: admin.sub, details: { revoked: 1, grants_revoked: 1 } }],
+    );
+  });
+
+  test('the owner guard answers before the parameters are read: 401 without a session, even for a malformed sub', async () => {
+    assertAdminError(
+      await call('POST', '/admin/identities/cli_123/sessions/revoke', {}, ''),
+      401,
+      'login_required',
+      'Sign in first.',
+    );
+    assertAdminError(
+      await call('POST', '/admin/identities/usr_nobody/sessions/revoke', {}),
+      404,
+      'not_found',
+      'No such identity',
+    );
   });
 });
 
@@ -291,7 +328,7 @@ describe('POST /admin/identities/:sub/assurance', async () => {
   test('refuses an unknown level with 400 invalid_request and changes nothing', async () => {
     const person = await makeIdentity(t.sql);
     const r = await call('POST', `/admin/identities/${person}/assurance`, { ial: 'ial3' });
-    assertEnvelope(r, 400, 'invalid_request', 'body.ial must be equal to one of the allowed values', [
+    assertAdminError(r, 400, 'invalid_request', 'body.ial must be equal to one of the allowed values', [
       { path: 'body.ial', problem: 'must be equal to one of the allowed values' },
     ]);
     assert.deepEqual(await auditOf(t, person), []);

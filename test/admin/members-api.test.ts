@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { adminCaller, assertEnvelope, auditOf } from './admin-call.ts';
 
 const t = await startTestApp();
 const admin = await makeAdmin(t);
@@ -51,11 +51,11 @@ describe('GET /admin/organizations/:id/members', () => {
   });
 
   test('answers 404 not_found for an unknown organization', async () => {
-    assertEnvelope(await call('GET', '/admin/organizations/nope/members'), 404, 'not_found', 'No such organization');
+    assertAdminError(await call('GET', '/admin/organizations/nope/members'), 404, 'not_found', 'No such organization');
   });
 
   test('answers 401 without a session and 403 for a member', async () => {
-    assertEnvelope(
+    assertAdminError(
       await call('GET', '/admin/organizations/acme/members', undefined, ''),
       401,
       'login_required',
@@ -63,7 +63,7 @@ describe('GET /admin/organizations/:id/members', () => {
     );
     const member = await makeIdentity(t.sql);
     await t.sql`insert into memberships (organization_id, identity_id, roles) values ('acme', ${member}, ${['admin']})`;
-    assertEnvelope(
+    assertAdminError(
       await call(
         'PUT',
         `/admin/organizations/acme/members/${member}`,
@@ -123,18 +123,18 @@ describe('PUT /admin/organizations/:id/members/:sub', () => {
     test(`refuses ${name} with 400 invalid_request naming ${path} and changes nothing`, async () => {
       const person = await makeIdentity(t.sql);
       const r = await call('PUT', `/admin/organizations/acme/members/${person}`, body);
-      assertEnvelope(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
       assert.equal(await rolesOf('acme', person), null);
     });
 
   test('answers 404 not_found for an unknown identity or organization', async () => {
-    assertEnvelope(
+    assertAdminError(
       await call('PUT', '/admin/organizations/acme/members/usr_nobody', { roles: ['member'] }),
       404,
       'not_found',
       'No such identity',
     );
-    assertEnvelope(
+    assertAdminError(
       await call('PUT', `/admin/organizations/nope/members/${admin.sub}`, { roles: ['member'] }),
       404,
       'not_found',
@@ -144,7 +144,7 @@ describe('PUT /admin/organizations/:id/members/:sub', () => {
 
   test('refuses taking the owner role from the last active ial2 owner with 409 last_owner', async () => {
     const r = await call('PUT', `/admin/organizations/acme/members/${admin.sub}`, { roles: ['admin'] });
-    assertEnvelope(
+    assertAdminError(
       r,
       409,
       'last_owner',
@@ -166,7 +166,7 @@ describe('DELETE /admin/organizations/:id/members/:sub', () => {
       actor: admin.sub,
       details: { organization_id: 'acme', roles: 'member support' },
     });
-    assertEnvelope(
+    assertAdminError(
       await call('DELETE', `/admin/organizations/acme/members/${person}`, {}),
       404,
       'not_found',
@@ -175,7 +175,7 @@ describe('DELETE /admin/organizations/:id/members/:sub', () => {
   });
 
   test('refuses removing the last owner of the bootstrap organization with 409 last_owner, but not of another', async () => {
-    assertEnvelope(
+    assertAdminError(
       await call('DELETE', `/admin/organizations/acme/members/${admin.sub}`, {}),
       409,
       'last_owner',
@@ -190,7 +190,7 @@ describe('DELETE /admin/organizations/:id/members/:sub', () => {
     await call('PUT', `/admin/organizations/acme/members/${next}`, { roles: ['owner'] });
     const nextCookie = (await makeSession(t, next)).cookie;
     assert.equal((await call('DELETE', `/admin/organizations/acme/members/${admin.sub}`, {}, nextCookie)).status, 204);
-    assertEnvelope(
+    assertAdminError(
       await call('DELETE', `/admin/organizations/acme/members/${next}`, {}, nextCookie),
       409,
       'last_owner',

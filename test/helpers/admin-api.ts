@@ -10,7 +10,7 @@ export interface AdminResponse {
 
 export function adminCaller(t: Pick<TestApp, 'app'>, defaultCookie: string, origin = 'http://localhost:8080') {
   return async (
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     url: string,
     body?: unknown,
     cookie = defaultCookie,
@@ -18,7 +18,11 @@ export function adminCaller(t: Pick<TestApp, 'app'>, defaultCookie: string, orig
     const response = await t.app.inject({
       method,
       url,
-      headers: { cookie, origin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        origin,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
     const json = response.body ? (JSON.parse(response.body) as Record<string, unknown>) : {};
@@ -39,4 +43,23 @@ export function assertAdminEnvelope(
     request_id: r.headers['x-request-id'],
     ...(fields === undefined ? {} : { fields }),
   });
+}
+
+/** Asserts the status and the whole error envelope, with `fields` when given. */
+export function assertAdminError(
+  r: AdminResponse,
+  status: number,
+  error: string,
+  description: string,
+  fields?: unknown,
+) {
+  assert.equal(r.status, status, JSON.stringify(r.json));
+  assertAdminEnvelope(r, error, description, fields);
+}
+
+/** The audit records about `subject`, oldest first. */
+export async function auditOf(t: Pick<TestApp, 'sql'>, subject: string) {
+  const rows = await t.sql<{ event: string; actor: string; details: Record<string, unknown> }[]>`
+    select event, actor, details from audit_events where subject = ${subject} order by occurred_at, seq`;
+  return [...rows];
 }

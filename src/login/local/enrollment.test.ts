@@ -87,7 +87,7 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
 
     const revoke = await post(`/admin/identities/${owner.ownerId}/sessions/revoke`, {}, full);
     assert.equal(revoke.statusCode, 200, 'the ial2 owner at aal2 passes the admin guard');
-    assert.deepEqual(revoke.json(), { revoked: 1 });
+    assert.deepEqual(revoke.json(), { revoked: 1, grants_revoked: 0 });
 
     t.clock.advance(30);
     const later = await signIn(t.app, 'Owner@Acme.test', { password: PASSWORD, totp: totpCode(secret, t.clock.now()) });
