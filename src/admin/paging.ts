@@ -1,9 +1,11 @@
 // Keyset paging for admin lists: `limit` (1-100, default 25) and an opaque `cursor` naming the last row shown, so
-// pages stay stable while rows are added and no query ever scans past what it returns.
+// pages stay stable while rows are added (searches still filter before they page: see directory-store.ts).
 import { InvalidRequest } from '../http/errors.ts';
 import type { Position } from '../identity/directory-store.ts';
 
 export const DEFAULT_LIMIT = 25;
+const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 export interface PageQuery {
   limit?: string;
@@ -23,8 +25,9 @@ function decodeCursor(cursor: string): Position {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     const createdAt = new Date(String(at));
-    if (typeof at === 'string' && typeof id === 'string' && !Number.isNaN(createdAt.getTime()))
-      return { createdAt, id };
+    // Only what encodeCursor writes: a four-digit-year ISO instant (PostgreSQL's range) and an id of our alphabet.
+    if (typeof at === 'string' && typeof id === 'string' && CURSOR_ID.test(id) && CURSOR_AT.test(at))
+      if (!Number.isNaN(createdAt.getTime()) && createdAt.toISOString() === at) return { createdAt, id };
   } catch {
     // falls through to the refusal below
   }

@@ -37,6 +37,8 @@ function parseDateTime(value: string): Date | null {
   if (Number.isNaN(date.getTime())) return null;
   // Date rolls 2026-02-30 over into March; refuse a day the month does not have.
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  // PostgreSQL's timestamptz has no year 0 (4713 BC comes before 1 AD).
+  if (year < 1) return null;
   const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
   return month >= 1 && month <= 12 && day >= 1 && day <= lastDay ? date : null;
 }

@@ -30,11 +30,24 @@ function fieldsFromValidation(context: string | undefined, errors: AjvError[]): 
 }
 
 /** Maps anything thrown to a GatehouseError. Unknown errors become server_error; their cause goes only to the log. */
+/** A PostgreSQL data exception (SQLSTATE class 22), as the `postgres` driver reports it. */
+export function isDataException(error: unknown): error is { code: string } {
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  return name === 'PostgresError' && typeof code === 'string' && code.startsWith('22');
+}
+
 export function toGatehouseError(error: unknown): GatehouseError {
   if (error instanceof GatehouseError) return error;
   // Routes check typed addresses first (src/account/address.ts); this keeps any other path a 400, never a 500.
   if (error instanceof InvalidRecipient)
     return new GatehouseError('invalid_request', 'The email address is not a plain deliverable address', {
+      cause: error,
+    });
+  // PostgreSQL class 22 (data exception): a value the schemas let through that the database cannot hold or compare,
+  // e.g. a NUL character in text or a date beyond its range. It came from the request, so it is the caller's 400,
+  // never a 500 (DESIGN.md "bad input gets a 4xx"); the SQLSTATE alone is logged (plugin.ts), never the value.
+  if (isDataException(error))
+    return new GatehouseError('invalid_request', 'A value in the request is out of range or not valid text', {
       cause: error,
     });
   const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };

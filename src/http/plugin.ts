@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { secureRandomBytes } from '../crypto/primitives.ts';
-import { sendError, toGatehouseError } from './error-envelope.ts';
+import { isDataException, sendError, toGatehouseError } from './error-envelope.ts';
 import { GatehouseError } from './errors.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 import { requireForwardedAddress } from './trusted-proxy.ts';
@@ -75,6 +75,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   app.setErrorHandler((error, request, reply) => {
     const mapped = toGatehouseError(error);
     if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+    else if (isDataException(error)) request.log.warn({ sqlstate: error.code }, 'request refused: data exception');
     return sendError(request, reply, mapped);
   });
 

@@ -167,6 +167,11 @@ describe('GET /admin/audit', () => {
         'querystring.until',
         'must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z',
       ],
+      [
+        'since=0000-01-01T00:00:00Z',
+        'querystring.since',
+        'must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z',
+      ],
       ['since=2026-05-02T00:00:00Z&until=2026-05-01T00:00:00Z', 'querystring.until', 'must be later than since'],
       ['cursor=abc', 'querystring.cursor', 'is not a cursor this API returned'],
       ['event=sign%20in', 'querystring.event', 'must be an event name such as signin.succeeded'],
@@ -186,6 +191,10 @@ describe('GET /admin/audit', () => {
     envelope(repeated, 'invalid_request', 'querystring.event must be string', [
       { path: 'querystring.event', problem: 'must be string' },
     ]);
+    // PostgreSQL text cannot hold NUL: the database refuses it, and that is the caller's 400, never a 500.
+    const nul = await get('/admin/audit?actor=a%00b');
+    assert.equal(nul.status, 400);
+    envelope(nul, 'invalid_request', 'A value in the request is out of range or not valid text');
     const long = await get(`/admin/audit?actor=${'a'.repeat(201)}`);
     envelope(long, 'invalid_request', 'querystring.actor must NOT have more than 200 characters', [
       { path: 'querystring.actor', problem: 'must NOT have more than 200 characters' },

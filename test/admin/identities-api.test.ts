@@ -100,6 +100,33 @@ describe('GET /admin/identities', async () => {
   });
 });
 
+describe('GET /admin/identities: input the database cannot take', () => {
+  const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const notACursor = [{ path: 'querystring.cursor', problem: 'is not a cursor this API returned' }];
+
+  test('refuses cursors that were not ours: a year PostgreSQL has not, an id outside our alphabet', async () => {
+    for (const cursor of [
+      cursorOf(['+275760-09-13T00:00:00.000Z', 'usr_x']),
+      cursorOf(['2026-05-01T00:00:00Z', 'usr_x']),
+      cursorOf(['2026-05-01T00:00:00.000Z', 'usr_\u0000']),
+    ]) {
+      for (const url of ['/admin/identities', '/admin/organizations/acme/members']) {
+        const r = await call('GET', `${url}?cursor=${cursor}`);
+        assertAdminError(r, 400, 'invalid_request', 'querystring.cursor is not a cursor this API returned', notACursor);
+      }
+    }
+  });
+
+  test('answers a NUL character in the search with 400 invalid_request, not a 500', async () => {
+    assertAdminError(
+      await call('GET', '/admin/identities?q=a%00b'),
+      400,
+      'invalid_request',
+      'A value in the request is out of range or not valid text',
+    );
+  });
+});
+
 describe('GET /admin/identities/:sub', async () => {
   test('shows the identity, its emails, sign-in methods, memberships and live sessions, and no secret', async () => {
     const person = await makeAccount(t.sql, t.secrets, t.config, { roles: ['member', 'billing'] });
