@@ -1,6 +1,7 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
 import type { ConfigProblem } from './errors.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
+import { providerState } from './provider-state.ts';
 import { type Config, REDIRECT_PROVIDERS } from './schema.ts';
 
 export interface Deferred {
@@ -143,9 +144,9 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
     const provider = config.providers[name];
     if (!provider.enabled) continue;
     const key = `providers.${name}`;
-    const placeholder = (['client_id', 'client_secret'] as const).find((k) => isPlaceholderValue(provider[k]));
-    if (placeholder) {
-      deferred.push({ key, reason: `${placeholder} is a placeholder` });
+    const state = providerState(config, name);
+    if (state.state === 'deferred' && state.cause === 'placeholder') {
+      deferred.push({ key, reason: state.reason });
       continue;
     }
     if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
@@ -154,7 +155,9 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
       problem(`${key}.issuer`, 'must be an https:// URL');
   }
   const relay = config.providers.farcaster.relay_url;
-  if (config.providers.farcaster.enabled && absoluteUrl(relay)?.protocol !== 'https:')
+  const farcaster = providerState(config, 'farcaster');
+  if (farcaster.state === 'deferred') deferred.push({ key: 'providers.farcaster', reason: farcaster.reason });
+  else if (farcaster.state === 'enabled' && absoluteUrl(relay)?.protocol !== 'https:')
     problem('providers.farcaster.relay_url', 'must be an https:// URL');
 }
 

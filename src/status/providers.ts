@@ -1,7 +1,7 @@
 // Each of the nine sign-in provider selections (docs/decisions.md): enabled, deferred (a placeholder credential,
 // SPEC.md "External sign-in providers") or off. Only configuration is read; no provider is contacted.
-import { isPlaceholderValue } from '../config/placeholders.ts';
-import { type Config, REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../config/schema.ts';
+import { PROVIDER_IDS, type ProviderId, providerState } from '../config/provider-state.ts';
+import { type Config, WEB3_PROVIDERS } from '../config/schema.ts';
 import { type Check, type CheckStatus, check } from '../delivery/check.ts';
 import { type Section, sectionOf } from './section.ts';
 
@@ -28,26 +28,28 @@ const provider = (id: string, kind: ProviderStatus['kind'], state: ProviderState
   detail,
 });
 
+const ADVICE = { redirect: 'set real credentials', web3: 'set a real relay URL' } as const;
+
+function enabledDetail(config: Config, id: ProviderId): string {
+  if (id === 'ethereum') return `chain ids ${config.providers.ethereum.chain_ids.join(', ')}`;
+  if (id === 'farcaster') return `relay ${config.providers.farcaster.relay_url}`;
+  return `client ${config.providers[id].client_id}`;
+}
+
 export function providerStatuses(config: Config): ProvidersSection {
-  const providers: ProviderStatus[] = [];
-  for (const id of REDIRECT_PROVIDERS) {
-    const p = config.providers[id];
-    const placeholder = (['client_id', 'client_secret'] as const).find((key) => isPlaceholderValue(p[key]));
-    if (!p.enabled) providers.push(provider(id, 'redirect', 'off', 'not enabled'));
-    else if (placeholder)
-      providers.push(
-        provider(id, 'redirect', 'deferred', `providers.${id}.${placeholder} is a placeholder: set real credentials`),
+  const providers = PROVIDER_IDS.map((id): ProviderStatus => {
+    const kind = (WEB3_PROVIDERS as readonly string[]).includes(id) ? 'web3' : 'redirect';
+    const state = providerState(config, id);
+    if (state.state === 'off') return provider(id, kind, 'off', 'not enabled');
+    if (state.state === 'deferred')
+      return provider(
+        id,
+        kind,
+        'deferred',
+        `${state.key} is ${state.cause === 'missing' ? 'empty' : 'a placeholder'}: ${ADVICE[kind]}`,
       );
-    else providers.push(provider(id, 'redirect', 'enabled', `client ${p.client_id}`));
-  }
-  for (const id of WEB3_PROVIDERS) {
-    const on = config.providers[id].enabled;
-    const detail =
-      id === 'ethereum'
-        ? `chain ids ${config.providers.ethereum.chain_ids.join(', ')}`
-        : `relay ${config.providers.farcaster.relay_url}`;
-    providers.push(provider(id, 'web3', on ? 'enabled' : 'off', on ? detail : 'not enabled'));
-  }
+    return provider(id, kind, 'enabled', enabledDetail(config, id));
+  });
   const shown = providers.filter((p) => p.state !== 'off');
   const checks: Check[] =
     shown.length === 0

@@ -1,17 +1,15 @@
 // Which sign-in methods the sign-in page may offer (SPEC.md `GET /auth/providers`): enabled providers whose
 // configuration is real. A provider with a placeholder or empty credential is deferred (SPEC.md "External sign-in
 // providers"), so it is not offered: a button that can only fail is worse than none.
-import { isPlaceholderHost, isPlaceholderValue } from '../../config/placeholders.ts';
+import { type ProviderId, providerState } from '../../config/provider-state.ts';
 import { type Config, REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../../config/schema.ts';
 import { deliveryStatus } from '../../delivery/status.ts';
-
-export type ProviderId = (typeof REDIRECT_PROVIDERS)[number] | (typeof WEB3_PROVIDERS)[number];
 
 export interface OfferedProvider {
   id: ProviderId;
   name: string;
   kind: 'redirect' | 'web3';
-  /** Where the browser goes to start; null while the flow has no public path (web3 paths are not shown). */
+  /** Where the browser goes to start; null while this version has no flow for the provider. */
   start_url: string | null;
 }
 
@@ -34,37 +32,15 @@ const NAMES: Record<ProviderId, string> = {
   farcaster: 'Farcaster',
 };
 
-const realCredential = (value: string) => value.trim() !== '' && !isPlaceholderValue(value);
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return null;
-  }
-}
-
-function offered(config: Config, id: ProviderId): boolean {
-  if (id === 'ethereum') return config.providers.ethereum.enabled;
-  if (id === 'farcaster') {
-    const relay = hostOf(config.providers.farcaster.relay_url);
-    return config.providers.farcaster.enabled && relay !== null && !isPlaceholderHost(relay);
-  }
-  const provider = config.providers[id];
-  return provider.enabled && realCredential(provider.client_id) && realCredential(provider.client_secret);
-}
-
 /** Computed from configuration only: nothing secret is read into the answer, only ids and names. */
 export function signInMethods(config: Config): SignInMethods {
-  const redirect = REDIRECT_PROVIDERS.filter((id) => offered(config, id)).map(
-    (id): OfferedProvider => ({
-      id,
-      name: NAMES[id],
-      kind: 'redirect',
-      start_url: `/account/connections/start?provider=${id}`,
-    }),
+  const offered = (id: ProviderId) => providerState(config, id).state === 'enabled';
+  // No provider flow exists in this version (the shared callback and GET /account/connections/start come with the
+  // federated sign-in work), so no start URL is offered yet: a button that leads to a 404 is worse than none.
+  const redirect = REDIRECT_PROVIDERS.filter(offered).map(
+    (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'redirect', start_url: null }),
   );
-  const web3 = WEB3_PROVIDERS.filter((id) => offered(config, id)).map(
+  const web3 = WEB3_PROVIDERS.filter(offered).map(
     (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: null }),
   );
   return {

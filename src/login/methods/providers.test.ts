@@ -33,7 +33,7 @@ describe('GET /auth/providers', () => {
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), {
       providers: [
-        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/account/connections/start?provider=github' },
+        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: null },
         { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
       ],
       passkeys: false,
