@@ -96,5 +96,3 @@ export async function chainedRequestsPerSecond(
   await pool.close();
   return { perSecond: completed / ((performance.now() - start) / 1000), errors, chains: state };
 }
-
-export const rssMegabytes = () => process.memoryUsage().rss / 2 ** 20;

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'smol-toml';
 import { request } from 'undici';
 import type { Config } from '../../src/config/schema.ts';
 import { generateSecretFiles, loadSecrets, type Secrets } from '../../src/crypto/secret-files.ts';
@@ -47,13 +48,13 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
 /** CPU seconds (user + system, every thread) a process has used, from /proc/PID/stat (clock ticks of 10 ms). */
 export function processCpuSeconds(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
 export function processRssMegabytes(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match?.[1]) throw new Error(`no VmRSS for process ${pid}`);
@@ -84,40 +85,20 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
   const secretsDir = path.join(dir, 'secrets');
   generateSecretFiles(secretsDir);
   const secrets = loadSecrets(secretsDir);
-  const config = makeConfig({
+  // One set of settings: the file the server reads and the Config the scenarios see are the same.
+  const settings = {
     server: { issuer: ISSUER, listen: '127.0.0.1:0' },
     database: { url: database.url },
     secrets: { dir: secretsDir },
     data: { dir: path.join(dir, 'data') },
-    logging: { level: 'warn' },
+    organization: { id: 'acme', name: 'Acme', owner_subject: 'owner@acme.test' },
+    logging: { level: 'warn' as const },
     // Every load comes from one loopback address, so the per-IP sign-in start limit is off for benchmarks.
     login: { starts_per_ip_per_minute: 0 },
-  });
+  };
+  const config = makeConfig(settings);
   const configFile = path.join(dir, 'gatehouse.toml');
-  writeFileSync(
-    configFile,
-    [
-      '[server]',
-      `issuer = "${ISSUER}"`,
-      'listen = "127.0.0.1:0"',
-      '[database]',
-      `url = "${database.url}"`,
-      '[secrets]',
-      `dir = "${secretsDir}"`,
-      '[data]',
-      `dir = "${path.join(dir, 'data')}"`,
-      '[organization]',
-      'id = "acme"',
-      'name = "Acme"',
-      'owner_subject = "owner@acme.test"',
-      '[logging]',
-      'level = "warn"',
-      '[login]',
-      'starts_per_ip_per_minute = 0',
-      '',
-    ].join('\n'),
-    { mode: 0o600 },
-  );
+  writeFileSync(configFile, stringify(settings), { mode: 0o600 });
   const child = spawn(process.execPath, [MAIN, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {

@@ -108,10 +108,7 @@ function verifyApplied(applied: Map<number, AppliedRow>, migrations: Migration[]
 
 /** True when every migration this code knows is recorded as applied. Used by readiness. */
 export async function migrationsApplied(sql: Sql, migrations: Migration[]): Promise<boolean> {
-  const versions = migrations.map((m) => m.version);
-  const [row] = await sql<{ count: number }[]>`
-    select count(*)::int as count from schema_migrations where version = any(${versions}::int[])`;
-  return row?.count === versions.length;
+  return (await pendingMigrations(sql, migrations)).length === 0;
 }
 
 /** Migrations this code knows that the database has not recorded (all of them before the first migrate). */

@@ -30,3 +30,9 @@ export function redactDatabaseUrl(url: string): string {
     return '(unparseable URL)';
   }
 }
+
+/** The PostgreSQL server's version string, for the status report and `gatehouse doctor`. */
+export async function serverVersion(sql: Executor): Promise<string> {
+  const [row] = await sql<{ version: string }[]>`select current_setting('server_version') as version`;
+  return row?.version ?? 'unknown';
+}

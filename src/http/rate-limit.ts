@@ -10,7 +10,7 @@ export interface WindowLimit {
   windowSeconds: number;
 }
 
-/** Windows this old have ended for every limit we keep (the longest is a minute); housekeeping deletes them. */
+/** Windows an hour old have ended for every limit we keep (the longest is a minute); housekeeping deletes them. */
 export const LONGEST_WINDOW_SECONDS = 3600;
 
 export async function enforceLimit(

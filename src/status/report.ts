@@ -2,7 +2,7 @@
 // providers, TLS and the OIDC signing keys. The CLI prints it as lines; the console shows it as sections.
 import type { Config } from '../config/schema.ts';
 import { type Migration, pendingMigrations } from '../db/migrate.ts';
-import { redactDatabaseUrl, type Sql } from '../db/pool.ts';
+import { redactDatabaseUrl, type Sql, serverVersion } from '../db/pool.ts';
 import { type Check, check } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { deliveryChecks, outboxCheck } from '../delivery/doctor-checks.ts';
@@ -88,7 +88,7 @@ async function fromDatabase(deps: StatusDeps): Promise<Stored> {
   const location = url === '' ? 'embedded' : redactDatabaseUrl(url);
   try {
     return await deps.withDatabase(async (sql) => {
-      const [row] = await sql<{ version: string }[]>`select current_setting('server_version') as version`;
+      const version = await serverVersion(sql);
       const pending = (await pendingMigrations(sql, deps.migrations)).map((m) => m.file);
       const checks = [
         check('ok', 'database', `${location} is reachable`),
@@ -106,7 +106,7 @@ async function fromDatabase(deps: StatusDeps): Promise<Stored> {
           ...sectionOf(checks),
           reachable: true,
           location,
-          server_version: row?.version ?? null,
+          server_version: version,
           migrations: { known: deps.migrations.length, pending },
         },
         outbox: pending.length === 0 ? await outboxCheck(sql) : null,
