@@ -10,7 +10,7 @@ import {
 import * as directory from '../identity/directory-store.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findIdentity, type IdentityAssurance, listSignInMethods } from '../identity/store.ts';
-import { revokeIdentityGrants } from '../oauth/store.ts';
+import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
 import { listLiveSessions, revokeIdentitySessions } from '../session/store.ts';
 import { type Actor, type AdminDeps, auditChange } from './context.ts';
 import { type PageQuery, pageOf, pageRequest } from './paging.ts';
@@ -105,7 +105,7 @@ export async function suspendIdentity(deps: AdminDeps, actor: Actor, sub: Sub) {
     if (change.outcome !== 'changed') return { change, sessions: 0, grants: 0 };
     // In the same transaction: nothing the identity holds outlives the suspension by a single request.
     const sessions = await revokeIdentitySessions(tx, sub, now);
-    return { change, sessions, grants: await revokeIdentityGrants(tx, sub, now) };
+    return { change, sessions, grants: await revokeGrantsOfIdentity(tx, sub, now) };
   });
   if (result.change.outcome !== 'changed') refuse(result.change, 'suspended');
   await auditChange(deps, actor, 'identity.suspended', sub, {
@@ -120,7 +120,7 @@ export async function signOutEverywhere(deps: AdminDeps, actor: Actor, sub: Sub)
   const now = deps.clock();
   const ended = await deps.sql.begin(async (tx) => {
     if (!(await findIdentity(tx, sub))) return null;
-    return { sessions: await revokeIdentitySessions(tx, sub, now), grants: await revokeIdentityGrants(tx, sub, now) };
+    return { sessions: await revokeIdentitySessions(tx, sub, now), grants: await revokeGrantsOfIdentity(tx, sub, now) };
   });
   if (!ended) throw new NotFound('No such identity');
   await auditChange(deps, actor, 'session.revoked_all', sub, { revoked: ended.sessions, grants_revoked: ended.grants });
