@@ -96,7 +96,7 @@ interface Row {
   details: Record<string, unknown>;
 }
 
-/** Newest first. Each filter is an equality or range on an indexed column (migration 0008), so a page is a range scan. */
+/** Newest first. Each filter is an equality or range on an indexed column (migration 0007), so a page is a range scan. */
 export async function listAuditRecords(sql: Executor, filter: AuditFilter): Promise<AuditRecord[]> {
   const rows = await sql<Row[]>`
     select id::text, chain, seq::text, occurred_at, event, actor, subject, client_ip, request_id, details
