@@ -1,5 +1,5 @@
 // One real PostgreSQL database per test file, cloned from a template that holds every migration. The template's
-// name carries a digest of the migration files, so editing a migration builds a fresh one.
+// name carries a digest of the migration files (names and contents), so editing or renumbering one builds a fresh one.
 import { createHash, randomBytes } from 'node:crypto';
 import { after } from 'node:test';
 import postgres from 'postgres';
@@ -22,7 +22,7 @@ export function databaseUrl(name: string): string {
 
 function templateName(): string {
   const digest = createHash('sha256');
-  for (const m of readMigrations()) digest.update(m.checksum);
+  for (const m of readMigrations()) digest.update(`${m.file}:${m.checksum}\n`);
   return `gatehouse_tpl_${digest.digest('hex').slice(0, 16)}`;
 }
 
