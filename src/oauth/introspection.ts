@@ -6,7 +6,9 @@
 import type { Client } from '../admin/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
-import { findRefreshToken, isAccessTokenLive } from './store.ts';
+import { findRefreshToken } from './store.ts';
+import { isAccessTokenLive } from './token-state.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
 import { type AccessTokenClaims, type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 const INACTIVE = { active: false } as const;
@@ -14,6 +16,7 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 export interface IntrospectDeps {
   sql: Sql;
+  tokenStates: TokenStateCache;
   verify: AccessTokenVerifier;
   issuer: string;
   clock: () => Date;
@@ -32,9 +35,7 @@ export async function introspect(deps: IntrospectDeps, caller: Client, token: st
   if (looksLikeJwt(token)) {
     const claims = await deps.verify(token);
     if (!claims || !mayIntrospect(caller, claims)) return INACTIVE;
-    if (
-      !(await isAccessTokenLive(deps.sql, { grantId: claims.gid ?? null, clientId: claims.client_id, jti: claims.jti }))
-    )
+    if (!(await isAccessTokenLive(deps, { grantId: claims.gid ?? null, clientId: claims.client_id, jti: claims.jti })))
       return INACTIVE;
     const { active: _ignored, gid: _grant, ...rest } = claims as typeof claims & { active?: unknown };
     return { ...rest, active: true, token_type: 'Bearer' };
