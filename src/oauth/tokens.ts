@@ -2,7 +2,7 @@
 // with the keyring's newest key; time comes from the injected clock so tests move it instead of sleeping.
 import type { KeyObject } from 'node:crypto';
 import type { JWTPayload } from 'jose';
-import { sha256, tokenHash } from '../crypto/primitives.ts';
+import { sha256 } from '../crypto/primitives.ts';
 import { BoundedMap } from './bounded-map.ts';
 import { newTokenId } from './ids.ts';
 import { signRs256, verifyRs256 } from './jws.ts';
@@ -107,7 +107,8 @@ export interface TokenVerifierDeps {
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-export const looksLikeJwt = (token: string) => token.length < 8192 && JWT_SHAPE.test(token);
+const MAX_JWT_LENGTH = 8192;
+export const looksLikeJwt = (token: string) => token.length < MAX_JWT_LENGTH && JWT_SHAPE.test(token);
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -116,7 +117,7 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAccessTokenType = (typ: unknown) =>
   isString(typ) && ['at+jwt', 'application/at+jwt'].includes(typ.toLowerCase());
 
-/** Distinct access tokens whose verified claims a node keeps (about 1 KB each). */
+/** Distinct access tokens whose verified claims a node keeps (about 2 KB each with the token as key). */
 const VERIFIED_TOKENS_CACHED = 10_000;
 
 interface VerifiedToken {
@@ -131,7 +132,7 @@ interface VerifiedToken {
  * the claims or null. Revocation is the caller's check (introspection).
  *
  * What the signature check establishes is a pure function of the token and the key, so it is cached per token
- * (by SHA-256) and the RSA verification (about 40 µs) runs once per token and key set. A hit still asks the keyring
+ * (keyed by the token itself: hashing it cost more than the lookup) and the RSA verification (about 40 µs) runs once per token and key set. A hit still asks the keyring
  * for the token's key and must get the very object that verified it: every keyring reload (rotation, removal, the
  * periodic refresh) builds new key objects, and a retired key past its publication window is not returned at all,
  * so a key change invalidates every entry at once. The time checks run on every call.
@@ -140,12 +141,12 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
   const verified = new BoundedMap<string, VerifiedToken>(VERIFIED_TOKENS_CACHED);
 
   async function verifySigned(token: string): Promise<AccessTokenClaims | null> {
-    const id = tokenHash(token);
-    const hit = verified.get(id);
+    const hit = verified.get(token);
     if (hit) {
       if ((await deps.keyring.findVerificationKey(hit.kid)) === hit.key) return hit.claims;
-      verified.delete(id);
+      verified.delete(token);
     }
+    if (!looksLikeJwt(token)) return null;
     let key: KeyObject | null = null;
     let kid: string | undefined;
     const result = await verifyRs256(token, async (headerKid) => {
@@ -160,17 +161,17 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
     if (claims.nbf !== undefined && !isNumber(claims.nbf)) return null;
     if (![claims.sub, claims.jti, claims.client_id, claims.scope].every(isString)) return null;
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
-    verified.set(id, { claims: claims as AccessTokenClaims, kid, key });
+    verified.set(token, { claims: claims as AccessTokenClaims, kid, key });
     return claims as AccessTokenClaims;
   }
 
   return async (token: string): Promise<AccessTokenClaims | null> => {
-    if (!looksLikeJwt(token)) return null;
+    if (token.length >= MAX_JWT_LENGTH) return null;
     const claims = await verifySigned(token);
     if (!claims) return null;
     const now = seconds(deps.clock());
     if (claims.exp <= now || (claims.nbf !== undefined && (claims.nbf as number) > now)) {
-      verified.delete(tokenHash(token));
+      verified.delete(token);
       return null;
     }
     return claims;
