@@ -101,9 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     tokenStates: new TokenStateCache({ maxAgeSeconds: config.tokens.state_cache_seconds, clock: deps.clock }),
   };
   if (services.tokenStates.enabled) {
-    const listener = await listenForTokenState(deps.sql, services.tokenStates, (error) =>
-      app.log.warn({ err: error }, 'token state cache disabled: LISTEN failed'),
-    );
+    const listener = await listenForTokenState(deps.sql, services.tokenStates, {
+      onError: (error) => app.log.warn({ err: error }, 'token state cache bypassed: LISTEN failed, retrying'),
+    });
     app.addHook('onClose', () => listener.close());
   }
 

@@ -3,12 +3,15 @@
 // that notification with a marker (tokenStateSynced) or for a named event; they never sleep.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import postgres from 'postgres';
 import type { Config } from '../../src/config/schema.ts';
 import { createPool, type Executor, type Sql } from '../../src/db/pool.ts';
+import { TokenStateCache } from '../../src/oauth/token-state-cache.ts';
+import { listenForTokenState } from '../../src/oauth/token-state-listener.ts';
 import { adminCaller } from '../helpers/admin-api.ts';
 import { startTestApp, type TestApp, TestClock } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { adminUrl, createTestDatabase } from '../helpers/database.ts';
 import { makeAdmin, makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, obtainCode, pkcePair, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 import { nextTokenStateEvent, tokenStateSynced } from '../helpers/token-state.ts';
@@ -287,5 +290,40 @@ describe('token state cache: tokens.state_cache_seconds = 0', async () => {
     );
     assert.deepEqual((await introspect()).json, { active: false });
     await refusedBy(nodeB, tokens.access_token);
+  });
+});
+
+describe('token state listener: LISTEN connection lost while the database refuses connections', async () => {
+  // A listener that never recovers would wait forever: fail instead.
+  test('keeps the cache bypassed while re-listening fails, then listens on a fresh connection and clears it', {
+    timeout: 20_000,
+  }, async () => {
+    const db = await createTestDatabase();
+    const cache = new TokenStateCache({ maxAgeSeconds: 5, clock: () => new Date() });
+    let failed: () => void = () => {};
+    const firstFailure = new Promise<void>((resolve) => {
+      failed = resolve;
+    });
+    const listener = await listenForTokenState(db.sql, cache, { onError: () => failed(), retryMs: 20 });
+    after(() => listener.close());
+    assert.equal(cache.listening, true);
+    cache.store(cache.beginRead(), 'jti:j1', true);
+    const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+    after(() => admin.end({ timeout: 5 }));
+    await admin.unsafe(`alter database ${db.name} allow_connections false`);
+    const lost = nextTokenStateEvent(cache, (e) => e.type === 'lost');
+    await admin`
+      select pg_terminate_backend(pid) from pg_stat_activity where datname = ${db.name} and query like 'listen %'`;
+    await lost;
+    // postgres.js's own re-listen fails and it gives up; ours fails too and keeps trying.
+    await firstFailure;
+    assert.equal(cache.listening, false);
+    assert.equal(cache.get('jti:j1'), undefined);
+    assert.equal(cache.beginRead(), null);
+    const listening = nextTokenStateEvent(cache, (e) => e.type === 'listening');
+    await admin.unsafe(`alter database ${db.name} allow_connections true`);
+    await listening;
+    assert.equal(cache.listening, true);
+    assert.equal(cache.size, 0);
   });
 });
