@@ -49,6 +49,20 @@ describe('TokenStateCache', () => {
     assert.equal(cache.get('jti:j2'), undefined);
   });
 
+  test('an entry expires after maxAgeSeconds, and at once when the clock goes back', () => {
+    let now = at.getTime();
+    const cache = new TokenStateCache({ maxAgeSeconds: 5, clock: () => new Date(now) });
+    cache.listened();
+    cache.store(cache.beginRead(), 'jti:j1', true);
+    now += 4999;
+    assert.equal(cache.get('jti:j1'), true);
+    now += 1;
+    assert.equal(cache.get('jti:j1'), undefined);
+    cache.store(cache.beginRead(), 'jti:j2', true);
+    now -= 60_000;
+    assert.equal(cache.get('jti:j2'), undefined);
+  });
+
   test('maxAgeSeconds 0 disables it', () => {
     const cache = listening(0);
     assert.equal(cache.enabled, false);

@@ -56,7 +56,9 @@ export class TokenStateCache {
     if (!this.#listening) return undefined;
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    if (this.#clock().getTime() - entry.storedAt < this.#maxAgeMs) return entry.value;
+    // A clock that went back counts as expired, so a wall-clock step can never stretch an entry's life.
+    const age = this.#clock().getTime() - entry.storedAt;
+    if (age >= 0 && age < this.#maxAgeMs) return entry.value;
     this.#entries.delete(key);
     return undefined;
   }

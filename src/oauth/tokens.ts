@@ -161,8 +161,10 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
     if (claims.nbf !== undefined && !isNumber(claims.nbf)) return null;
     if (![claims.sub, claims.jti, claims.client_id, claims.scope].every(isString)) return null;
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
-    verified.set(token, { claims: claims as AccessTokenClaims, kid, key });
-    return claims as AccessTokenClaims;
+    // Shared by every request presenting this token: frozen so no caller can alter what the next one sees.
+    const frozen = Object.freeze(claims) as AccessTokenClaims;
+    verified.set(token, { claims: frozen, kid, key });
+    return frozen;
   }
 
   return async (token: string): Promise<AccessTokenClaims | null> => {
