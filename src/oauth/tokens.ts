@@ -132,10 +132,11 @@ interface VerifiedToken {
  * the claims or null. Revocation is the caller's check (introspection).
  *
  * What the signature check establishes is a pure function of the token and the key, so it is cached per token
- * (keyed by the token itself: hashing it cost more than the lookup) and the RSA verification (about 40 µs) runs once per token and key set. A hit still asks the keyring
- * for the token's key and must get the very object that verified it: every keyring reload (rotation, removal, the
- * periodic refresh) builds new key objects, and a retired key past its publication window is not returned at all,
- * so a key change invalidates every entry at once. The time checks run on every call.
+ * (keyed by the token itself: hashing it cost more than the lookup), and the RSA verification (about 40 µs) runs
+ * once per token and key set. A hit still asks the keyring for the token's key and must get the very object that
+ * verified it: every keyring reload (rotation, removal, the periodic refresh) builds new key objects, and a retired
+ * key past its publication window is not returned at all, so a key change invalidates every entry at once. The time
+ * checks run on every call; only successful verifications are cached.
  */
 export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
   const verified = new BoundedMap<string, VerifiedToken>(VERIFIED_TOKENS_CACHED);
