@@ -20,6 +20,8 @@ import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
+import { TokenStateCache } from './oauth/token-state-cache.ts';
+import { listenForTokenState } from './oauth/token-state-listener.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
@@ -45,6 +47,8 @@ export interface Services {
   requireAdmin: AdminGuard;
   /** OIDC signing keys (DB-backed, cached); `gatehouse keys rotate` and tests add keys through it. */
   keyring: Keyring;
+  /** Token state cached per node for introspection and userinfo; tests observe its invalidations. */
+  tokenStates: TokenStateCache;
 }
 
 export interface GatehouseApp {
@@ -94,7 +98,14 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       maxTokenLifetimeSeconds: Math.max(config.tokens.access_token_ttl_seconds, config.tokens.id_token_ttl_seconds),
     }),
+    tokenStates: new TokenStateCache({ maxAgeSeconds: config.tokens.state_cache_seconds, clock: deps.clock }),
   };
+  if (services.tokenStates.enabled) {
+    const listener = await listenForTokenState(deps.sql, services.tokenStates, {
+      onError: (error) => app.log.warn({ err: error }, 'token state cache bypassed: LISTEN failed, retrying'),
+    });
+    app.addHook('onClose', () => listener.close());
+  }
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
@@ -132,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     audit: deps.audit,
     clock: deps.clock,
     keyring: services.keyring,
+    tokenStates: services.tokenStates,
     sessions,
     stylesheet: ui.stylesheet,
   });

@@ -17,11 +17,13 @@ import type { Keyring } from './keyring.ts';
 import { type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
 import { errorPage, logoutConfirmPage, sendPage, signedOutPage } from './pages.ts';
 import { revokeToken } from './revocation.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
 import { userinfoClaims } from './userinfo.ts';
 
 export interface EndpointDeps {
   sql: Sql;
+  tokenStates: TokenStateCache;
   clients: ClientDirectory;
   verify: AccessTokenVerifier;
   keyring: Keyring;

@@ -6,14 +6,17 @@
 import type { Client } from '../admin/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
-import { findRefreshToken, isAccessTokenLive } from './store.ts';
-import { type AccessTokenClaims, type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
+import { findRefreshToken } from './store.ts';
+import { isAccessTokenLive } from './token-state.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
+import type { AccessTokenClaims, AccessTokenVerifier } from './tokens.ts';
 
 const INACTIVE = { active: false } as const;
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 export interface IntrospectDeps {
   sql: Sql;
+  tokenStates: TokenStateCache;
   verify: AccessTokenVerifier;
   issuer: string;
   clock: () => Date;
@@ -29,12 +32,11 @@ function mayIntrospect(caller: Client, claims: AccessTokenClaims): boolean {
 }
 
 export async function introspect(deps: IntrospectDeps, caller: Client, token: string) {
-  if (looksLikeJwt(token)) {
+  // Refresh tokens are base64url, never dotted; the verifier checks a JWT's full shape (once per token: it caches).
+  if (token.includes('.')) {
     const claims = await deps.verify(token);
     if (!claims || !mayIntrospect(caller, claims)) return INACTIVE;
-    if (
-      !(await isAccessTokenLive(deps.sql, { grantId: claims.gid ?? null, clientId: claims.client_id, jti: claims.jti }))
-    )
+    if (!(await isAccessTokenLive(deps, { grantId: claims.gid ?? null, clientId: claims.client_id, jti: claims.jti })))
       return INACTIVE;
     const { active: _ignored, gid: _grant, ...rest } = claims as typeof claims & { active?: unknown };
     return { ...rest, active: true, token_type: 'Bearer' };

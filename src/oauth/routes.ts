@@ -13,6 +13,7 @@ import { discoveryRoutes } from './discovery.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
 import type { Keyring } from './keyring.ts';
 import { tokenRoute } from './token-route.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
 import { createAccessTokenVerifier, createTokenSigner } from './tokens.ts';
 
 export interface OAuthDeps {
@@ -22,13 +23,15 @@ export interface OAuthDeps {
   audit: Audit;
   clock: () => Date;
   keyring: Keyring;
+  /** Grant, token, client and identity facts cached per node, invalidated by NOTIFY (see token-state-cache.ts). */
+  tokenStates: TokenStateCache;
   sessions: SessionHttp;
   /** The web UI's stylesheet, linked from the server-rendered pages; null when the UI is not built. */
   stylesheet: string | null;
 }
 
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
-  const { config, sql, secrets, audit, clock, keyring, sessions, stylesheet } = deps;
+  const { config, sql, secrets, audit, clock, keyring, tokenStates, sessions, stylesheet } = deps;
   const issuer = config.server.issuer;
   const tokens = config.tokens;
   const signer = createTokenSigner({
@@ -71,6 +74,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
   });
   await app.register(endpointRoutes, {
     sql,
+    tokenStates,
     clients,
     verify,
     keyring,

@@ -174,40 +174,66 @@ export interface AccessTokenRef {
   jti: string;
 }
 
-/**
- * One indexed round trip: is a signature-valid access token still live? A user token's grant must exist (deleting
- * its client or identity deletes it) and be unrevoked (code reuse, refresh replay, RFC 7009 revocation of the
- * refresh token); a client-credentials token's client must still exist; and the token itself must not be listed as
- * revoked (RFC 7009).
- */
-export async function isAccessTokenLive(sql: Executor, t: AccessTokenRef): Promise<boolean> {
-  const [row] = await sql`
-    select case when ${t.grantId}::text is null
-             then exists (select 1 from oauth_clients where id = ${t.clientId})
-             else exists (select 1 from oauth_grants where id = ${t.grantId} and revoked_at is null)
-           end
-       and not exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti}) as live`;
-  return row?.live === true;
+export interface AccessTokenState {
+  /** A user token's live grant's identity, or a client-credentials token's existing client; null when gone. */
+  subject: string | null;
+  /** Listed as revoked (RFC 7009). */
+  revoked: boolean;
 }
 
 /**
- * The userinfo claims of a live user access token, in the same round trip as its revocation check: null when the
- * grant is gone or revoked, the token is listed as revoked, the grant is not this identity's, or the identity is
- * not active.
+ * One indexed round trip: what decides whether a signature-valid access token is still live. A user token's grant
+ * must exist (deleting its client or identity deletes it) and be unrevoked (code reuse, refresh replay, RFC 7009
+ * revocation of the refresh token); a client-credentials token's client must still exist; and the token itself must
+ * not be listed as revoked (RFC 7009). The facts come back separately so the token state cache can keep each.
  */
-export async function findUserinfoProfile(
+export async function findAccessTokenState(sql: Executor, t: AccessTokenRef): Promise<AccessTokenState> {
+  const [row] = await sql<{ subject: string | null; revoked: boolean }[]>`
+    select case when ${t.grantId}::text is null
+             then (select id from oauth_clients where id = ${t.clientId})
+             else (select identity_id from oauth_grants where id = ${t.grantId} and revoked_at is null)
+           end as subject,
+           exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti}) as revoked`;
+  return { subject: row?.subject ?? null, revoked: row?.revoked ?? true };
+}
+
+export interface UserinfoState {
+  /** The identity of the token's grant while the grant is live; null when it is gone or revoked. */
+  grantIdentityId: string | null;
+  revoked: boolean;
+  /** The claims of `sub` while it is active; null otherwise. */
+  profile: ClaimsProfile | null;
+}
+
+/** Everything userinfo needs about a user access token, in one round trip, as separate facts (see above). */
+export async function findUserinfoState(
   sql: Executor,
   t: { sub: string; grantId: string; jti: string },
-): Promise<ClaimsProfile | null> {
-  const [row] = await sql<{ display_name: string; address: string | null; verified_at: Date | null }[]>`
-    select i.display_name, e.address, e.verified_at
-    from oauth_grants g
-    join identities i on i.id = g.identity_id and i.state = 'active'
-    left join emails e on e.identity_id = i.id and e.is_primary
-    where g.id = ${t.grantId} and g.identity_id = ${t.sub} and g.revoked_at is null
-      and not exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti})`;
-  if (!row) return null;
-  return { displayName: row.display_name, email: row.address, emailVerified: row.verified_at !== null };
+): Promise<UserinfoState> {
+  const [row] = await sql<
+    {
+      grant_identity_id: string | null;
+      revoked: boolean;
+      display_name: string | null;
+      address: string | null;
+      verified_at: Date | null;
+    }[]
+  >`
+    select (select identity_id from oauth_grants where id = ${t.grantId} and revoked_at is null) as grant_identity_id,
+           exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti}) as revoked,
+           i.display_name, e.address, e.verified_at
+    from (select 1) as one
+    left join identities i on i.id = ${t.sub} and i.state = 'active'
+    left join emails e on e.identity_id = i.id and e.is_primary`;
+  if (!row) return { grantIdentityId: null, revoked: true, profile: null };
+  return {
+    grantIdentityId: row.grant_identity_id,
+    revoked: row.revoked,
+    profile:
+      row.display_name === null
+        ? null
+        : { displayName: row.display_name, email: row.address, emailVerified: row.verified_at !== null },
+  };
 }
 
 export async function insertRevokedAccessToken(sql: Executor, jti: string, expiresAt: Date): Promise<void> {

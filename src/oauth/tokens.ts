@@ -1,7 +1,9 @@
 // JWT issuance and validation. Access tokens follow RFC 9068 (`typ: at+jwt`); ID tokens OIDC Core §2. Both RS256
 // with the keyring's newest key; time comes from the injected clock so tests move it instead of sleeping.
+import type { KeyObject } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { sha256 } from '../crypto/primitives.ts';
+import { BoundedMap } from './bounded-map.ts';
 import { newTokenId } from './ids.ts';
 import { signRs256, verifyRs256 } from './jws.ts';
 import type { Keyring } from './keyring.ts';
@@ -105,7 +107,8 @@ export interface TokenVerifierDeps {
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-export const looksLikeJwt = (token: string) => token.length < 8192 && JWT_SHAPE.test(token);
+const MAX_JWT_LENGTH = 8192;
+export const looksLikeJwt = (token: string) => token.length < MAX_JWT_LENGTH && JWT_SHAPE.test(token);
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -114,23 +117,67 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAccessTokenType = (typ: unknown) =>
   isString(typ) && ['at+jwt', 'application/at+jwt'].includes(typ.toLowerCase());
 
+/** Distinct access tokens whose verified claims a node keeps (about 2 KB each with the token as key). */
+const VERIFIED_TOKENS_CACHED = 10_000;
+
+interface VerifiedToken {
+  claims: AccessTokenClaims;
+  kid: string | undefined;
+  /** The key object that verified the signature: the entry holds only while the keyring still returns it. */
+  key: KeyObject;
+}
+
 /**
  * Verifies signature (keyring), `typ`, `iss`, `exp`, `nbf` and the claim types we rely on (RFC 9068 §4); returns
  * the claims or null. Revocation is the caller's check (introspection).
+ *
+ * What the signature check establishes is a pure function of the token and the key, so it is cached per token
+ * (keyed by the token itself: hashing it cost more than the lookup), and the RSA verification (about 40 µs) runs
+ * once per token and key set. A hit still asks the keyring for the token's key and must get the very object that
+ * verified it: every keyring reload (rotation, removal, the periodic refresh) builds new key objects, and a retired
+ * key past its publication window is not returned at all, so a key change invalidates every entry at once. The time
+ * checks run on every call; only successful verifications are cached.
  */
 export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
-  return async (token: string): Promise<AccessTokenClaims | null> => {
+  const verified = new BoundedMap<string, VerifiedToken>(VERIFIED_TOKENS_CACHED);
+
+  async function verifySigned(token: string): Promise<AccessTokenClaims | null> {
+    const hit = verified.get(token);
+    if (hit) {
+      if ((await deps.keyring.findVerificationKey(hit.kid)) === hit.key) return hit.claims;
+      verified.delete(token);
+    }
     if (!looksLikeJwt(token)) return null;
-    const verified = await verifyRs256(token, (kid) => deps.keyring.findVerificationKey(kid));
-    if (!verified || !isAccessTokenType(verified.header.typ)) return null;
-    const claims = verified.payload;
-    const now = seconds(deps.clock());
+    let key: KeyObject | null = null;
+    let kid: string | undefined;
+    const result = await verifyRs256(token, async (headerKid) => {
+      kid = headerKid;
+      key = await deps.keyring.findVerificationKey(headerKid);
+      return key;
+    });
+    if (!result || !key || !isAccessTokenType(result.header.typ)) return null;
+    const claims = result.payload;
     if (claims.iss !== deps.issuer) return null;
-    if (!isNumber(claims.exp) || claims.exp <= now || !isNumber(claims.iat)) return null;
-    if (claims.nbf !== undefined && (!isNumber(claims.nbf) || claims.nbf > now)) return null;
+    if (!isNumber(claims.exp) || !isNumber(claims.iat)) return null;
+    if (claims.nbf !== undefined && !isNumber(claims.nbf)) return null;
     if (![claims.sub, claims.jti, claims.client_id, claims.scope].every(isString)) return null;
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
-    return claims as AccessTokenClaims;
+    // Shared by every request presenting this token: frozen so no caller can alter what the next one sees.
+    const frozen = Object.freeze(claims) as AccessTokenClaims;
+    verified.set(token, { claims: frozen, kid, key });
+    return frozen;
+  }
+
+  return async (token: string): Promise<AccessTokenClaims | null> => {
+    if (token.length >= MAX_JWT_LENGTH) return null;
+    const claims = await verifySigned(token);
+    if (!claims) return null;
+    const now = seconds(deps.clock());
+    if (claims.exp <= now || (claims.nbf !== undefined && (claims.nbf as number) > now)) {
+      verified.delete(token);
+      return null;
+    }
+    return claims;
   };
 }
 

@@ -1,14 +1,16 @@
 // OIDC Core §5.3 userinfo: `sub` always, `name` with profile, `email`/`email_verified` with email. The token must
 // be a valid user access token carrying `openid`, for an identity that is still active; failures are RFC 6750 §3.1
 // errors with WWW-Authenticate. A revoked token is refused at once (its grant revoked or gone, or the token itself
-// revoked): the claims query checks that in the same round trip (docs/decisions.md "userinfo refuses revoked tokens").
+// revoked): the claims query checks that in the same round trip (docs/decisions.md "userinfo refuses revoked
+// tokens"), or the token state cache, which every such change invalidates (docs/decisions.md "Token state cache").
 import type { Sql } from '../db/pool.ts';
 import { InsufficientScope, InvalidToken } from './errors.ts';
-import { findUserinfoProfile } from './store.ts';
+import { findLiveUserinfoProfile } from './token-state.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
 
 export async function userinfoClaims(
-  deps: { sql: Sql; verify: AccessTokenVerifier },
+  deps: { sql: Sql; tokenStates: TokenStateCache; verify: AccessTokenVerifier },
   token: string,
 ): Promise<Record<string, unknown>> {
   const claims = await deps.verify(token);
@@ -18,7 +20,7 @@ export async function userinfoClaims(
     throw new InvalidToken('The access token was not issued for a user');
   const scopes = claims.scope.split(' ');
   if (!scopes.includes('openid')) throw new InsufficientScope('openid');
-  const profile = await findUserinfoProfile(deps.sql, { sub: claims.sub, grantId: claims.gid, jti: claims.jti });
+  const profile = await findLiveUserinfoProfile(deps, { sub: claims.sub, grantId: claims.gid, jti: claims.jti });
   if (!profile) throw new InvalidToken();
   const result: Record<string, unknown> = { sub: claims.sub };
   if (scopes.includes('profile')) result.name = profile.displayName;

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { after } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type AppDeps, buildApp } from '../../src/app.ts';
+import { type AppDeps, buildApp, type Services } from '../../src/app.ts';
 import { createAudit } from '../../src/audit/audit.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { generateSecretFiles, loadSecrets, type Secrets } from '../../src/crypto/secret-files.ts';
@@ -45,6 +45,7 @@ export interface TestApp {
   /** Base URL once listen() was called (listen: true), else ''. */
   url: string;
   deps: AppDeps;
+  services: Services;
 }
 
 let sharedSecrets: Secrets | null = null;
@@ -85,11 +86,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock: clock.now,
     logStream: logs,
   };
-  const { app } = await buildApp(deps);
+  const { app, services } = await buildApp(deps);
   options.extend?.(app);
   let url = '';
   if (options.listen) url = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   else await app.ready();
   after(() => app.close());
-  return { app, sql, config, secrets, logs, clock, url, deps };
+  return { app, sql, config, secrets, logs, clock, url, deps, services };
 }

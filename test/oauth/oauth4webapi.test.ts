@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
+import { tokenStateSynced } from '../helpers/token-state.ts';
 
 describe('oauth4webapi against Gatehouse', async () => {
   const t = await startListeningIssuer();
@@ -135,6 +136,8 @@ describe('oauth4webapi against Gatehouse', async () => {
       'another client’s refresh token is foreign',
     );
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, sc, auth, tokens.access_token, insecure));
+    // Nodes learn of a revocation by NOTIFY: wait until this one has (docs/decisions.md "Token state cache").
+    await tokenStateSynced(t);
     assert.equal((await introspect(tokens.access_token)).active, false);
   });
 

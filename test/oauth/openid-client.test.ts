@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import * as oidc from 'openid-client';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
+import { tokenStateSynced } from '../helpers/token-state.ts';
 
 describe('openid-client against Gatehouse', async () => {
   const t = await startListeningIssuer();
@@ -127,6 +128,8 @@ describe('openid-client against Gatehouse', async () => {
     const refresh = await oidc.tokenIntrospection(config, tokens.refresh_token as string);
     assert.equal(refresh.active, true);
     await oidc.tokenRevocation(config, tokens.refresh_token as string);
+    // Nodes learn of a revocation by NOTIFY: wait until this one has (docs/decisions.md "Token state cache").
+    await tokenStateSynced(t);
     assert.equal((await oidc.tokenIntrospection(config, tokens.refresh_token as string)).active, false);
     assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false);
   });

@@ -7,6 +7,7 @@ import { open } from '../../src/crypto/seal.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { tokenStateSynced } from '../helpers/token-state.ts';
 
 describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and key rotation', async () => {
   const t = await startTestApp();
@@ -148,6 +149,8 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const first = await exchange();
     assert.equal((await userinfo(`Bearer ${first.json.access_token}`)).status, 200);
     assert.equal((await exchange()).status, 400);
+    // Nodes learn of a revocation by NOTIFY: wait until this one has (docs/decisions.md "Token state cache").
+    await tokenStateSynced(t);
     await refused(first.json.access_token as string);
   });
 
@@ -197,6 +200,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const accessToken = tokens.json.access_token as string;
     assert.equal((await introspect(accessToken)).json.active, true);
     await t.sql`delete from identities where id = ${gone}`;
+    await tokenStateSynced(t);
     assert.deepEqual((await introspect(accessToken)).json, { active: false });
     assert.deepEqual((await introspect(tokens.json.refresh_token as string)).json, { active: false });
   });
@@ -248,6 +252,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal((await asAuditor(cc.json.access_token as string)).json.active, true);
     assert.equal((await asWatcher(user.json.access_token as string)).json.active, true);
     await t.sql`delete from oauth_clients where id in (${service.client.id}, ${other.client.id})`;
+    await tokenStateSynced(t);
     assert.deepEqual((await asAuditor(cc.json.access_token as string)).json, { active: false });
     assert.deepEqual((await asWatcher(user.json.access_token as string)).json, { active: false });
   });
@@ -297,19 +302,29 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const retiredKey = createPrivateKey(t.secrets.oidcSigningKey);
     // A live grant: userinfo checks the token's grant, so the forgery names a real one.
     const { gid } = JSON.parse(Buffer.from(before.access_token.split('.')[1] as string, 'base64url').toString());
-    const forge = () =>
+    const forge = (lifetimeSeconds = 60) =>
       new SignJWT({ sub, client_id: client.id, scope: 'openid', jti: `j${Math.random()}`, gid })
         .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: initial[0] as string })
         .setIssuer(t.config.server.issuer)
         .setAudience(t.config.server.issuer)
         .setIssuedAt(Math.floor(t.clock.now().getTime() / 1000))
-        .setExpirationTime(Math.floor(t.clock.now().getTime() / 1000) + 60)
+        .setExpirationTime(Math.floor(t.clock.now().getTime() / 1000) + lifetimeSeconds)
         .sign(retiredKey);
     assert.equal((await userinfo(`Bearer ${await forge()}`)).status, 200);
-    // ...and refused once it is older than the longest token lifetime.
+    // A token outliving its key (which we never sign) is verified once and then served from the verified-token cache.
+    const outliving = await forge(3600);
+    assert.equal((await userinfo(`Bearer ${outliving}`)).status, 200);
+    assert.equal((await userinfo(`Bearer ${outliving}`)).status, 200);
+    // ...and refused once it is older than the longest token lifetime, cached or not.
     t.clock.advance(601);
     const r = await userinfo(`Bearer ${await forge()}`);
     assertEnvelope(r, 401, 'invalid_token', 'The access token is invalid, expired or revoked');
+    assertEnvelope(
+      await userinfo(`Bearer ${outliving}`),
+      401,
+      'invalid_token',
+      'The access token is invalid, expired or revoked',
+    );
     assert.deepEqual(
       (await jwks()).keys.map((k) => k.kid),
       [added],

@@ -1,0 +1,53 @@
+// Is a signature-valid access token still live, and whose claims does userinfo show: answered from the node's token
+// state cache when every fact needed is there and fresh, else from PostgreSQL in one round trip, storing the facts
+// that let the token through (docs/decisions.md "Token state cache"). A refusal is never cached.
+import type { Sql } from '../db/pool.ts';
+import type { ClaimsProfile } from '../identity/store.ts';
+import { type AccessTokenRef, findAccessTokenState, findUserinfoState } from './store.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
+
+export interface TokenStateDeps {
+  sql: Sql;
+  tokenStates: TokenStateCache;
+}
+
+// Keys are migration 0016's NOTIFY payloads.
+const grantKey = (grantId: string) => `grant:${grantId}`;
+const clientKey = (clientId: string) => `client:${clientId}`;
+const jtiKey = (jti: string) => `jti:${jti}`;
+const identityKey = (sub: string) => `identity:${sub}`;
+
+/** Cached value of a jti that is not revoked. */
+const UNREVOKED = true;
+
+export async function isAccessTokenLive(deps: TokenStateDeps, t: AccessTokenRef): Promise<boolean> {
+  const cache = deps.tokenStates;
+  const subjectKey = t.grantId === null ? clientKey(t.clientId) : grantKey(t.grantId);
+  if (cache.get(subjectKey) !== undefined && cache.get(jtiKey(t.jti)) === UNREVOKED) return true;
+  const epoch = cache.beginRead();
+  const state = await findAccessTokenState(deps.sql, t);
+  if (state.subject !== null) cache.store(epoch, subjectKey, state.subject);
+  if (!state.revoked) cache.store(epoch, jtiKey(t.jti), UNREVOKED);
+  return state.subject !== null && !state.revoked;
+}
+
+/**
+ * The userinfo claims of a live user access token: null when the grant is gone or revoked, the token is listed as
+ * revoked, the grant is not this identity's, or the identity is not active.
+ */
+export async function findLiveUserinfoProfile(
+  deps: TokenStateDeps,
+  t: { sub: string; grantId: string; jti: string },
+): Promise<ClaimsProfile | null> {
+  const cache = deps.tokenStates;
+  const owner = cache.get(grantKey(t.grantId));
+  const profile = cache.get(identityKey(t.sub)) as ClaimsProfile | undefined;
+  if (owner !== undefined && profile !== undefined && cache.get(jtiKey(t.jti)) === UNREVOKED)
+    return owner === t.sub ? profile : null;
+  const epoch = cache.beginRead();
+  const state = await findUserinfoState(deps.sql, t);
+  if (state.grantIdentityId !== null) cache.store(epoch, grantKey(t.grantId), state.grantIdentityId);
+  if (!state.revoked) cache.store(epoch, jtiKey(t.jti), UNREVOKED);
+  if (state.profile !== null) cache.store(epoch, identityKey(t.sub), state.profile);
+  return state.grantIdentityId === t.sub && !state.revoked ? state.profile : null;
+}
