@@ -2,7 +2,7 @@
 // cache"): a grant is live (and whose it is), an access token's jti is not revoked, a client exists, an identity is
 // active (and its profile claims). Only facts that let a token through are cached; a refusal always reads through.
 //
-// Keys are the NOTIFY payloads of migration 0016 (`grant:<id>`, `jti:<jti>`, `client:<id>`, `identity:<sub>`), so an
+// Keys are the NOTIFY payloads of migration 0009 (`grant:<id>`, `jti:<jti>`, `client:<id>`, `identity:<sub>`), so an
 // invalidation deletes exactly its key. The cache is used only while the LISTEN connection is up: before it first
 // listens, and from the moment its socket closes until it listens again, every read goes to the database, and
 // (re)listening clears everything, since notifications sent meanwhile are lost. Entries also expire after
@@ -77,7 +77,7 @@ export class TokenStateCache {
     this.#entries.set(key, { value, storedAt: this.#clock().getTime() });
   }
 
-  /** A NOTIFY from migration 0016's triggers: the payload is the key. */
+  /** A NOTIFY from migration 0009's triggers: the payload is the key. */
   invalidate(key: string): void {
     this.#epoch++;
     this.#entries.delete(key);

@@ -11,7 +11,7 @@ export interface TokenStateDeps {
   tokenStates: TokenStateCache;
 }
 
-// Keys are migration 0016's NOTIFY payloads.
+// Keys are migration 0009's NOTIFY payloads.
 const grantKey = (grantId: string) => `grant:${grantId}`;
 const clientKey = (clientId: string) => `client:${clientId}`;
 const jtiKey = (jti: string) => `jti:${jti}`;
