@@ -271,18 +271,9 @@ export async function replacePrimaryEmail(sql: Executor, id: Sub, address: strin
   return true;
 }
 
+/** What OIDC userinfo claims need of an active identity: its name and primary email (read by oauth/store.ts). */
 export interface ClaimsProfile {
   displayName: string;
   email: string | null;
   emailVerified: boolean;
-}
-
-/** What OIDC userinfo claims need of an active identity: its name and primary email. Null when not active. */
-export async function findClaimsProfile(sql: Executor, id: Sub): Promise<ClaimsProfile | null> {
-  const [row] = await sql<{ display_name: string; address: string | null; verified_at: Date | null }[]>`
-    select i.display_name, e.address, e.verified_at
-    from identities i left join emails e on e.identity_id = i.id and e.is_primary
-    where i.id = ${id} and i.state = 'active'`;
-  if (!row) return null;
-  return { displayName: row.display_name, email: row.address, emailVerified: row.verified_at !== null };
 }
