@@ -7,6 +7,7 @@ import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
 import { EditHeading } from './EditHeading.tsx';
 import { EnvironmentSelect } from './EnvironmentSelect.tsx';
 import { problemFor } from './field-problems.ts';
+import { FormButtons } from './RowActions.tsx';
 import type { Application, Environment } from './types.ts';
 
 /**
@@ -54,14 +55,7 @@ export function ApplicationEditForm({
         onValue={setEnvironment}
         hint="Only development applications may use localhost redirect URIs."
       />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Save application
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons save="Save application" busy={action.busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Application } from './types.ts';
 
 /** The registered applications, each row with Edit and Delete buttons named for the application. */
@@ -19,9 +20,7 @@ export function ApplicationTable({
           <th scope="col">Name</th>
           <th scope="col">Environment</th>
           <th scope="col">ID</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
+          <ActionsHeader />
         </tr>
       </thead>
       <tbody>
@@ -33,22 +32,7 @@ export function ApplicationTable({
             <td>
               <code>{a.id}</code>
             </td>
-            <td>
-              <div class="actions">
-                <button type="button" id={`edit-${a.id}`} aria-label={`Edit ${a.identifier}`} onClick={() => onEdit(a)}>
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
-                  id={`delete-${a.id}`}
-                  aria-label={`Delete ${a.identifier}`}
-                  onClick={() => onDelete(a)}
-                >
-                  Delete
-                </button>
-              </div>
-            </td>
+            <RowActions id={a.id} label={a.identifier} onEdit={() => onEdit(a)} onDelete={() => onDelete(a)} />
           </tr>
         ))}
       </tbody>

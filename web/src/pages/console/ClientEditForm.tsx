@@ -7,6 +7,7 @@ import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
+import { FormButtons } from './RowActions.tsx';
 import { type Client, splitList } from './types.ts';
 
 /**
@@ -113,14 +114,7 @@ export function ClientEditForm({
         onValue={setScopes}
         error={problem('scopes')}
       />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Save client
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons save="Save client" busy={action.busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Client } from './types.ts';
 
 /** The registered clients, each row with its actions; buttons carry the client's name so each is unambiguous. */
@@ -24,9 +25,7 @@ export function ClientTable({
           <th scope="col">Kind</th>
           <th scope="col">Redirect URIs</th>
           <th scope="col">Scopes</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
+          <ActionsHeader />
         </tr>
       </thead>
       <tbody>
@@ -39,38 +38,19 @@ export function ClientTable({
             <td>{c.kind}</td>
             <td>{c.redirect_uris.join(' ')}</td>
             <td>{c.scopes.join(' ')}</td>
-            <td>
-              <div class="actions">
-                <button
-                  type="button"
-                  id={`edit-${c.client_id}`}
-                  aria-label={`Edit ${c.name}`}
-                  onClick={() => onEdit(c)}
-                >
-                  Edit
-                </button>
-                {(c.kind === 'web' || c.kind === 'service') && (
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-label={`Rotate secret of ${c.name}`}
-                    onClick={() => onRotate(c)}
-                    disabled={busy}
-                  >
-                    Rotate secret
-                  </button>
-                )}
+            <RowActions id={c.client_id} label={c.name} onEdit={() => onEdit(c)} onDelete={() => onDelete(c)}>
+              {(c.kind === 'web' || c.kind === 'service') && (
                 <button
                   type="button"
                   class="secondary"
-                  id={`delete-${c.client_id}`}
-                  aria-label={`Delete ${c.name}`}
-                  onClick={() => onDelete(c)}
+                  aria-label={`Rotate secret of ${c.name}`}
+                  onClick={() => onRotate(c)}
+                  disabled={busy}
                 >
-                  Delete
+                  Rotate secret
                 </button>
-              </div>
-            </td>
+              )}
+            </RowActions>
           </tr>
         ))}
       </tbody>

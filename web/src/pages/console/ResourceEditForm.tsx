@@ -6,6 +6,7 @@ import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
+import { FormButtons } from './RowActions.tsx';
 import { type Resource, splitList } from './types.ts';
 
 /** Renames a resource or changes its scopes; the audience is its identity and stays. */
@@ -56,14 +57,7 @@ export function ResourceEditForm({
         onValue={setScopes}
         error={problemFor(action.error, 'scopes', splitList(scopes))}
       />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Save resource
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons save="Save resource" busy={action.busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Resource } from './types.ts';
 
 /** The registered resources, each row with Edit and Delete buttons named for the resource. */
@@ -18,9 +19,7 @@ export function ResourceTable({
           <th scope="col">Audience</th>
           <th scope="col">Name</th>
           <th scope="col">Scopes</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
+          <ActionsHeader />
         </tr>
       </thead>
       <tbody>
@@ -31,22 +30,7 @@ export function ResourceTable({
             </td>
             <td>{r.name}</td>
             <td>{r.scopes.join(' ')}</td>
-            <td>
-              <div class="actions">
-                <button type="button" id={`edit-${r.id}`} aria-label={`Edit ${r.name}`} onClick={() => onEdit(r)}>
-                  Edit
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
-                  id={`delete-${r.id}`}
-                  aria-label={`Delete ${r.name}`}
-                  onClick={() => onDelete(r)}
-                >
-                  Delete
-                </button>
-              </div>
-            </td>
+            <RowActions id={r.id} label={r.name} onEdit={() => onEdit(r)} onDelete={() => onDelete(r)} />
           </tr>
         ))}
       </tbody>
