@@ -2,7 +2,8 @@
 // same server measured in the same run.
 import { request } from 'undici';
 import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
-import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
+import { versusTrivialRoute } from '../helpers/versus-trivial.ts';
+import type { BenchContext, Scenario } from '../lib.ts';
 
 export const scenario: Scenario = {
   name: 'oauth-introspection',
@@ -23,47 +24,11 @@ export const scenario: Scenario = {
       const answer = await request(`${bench.server.url}/oauth/introspect`, { method: 'POST', headers: FORM, body });
       const introspected = (await answer.body.json()) as { active?: boolean };
       if (introspected.active !== true) throw new Error('the benchmarked token does not introspect as active');
-      const trivial: number[] = [];
-      const ours: number[] = [];
-      const trivialCpu: number[] = [];
-      const oursCpu: number[] = [];
-      let errors = 0;
-      await sampled(context.rounds, async () => {
-        const reference = await withServerCpu(bench.server, () =>
-          httpRequestsPerSecond(
-            bench.server.url,
-            { method: 'GET', path: '/health/live', expectStatus: 200 },
-            32,
-            context.roundMs,
-          ),
-        );
-        trivial.push(reference.perSecond);
-        trivialCpu.push(reference.cpuMicrosPerRequest);
-        const r = await withServerCpu(bench.server, () =>
-          httpRequestsPerSecond(
-            bench.server.url,
-            { method: 'POST', path: '/oauth/introspect', headers: FORM, body, expectStatus: 200 },
-            32,
-            context.roundMs,
-          ),
-        );
-        ours.push(r.perSecond);
-        oursCpu.push(r.cpuMicrosPerRequest);
-        errors += r.errors;
-        return 0;
+      return await versusTrivialRoute(bench.server, context, {
+        label: 'POST /oauth/introspect',
+        ratio: 'introspection / trivial route',
+        load: { method: 'POST', path: '/oauth/introspect', headers: FORM, body, expectStatus: 200 },
       });
-      return {
-        metrics: [
-          { name: 'GET /health/live (reference)', unit: 'req/s', samples: trivial },
-          { name: 'POST /oauth/introspect', unit: 'req/s', samples: ours },
-          { name: 'server CPU per GET /health/live (all threads)', unit: 'µs', samples: trivialCpu },
-          { name: 'server CPU per POST /oauth/introspect (all threads)', unit: 'µs', samples: oursCpu },
-        ],
-        ratios: [
-          { name: 'introspection / trivial route', value: median(ours) / median(trivial), target: { atLeast: 0.5 } },
-        ],
-        notes: [`Non-200 responses: ${errors}.`],
-      };
     } finally {
       await bench.server.stop();
     }
