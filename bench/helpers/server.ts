@@ -17,6 +17,18 @@ import { benchDatabase } from '../lib.ts';
 export const ISSUER = 'http://localhost:8080';
 const MAIN = fileURLToPath(new URL('../../src/gatehouse.mjs', import.meta.url));
 
+/**
+ * The Node options production starts the server with: the launcher's shebang line (`#!/usr/bin/env -S node FLAGS`),
+ * which `npm start` and the installed `gatehouse` command run through. Read from there, never copied, so the bench
+ * measures the process production runs.
+ */
+export function launcherNodeFlags(file = MAIN): string[] {
+  const shebang = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
+  const match = /^#!\/usr\/bin\/env -S node((?: --[a-z0-9-]+(?:=\S+)?)*)$/.exec(shebang);
+  if (!match) throw new Error(`${file}: the shebang line is not "#!/usr/bin/env -S node [--flag...]": ${shebang}`);
+  return (match[1] ?? '').split(' ').filter((flag) => flag !== '');
+}
+
 /** A compile cache directory (src/gatehouse.mjs) of its own: the first server started with it starts cold. */
 export function freshCompileCache(): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-compile-cache-'));
@@ -99,7 +111,7 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
   const config = makeConfig(settings);
   const configFile = path.join(dir, 'gatehouse.toml');
   writeFileSync(configFile, stringify(settings), { mode: 0o600 });
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', configFile], {
+  const child = spawn(process.execPath, [...launcherNodeFlags(), MAIN, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
       ...process.env,
