@@ -1,12 +1,22 @@
 // TOTP (RFC 6238) with otpauth: SHA-1, 6 digits, 30 s steps, the parameters every authenticator app supports.
 // Seeds are sealed with AES-256-GCM under the TOTP key, bound to the identity so a row cannot be moved to another.
-import { Secret, TOTP } from 'otpauth';
+import { createRequire } from 'node:module';
+import type * as OTPAuth from 'otpauth';
 import { open, seal } from '../../crypto/seal.ts';
 import type { Sub } from '../../identity/ids.ts';
 
 const PERIOD = 30;
 /** ±1 step of clock skew (RFC 6238 §5.2 recommends at most one step back; we also allow one ahead). */
 const WINDOW = 1;
+
+// otpauth loads on first use: only TOTP enrollment and verification need it, and an idle server stays about 1 MB
+// smaller without it (docs/decisions.md, "Idle RSS"). Its CommonJS build lets these functions stay synchronous.
+const require = createRequire(import.meta.url);
+let loaded: typeof OTPAuth | null = null;
+const otpauth = (): typeof OTPAuth => {
+  loaded ??= require('otpauth') as typeof OTPAuth;
+  return loaded;
+};
 
 const purpose = (identityId: Sub) => `totp-seed:${identityId}`;
 
@@ -17,7 +27,7 @@ export interface NewTotpSeed {
 
 export function newTotpSeed(key: Buffer, identityId: Sub): NewTotpSeed {
   // 160 bits, the HMAC-SHA-1 block-appropriate size RFC 4226 §4 recommends.
-  const secret = new Secret({ size: 20 });
+  const secret = new (otpauth().Secret)({ size: 20 });
   return { base32: secret.base32, sealed: seal(key, secret.base32, purpose(identityId)) };
 }
 
@@ -25,8 +35,10 @@ export function openTotpSeed(key: Buffer, identityId: Sub, sealed: string): stri
   return open(key, sealed, purpose(identityId)).toString('utf8');
 }
 
-const totp = (base32: string, issuer = 'Gatehouse', label = '') =>
-  new TOTP({ issuer, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(base32) });
+const totp = (base32: string, issuer = 'Gatehouse', label = '') => {
+  const { Secret, TOTP } = otpauth();
+  return new TOTP({ issuer, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(base32) });
+};
 
 export function otpauthUri(base32: string, issuer: string, label: string): string {
   return totp(base32, issuer, label).toString();
