@@ -18,15 +18,19 @@ export const ISSUER = 'http://localhost:8080';
 const MAIN = fileURLToPath(new URL('../../src/gatehouse.mjs', import.meta.url));
 
 /**
- * The Node options production starts the server with: the launcher's shebang line (`#!/usr/bin/env -S node FLAGS`),
- * which `npm start` and the installed `gatehouse` command run through. Read from there, never copied, so the bench
- * measures the process production runs.
+ * How production starts the server: the environment assignments and Node options on the launcher's shebang line
+ * (`#!/usr/bin/env -S [NAME=VALUE...] node [--flag...]`), which `npm start` and the installed `gatehouse` command
+ * run through. Read from there, never copied, so the bench measures the process production runs.
  */
-export function launcherNodeFlags(file = MAIN): string[] {
+export function launcherStart(file = MAIN): { env: Record<string, string>; nodeFlags: string[] } {
   const shebang = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
-  const match = /^#!\/usr\/bin\/env -S node((?: --[a-z0-9-]+(?:=\S+)?)*)$/.exec(shebang);
-  if (!match) throw new Error(`${file}: the shebang line is not "#!/usr/bin/env -S node [--flag...]": ${shebang}`);
-  return (match[1] ?? '').split(' ').filter((flag) => flag !== '');
+  const match = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node((?: --[a-z0-9-]+(?:=\S+)?)*)$/.exec(shebang);
+  if (!match) throw new Error(`${file}: the shebang is not "#!/usr/bin/env -S [NAME=VALUE...] node [--flag...]"`);
+  const words = (text = '') => text.split(' ').filter((word) => word !== '');
+  const env = Object.fromEntries(
+    words(match[1]).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+  return { env, nodeFlags: words(match[2]) };
 }
 
 /** A compile cache directory (src/gatehouse.mjs) of its own: the first server started with it starts cold. */
@@ -111,10 +115,12 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
   const config = makeConfig(settings);
   const configFile = path.join(dir, 'gatehouse.toml');
   writeFileSync(configFile, stringify(settings), { mode: 0o600 });
-  const child = spawn(process.execPath, [...launcherNodeFlags(), MAIN, 'serve', '--config', configFile], {
+  const launcher = launcherStart();
+  const child = spawn(process.execPath, [...launcher.nodeFlags, MAIN, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
       ...process.env,
+      ...launcher.env,
       DATABASE_URL: database.url,
       NODE_COMPILE_CACHE: options.compileCacheDir ?? runCompileCache(),
     },

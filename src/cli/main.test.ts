@@ -1,8 +1,10 @@
 // `gatehouse` as an operator runs it: exit codes and messages of src/main.ts (64 usage, 78 configuration).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { runCli } from '../../test/helpers/cli.ts';
 import { scratchDir } from '../../test/helpers/config.ts';
 
@@ -56,5 +58,37 @@ describe('gatehouse with an unknown command', () => {
     const result = await runCli(['help']);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^Usage: gatehouse <command> \[--config FILE\] \[options\]\n\nCommands:\n/);
+  });
+});
+
+describe('the installed gatehouse command (src/gatehouse.mjs, run through its shebang)', () => {
+  const launcher = fileURLToPath(new URL('../gatehouse.mjs', import.meta.url));
+
+  test('gatehouse help, run through the shebang with its start options, prints the usage and exits 0', async () => {
+    // The shebang finds `node` on PATH, as for an operator; put this Node first.
+    const env = { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+    const child = spawn(launcher, ['help'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    assert.match(stdout, /^Usage: gatehouse <command> \[--config FILE\] \[options\]\n\nCommands:\n/);
+  });
+
+  test('npm start and npm run gatehouse run the launcher itself, so its shebang is the one place for start options', () => {
+    const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts;
+    assert.equal(scripts.start, './src/gatehouse.mjs serve');
+    assert.equal(scripts.gatehouse, './src/gatehouse.mjs');
+    assert.match(
+      readFileSync(launcher, 'utf8'),
+      /^#!\/usr\/bin\/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2\n/,
+    );
   });
 });
