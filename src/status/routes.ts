@@ -9,7 +9,7 @@ import type { Migration } from '../db/migrate.ts';
 import type { Sql } from '../db/pool.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import type { Keyring } from '../oauth/keyring.ts';
-import { collectStatus, type StatusReport } from './report.ts';
+import type { StatusReport } from './report.ts';
 
 export interface StatusRouteOptions {
   config: Config;
@@ -30,17 +30,23 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRouteOptions> = async
   const resolver = options.resolver ?? new dns.Resolver({ timeout: checkTimeoutMs, tries: 1 });
   let running: Promise<StatusReport> | null = null;
   const status = () => {
-    running ??= collectStatus({
-      config: options.config,
-      withDatabase: (work) => work(options.sql),
-      keyring: () => options.keyring,
-      migrations: options.migrations,
-      resolver,
-      checkTimeoutMs,
-      clock: options.clock,
-    }).finally(() => {
-      running = null;
-    });
+    // The report and its checks (delivery doctor, DNS, TLS, providers) load on the first request: an owner asks now
+    // and then, and an idle server stays smaller without them (docs/decisions.md, "Idle RSS").
+    running ??= import('./report.ts')
+      .then(({ collectStatus }) =>
+        collectStatus({
+          config: options.config,
+          withDatabase: (work) => work(options.sql),
+          keyring: () => options.keyring,
+          migrations: options.migrations,
+          resolver,
+          checkTimeoutMs,
+          clock: options.clock,
+        }),
+      )
+      .finally(() => {
+        running = null;
+      });
     return running;
   };
 
