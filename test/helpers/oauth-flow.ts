@@ -71,22 +71,36 @@ export interface UserTokens {
  * The authorization code flow for a signed-in session, end to end: authorize, then exchange the code with PKCE and
  * the client's secret. Asserts the exchange succeeded and returns the token response.
  */
-export async function userTokens(
-  t: TestApp,
-  input: { client: Client; secret: string | null; cookie: string; scope?: string },
-): Promise<UserTokens> {
-  const { verifier, challenge } = pkcePair();
-  const code = await obtainCode(t, { client: input.client, cookie: input.cookie, challenge, scope: input.scope });
-  const r = await postForm(t, '/oauth/token', {
-    grant_type: 'authorization_code',
-    client_id: input.client.id,
-    ...(input.secret ? { client_secret: input.secret } : {}),
-    code,
-    redirect_uri: input.client.redirectUris[0] as string,
-    code_verifier: verifier,
-  });
+export async function userTokens(t: TestApp, input: CodeFlowInput): Promise<UserTokens> {
+  const r = await (await authorizedCode(t, input)).exchange();
   assert.equal(r.status, 200, JSON.stringify(r.json));
   return r.json as unknown as UserTokens;
+}
+
+export interface CodeFlowInput {
+  client: Client;
+  secret: string | null;
+  cookie: string;
+  scope?: string;
+}
+
+/**
+ * Authorizes with PKCE for a signed-in session and returns `exchange`, which presents that one code at the token
+ * endpoint each time it is called (the second call is a reuse).
+ */
+export async function authorizedCode(t: TestApp, input: CodeFlowInput) {
+  const { verifier, challenge } = pkcePair();
+  const code = await obtainCode(t, { client: input.client, cookie: input.cookie, challenge, scope: input.scope });
+  const exchange = () =>
+    postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: input.client.id,
+      ...(input.secret ? { client_secret: input.secret } : {}),
+      code,
+      redirect_uri: input.client.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+  return { exchange };
 }
 
 /** grant_type=refresh_token for a confidential client. */

@@ -4,7 +4,7 @@ import { tokenHash } from '../../src/crypto/primitives.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 
 describe('POST /oauth/token grant_type=refresh_token', async () => {
   const t = await startTestApp();
@@ -51,23 +51,9 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
   test('revoking an identity’s grants (for the identity module) stops its refresh tokens', async () => {
     const other = await makeIdentity(t.sql);
     const { cookie: otherCookie } = await makeSession(t, other);
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie: otherCookie, challenge });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
+    const { refresh_token } = await userTokens(t, { client, secret, cookie: otherCookie });
     assert.equal(await revokeIdentityGrants(t.sql, other, t.clock.now()), 1);
-    assertEnvelope(
-      await refresh(r.json.refresh_token as string),
-      400,
-      'invalid_grant',
-      'The refresh token has been revoked',
-    );
+    assertEnvelope(await refresh(refresh_token), 400, 'invalid_grant', 'The refresh token has been revoked');
   });
 
   test('rejects an unknown refresh token with invalid_grant', async () => {

@@ -13,7 +13,7 @@ import { startTestApp, type TestApp, TestClock } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { adminUrl, createTestDatabase } from '../helpers/database.ts';
 import { makeAdmin, makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, authorizedCode, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 import { nextTokenStateEvent, tokenStateSynced } from '../helpers/token-state.ts';
 
 /** Changes rows without firing triggers, so no NOTIFY is sent: what a lost notification looks like to a node. */
@@ -152,17 +152,7 @@ describe('token state cache: /oauth/introspect and /oauth/userinfo on node B aft
   });
 
   test('a reused code on node A ends the tokens issued from it on node B', async () => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(nodeA, { client, cookie, challenge });
-    const exchange = () =>
-      postForm(nodeA, '/oauth/token', {
-        grant_type: 'authorization_code',
-        client_id: client.id,
-        client_secret: secret as string,
-        code,
-        redirect_uri: client.redirectUris[0] as string,
-        code_verifier: verifier,
-      });
+    const { exchange } = await authorizedCode(nodeA, { client, secret, cookie });
     const first = await exchange();
     await cachedActiveOnB(first.json.access_token as string);
     assert.equal((await exchange()).status, 400);

@@ -6,7 +6,7 @@ import { rotateSigningKey } from '../../src/cli/keys.ts';
 import { open } from '../../src/crypto/seal.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, authorizedCode, postForm, userTokens } from '../helpers/oauth-flow.ts';
 import { tokenStateSynced } from '../helpers/token-state.ts';
 
 describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and key rotation', async () => {
@@ -15,19 +15,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   const sub = await makeIdentity(t.sql);
   const { cookie } = await makeSession(t, sub);
 
-  const userTokens = async (scope = 'openid profile email offline_access') => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge, scope });
-    const r = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    return r.json as { access_token: string; refresh_token?: string; id_token: string };
-  };
+  const issued = (scope = 'openid profile email offline_access') => userTokens(t, { client, secret, cookie, scope });
   const userinfo = async (authorization?: string) => {
     const r = await t.app.inject({
       method: 'GET',
@@ -48,7 +36,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('userinfo by POST answers the same claims as GET', async () => {
-    const { access_token } = await userTokens();
+    const { access_token } = await issued();
     const r = await t.app.inject({
       method: 'POST',
       url: '/oauth/userinfo',
@@ -60,7 +48,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('introspection refuses HTTP Basic with 401 invalid_client and WWW-Authenticate', async () => {
-    const { access_token } = await userTokens();
+    const { access_token } = await issued();
     const basic = `Basic ${Buffer.from(`${client.id}:${secret}`).toString('base64')}`;
     const r = await postForm(t, '/oauth/introspect', { token: access_token }, { authorization: basic });
     assertEnvelope(
@@ -73,7 +61,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('a tampered JWT is refused by userinfo and inactive at introspection', async () => {
-    const { access_token } = await userTokens();
+    const { access_token } = await issued();
     const [header, payload, signature] = access_token.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'usr_someone_else' })).toString('base64url')}.${signature}`;
@@ -84,7 +72,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('an expired token is refused', async () => {
-    const { access_token } = await userTokens();
+    const { access_token } = await issued();
     t.clock.advance(601);
     assertEnvelope(
       await userinfo(`Bearer ${access_token}`),
@@ -96,7 +84,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('a token without openid gets insufficient_scope; a client-credentials token is not a user token', async () => {
-    const { access_token } = await userTokens('profile');
+    const { access_token } = await issued('profile');
     const r = await userinfo(`Bearer ${access_token}`);
     assertEnvelope(r, 403, 'insufficient_scope', 'The access token needs the openid scope');
     const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
@@ -116,7 +104,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('introspection answers RFC 7662 members for an active token', async () => {
-    const { access_token } = await userTokens();
+    const { access_token } = await issued();
     const r = await introspect(access_token);
     assert.equal(r.headers['cache-control'], 'no-store');
     assert.equal(r.json.active, true);
@@ -135,17 +123,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     );
 
   test('userinfo refuses an access token whose code was reused (its grant is revoked)', async () => {
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie, challenge });
-    const exchange = () =>
-      postForm(t, '/oauth/token', {
-        grant_type: 'authorization_code',
-        client_id: client.id,
-        client_secret: secret as string,
-        code,
-        redirect_uri: client.redirectUris[0] as string,
-        code_verifier: verifier,
-      });
+    const { exchange } = await authorizedCode(t, { client, secret, cookie });
     const first = await exchange();
     assert.equal((await userinfo(`Bearer ${first.json.access_token}`)).status, 200);
     assert.equal((await exchange()).status, 400);
@@ -155,7 +133,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('userinfo refuses an access token whose refresh token family was revoked by a replay', async () => {
-    const tokens = await userTokens();
+    const tokens = await issued();
     const refresh = (refreshToken: string) =>
       postForm(t, '/oauth/token', {
         grant_type: 'refresh_token',
@@ -175,10 +153,10 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   test('userinfo refuses an access token revoked at /oauth/revoke, and every token of a revoked refresh token', async () => {
     const revoke = (token: string) =>
       postForm(t, '/oauth/revoke', { client_id: client.id, client_secret: secret as string, token });
-    const one = await userTokens();
+    const one = await issued();
     assert.equal((await revoke(one.access_token)).status, 200);
     await refused(one.access_token);
-    const two = await userTokens();
+    const two = await issued();
     assert.equal((await revoke(two.refresh_token as string)).status, 200);
     // Revoking a refresh token revokes its grant, and with it every access token issued from it.
     await refused(two.access_token);
@@ -187,22 +165,13 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   test('introspection: a user token whose identity was deleted is inactive (its grant row is gone)', async () => {
     const gone = await makeIdentity(t.sql);
     const session = await makeSession(t, gone);
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client, cookie: session.cookie, challenge });
-    const tokens = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: client.id,
-      client_secret: secret as string,
-      code,
-      redirect_uri: client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
-    const accessToken = tokens.json.access_token as string;
+    const tokens = await userTokens(t, { client, secret, cookie: session.cookie });
+    const accessToken = tokens.access_token;
     assert.equal((await introspect(accessToken)).json.active, true);
     await t.sql`delete from identities where id = ${gone}`;
     await tokenStateSynced(t);
     assert.deepEqual((await introspect(accessToken)).json, { active: false });
-    assert.deepEqual((await introspect(tokens.json.refresh_token as string)).json, { active: false });
+    assert.deepEqual((await introspect(tokens.refresh_token)).json, { active: false });
   });
 
   test('introspection: tokens of a deleted client are inactive, user and client-credentials tokens alike', async () => {
@@ -227,16 +196,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
       resource: service.resource.audience,
     });
     const other = await makeClient(t.sql, t.secrets.clientSecret);
-    const { verifier, challenge } = pkcePair();
-    const code = await obtainCode(t, { client: other.client, cookie, challenge });
-    const user = await postForm(t, '/oauth/token', {
-      grant_type: 'authorization_code',
-      client_id: other.client.id,
-      client_secret: other.secret as string,
-      code,
-      redirect_uri: other.client.redirectUris[0] as string,
-      code_verifier: verifier,
-    });
+    const user = await userTokens(t, { client: other.client, secret: other.secret, cookie });
     const asWatcher = (token: string) =>
       postForm(t, '/oauth/introspect', {
         client_id: watcher.client.id,
@@ -250,15 +210,15 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
         token,
       });
     assert.equal((await asAuditor(cc.json.access_token as string)).json.active, true);
-    assert.equal((await asWatcher(user.json.access_token as string)).json.active, true);
+    assert.equal((await asWatcher(user.access_token)).json.active, true);
     await t.sql`delete from oauth_clients where id in (${service.client.id}, ${other.client.id})`;
     await tokenStateSynced(t);
     assert.deepEqual((await asAuditor(cc.json.access_token as string)).json, { active: false });
-    assert.deepEqual((await asWatcher(user.json.access_token as string)).json, { active: false });
+    assert.deepEqual((await asWatcher(user.access_token)).json, { active: false });
   });
 
   test('introspection shows a token only to its own client or a service client provisioned for its audience', async () => {
-    const { access_token } = await userTokens();
+    const { access_token } = await issued();
     const stranger = await makeClient(t.sql, t.secrets.clientSecret);
     const unprovisioned = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
     const as = (c: { client: { id: string }; secret: string | null }) =>
@@ -273,7 +233,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('introspection of a refresh token answers without token_type (RFC 6749 §7.1 names access token types)', async () => {
-    const { refresh_token } = await userTokens();
+    const { refresh_token } = await issued();
     const r = await introspect(refresh_token as string);
     assert.equal(r.json.active, true);
     assert.equal(r.json.client_id, client.id);
@@ -282,7 +242,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   });
 
   test('a token signed by a retired key verifies until the key is removed, then never', async () => {
-    const before = await userTokens();
+    const before = await issued();
     const jwks = async () =>
       JSON.parse((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).body) as {
         keys: { kid: string }[];
@@ -295,7 +255,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const both = (await jwks()).keys.map((k) => k.kid);
     assert.deepEqual(both.sort(), [initial[0], added].sort());
     assert.equal((await userinfo(`Bearer ${before.access_token}`)).status, 200, 'the retired key still verifies');
-    const after = await userTokens();
+    const after = await issued();
     const header = JSON.parse(Buffer.from(after.access_token.split('.')[0] as string, 'base64url').toString());
     assert.equal(header.kid, added);
     // Forge a fresh-looking token with the retired initial key: accepted while the key is published...
