@@ -28,6 +28,11 @@ export interface BenchContext {
   rounds: number;
   /** Length of one measured round. */
   roundMs: number;
+  /**
+   * Length of the unmeasured run of every load, ours and the references', before the first round: JIT compilation,
+   * connection set-up and first-use caches belong to start-up, not to the steady state the rounds compare.
+   */
+  warmUpMs: number;
 }
 
 export interface Scenario {

@@ -10,6 +10,7 @@ const wanted = process.argv.slice(2);
 const context: BenchContext = {
   rounds: Number(process.env.BENCH_ROUNDS ?? 5),
   roundMs: Number(process.env.BENCH_ROUND_MS ?? 3000),
+  warmUpMs: Number(process.env.BENCH_WARM_UP_MS ?? 2000),
 };
 
 if (!process.env.DATABASE_URL) {
@@ -32,7 +33,7 @@ const lines = [
   '# Benchmark report',
   '',
   `Run ${new Date().toISOString()} on ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version};`,
-  `${context.rounds} rounds of ${context.roundMs} ms each; medians shown. Reproduce: \`DATABASE_URL=... npm run bench\`.`,
+  `${context.rounds} rounds of ${context.roundMs} ms each after a ${context.warmUpMs} ms warm-up of every load; medians shown. Reproduce: \`DATABASE_URL=... npm run bench\`.`,
   '',
 ];
 let failed = 0;

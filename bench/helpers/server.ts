@@ -116,7 +116,11 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
   const configFile = path.join(dir, 'gatehouse.toml');
   writeFileSync(configFile, stringify(settings), { mode: 0o600 });
   const launcher = launcherStart();
-  const child = spawn(process.execPath, [...launcher.nodeFlags, MAIN, 'serve', '--config', configFile], {
+  // BENCH_PROFILE_DIR=DIR writes a V8 CPU profile of each server process there (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...launcher.nodeFlags, ...profile, MAIN, 'serve', '--config', configFile], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
       ...process.env,

@@ -23,6 +23,8 @@ export async function versusTrivialRoute(
   const trivialCpu: number[] = [];
   const oursCpu: number[] = [];
   let errors = 0;
+  await httpRequestsPerSecond(server.url, TRIVIAL, 32, context.warmUpMs);
+  await httpRequestsPerSecond(server.url, measured.load, 32, context.warmUpMs);
   await sampled(context.rounds, async () => {
     const reference = await withServerCpu(server, () =>
       httpRequestsPerSecond(server.url, TRIVIAL, 32, context.roundMs),

@@ -58,6 +58,14 @@ export const scenario: Scenario = {
       const loadRss: number[] = [];
       const cpu: number[] = [];
       let errors = 0;
+      await reference.measure({ kind: 'rs256', pem, durationMs: context.warmUpMs });
+      await httpRequestsPerSecond(
+        bench.server.url,
+        load('/oauth/token', bench.service.clientId, bench.service.secret),
+        32,
+        context.warmUpMs,
+      );
+      await httpRequestsPerSecond(other.url, load('/token', other.clientId, other.secret), 32, context.warmUpMs);
       await sampled(context.rounds, async () => {
         raw.push(await reference.measure({ kind: 'rs256', pem, durationMs: context.roundMs }));
         const measured = await withServerCpu(bench.server, () =>

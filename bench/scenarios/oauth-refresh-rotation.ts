@@ -17,37 +17,37 @@ export const scenario: Scenario = {
     const reference = await startReferenceProcess();
     try {
       let chains = await Promise.all(Array.from({ length: 32 }, async () => (await bench.userGrant()).refresh_token));
+      // Each worker presents the refresh token its previous response returned.
+      const rotateFor = async (durationMs: number) => {
+        const result = await chainedRequestsPerSecond(
+          bench.server.url,
+          chains,
+          (token) => ({
+            path: '/oauth/token',
+            body: form({
+              grant_type: 'refresh_token',
+              client_id: bench.web.clientId,
+              client_secret: bench.web.secret,
+              refresh_token: token,
+            }),
+          }),
+          (json) => json.refresh_token as string,
+          durationMs,
+        );
+        chains = result.chains;
+        return result;
+      };
+      const signing = (durationMs: number) =>
+        reference.measure({ kind: 'rs256', pem: bench.server.secrets.oidcSigningKey, durationMs });
       const raw: number[] = [];
       const ours: number[] = [];
       const cpu: number[] = [];
-      let errors = 0;
+      let errors = (await rotateFor(context.warmUpMs)).errors;
+      await signing(context.warmUpMs);
       await sampled(context.rounds, async () => {
-        raw.push(
-          await reference.measure({
-            kind: 'rs256',
-            pem: bench.server.secrets.oidcSigningKey,
-            durationMs: context.roundMs,
-          }),
-        );
-        const result = await withServerCpu(bench.server, () =>
-          chainedRequestsPerSecond(
-            bench.server.url,
-            chains,
-            (token) => ({
-              path: '/oauth/token',
-              body: form({
-                grant_type: 'refresh_token',
-                client_id: bench.web.clientId,
-                client_secret: bench.web.secret,
-                refresh_token: token,
-              }),
-            }),
-            (json) => json.refresh_token as string,
-            context.roundMs,
-          ),
-        );
+        raw.push(await signing(context.roundMs));
+        const result = await withServerCpu(bench.server, () => rotateFor(context.roundMs));
         cpu.push(result.cpuMicrosPerRequest);
-        chains = result.chains;
         errors += result.errors;
         ours.push(result.perSecond);
         return 0;

@@ -8,16 +8,13 @@ export const scenario: Scenario = {
   description: 'GET /health/live, concurrency 32, keep-alive: the reference for route throughput ratios.',
   async run(context) {
     const server = await startServer();
+    const trivial = { method: 'GET', path: '/health/live', expectStatus: 200 } as const;
     try {
-      const samples = await sampled(context.rounds, async () => {
-        const { perSecond } = await httpRequestsPerSecond(
-          server.url,
-          { method: 'GET', path: '/health/live', expectStatus: 200 },
-          32,
-          context.roundMs,
-        );
-        return perSecond;
-      });
+      await httpRequestsPerSecond(server.url, trivial, 32, context.warmUpMs);
+      const samples = await sampled(
+        context.rounds,
+        async () => (await httpRequestsPerSecond(server.url, trivial, 32, context.roundMs)).perSecond,
+      );
       return { metrics: [{ name: 'GET /health/live', unit: 'req/s', samples }], ratios: [] };
     } finally {
       await server.stop();
