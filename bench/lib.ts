@@ -115,6 +115,15 @@ export async function httpRequestsPerSecond(
   }
 }
 
+/**
+ * The unmeasured warm-up of an HTTP load (BenchContext.warmUpMs). Its rate is dropped, but not its failures: a load
+ * that answers wrongly before the rounds would answer wrongly in them too.
+ */
+export async function warmUpHttp(origin: string, load: HttpLoad, concurrency: number, context: BenchContext) {
+  const { errors } = await httpRequestsPerSecond(origin, load, concurrency, context.warmUpMs);
+  if (errors > 0) throw new Error(`warm-up of ${load.method} ${String(load.path)}: ${errors} unexpected responses`);
+}
+
 /** Median of `rounds` measurements of `measure`. */
 export async function sampled(rounds: number, measure: () => Promise<number>): Promise<number[]> {
   const samples: number[] = [];

@@ -7,6 +7,7 @@ import {
   median,
   type ScenarioResult,
   sampled,
+  warmUpHttp,
   withServerCpu,
 } from '../lib.ts';
 import type { BenchServer } from './server.ts';
@@ -23,8 +24,8 @@ export async function versusTrivialRoute(
   const trivialCpu: number[] = [];
   const oursCpu: number[] = [];
   let errors = 0;
-  await httpRequestsPerSecond(server.url, TRIVIAL, 32, context.warmUpMs);
-  await httpRequestsPerSecond(server.url, measured.load, 32, context.warmUpMs);
+  await warmUpHttp(server.url, TRIVIAL, 32, context);
+  await warmUpHttp(server.url, measured.load, 32, context);
   await sampled(context.rounds, async () => {
     const reference = await withServerCpu(server, () =>
       httpRequestsPerSecond(server.url, TRIVIAL, 32, context.roundMs),

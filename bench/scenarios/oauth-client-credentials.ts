@@ -6,7 +6,15 @@ import { FORM, form, type OAuthBench, startOAuthBench } from '../helpers/oauth.t
 import { startOidcProvider } from '../helpers/oidc-provider.ts';
 import { startReferenceProcess } from '../helpers/reference.ts';
 import { freshCompileCache } from '../helpers/server.ts';
-import { type BenchContext, httpRequestsPerSecond, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
+import {
+  type BenchContext,
+  httpRequestsPerSecond,
+  median,
+  type Scenario,
+  sampled,
+  warmUpHttp,
+  withServerCpu,
+} from '../lib.ts';
 
 const tokenLoad = (bench: OAuthBench, path: string, clientId: string, secret: string) => ({
   method: 'POST' as const,
@@ -51,41 +59,27 @@ export const scenario: Scenario = {
     const other = await startOidcProvider(pem, bench.service.audience);
     const reference = await startReferenceProcess();
     try {
-      const load = (path: string, clientId: string, secret: string) => tokenLoad(bench, path, clientId, secret);
       const raw: number[] = [];
       const ours: number[] = [];
       const theirs: number[] = [];
       const loadRss: number[] = [];
       const cpu: number[] = [];
       let errors = 0;
+      const gatehouseLoad = tokenLoad(bench, '/oauth/token', bench.service.clientId, bench.service.secret);
+      const oidcProviderLoad = tokenLoad(bench, '/token', other.clientId, other.secret);
       await reference.measure({ kind: 'rs256', pem, durationMs: context.warmUpMs });
-      await httpRequestsPerSecond(
-        bench.server.url,
-        load('/oauth/token', bench.service.clientId, bench.service.secret),
-        32,
-        context.warmUpMs,
-      );
-      await httpRequestsPerSecond(other.url, load('/token', other.clientId, other.secret), 32, context.warmUpMs);
+      await warmUpHttp(bench.server.url, gatehouseLoad, 32, context);
+      await warmUpHttp(other.url, oidcProviderLoad, 32, context);
       await sampled(context.rounds, async () => {
         raw.push(await reference.measure({ kind: 'rs256', pem, durationMs: context.roundMs }));
         const measured = await withServerCpu(bench.server, () =>
-          httpRequestsPerSecond(
-            bench.server.url,
-            load('/oauth/token', bench.service.clientId, bench.service.secret),
-            32,
-            context.roundMs,
-          ),
+          httpRequestsPerSecond(bench.server.url, gatehouseLoad, 32, context.roundMs),
         );
         cpu.push(measured.cpuMicrosPerRequest);
         loadRss.push(bench.server.rssMegabytes());
         ours.push(measured.perSecond);
         errors += measured.errors;
-        const compared = await httpRequestsPerSecond(
-          other.url,
-          load('/token', other.clientId, other.secret),
-          32,
-          context.roundMs,
-        );
+        const compared = await httpRequestsPerSecond(other.url, oidcProviderLoad, 32, context.roundMs);
         theirs.push(compared.perSecond);
         errors += compared.errors;
         return 0;

@@ -1,7 +1,7 @@
 // Reference scenario: the throughput of the cheapest route on the real app (GET /health/live), against which route
 // scenarios report their ratios.
 import { startServer } from '../helpers/server.ts';
-import { httpRequestsPerSecond, type Scenario, sampled } from '../lib.ts';
+import { httpRequestsPerSecond, type Scenario, sampled, warmUpHttp } from '../lib.ts';
 
 export const scenario: Scenario = {
   name: 'trivial-route',
@@ -10,7 +10,7 @@ export const scenario: Scenario = {
     const server = await startServer();
     const trivial = { method: 'GET', path: '/health/live', expectStatus: 200 } as const;
     try {
-      await httpRequestsPerSecond(server.url, trivial, 32, context.warmUpMs);
+      await warmUpHttp(server.url, trivial, 32, context);
       const samples = await sampled(
         context.rounds,
         async () => (await httpRequestsPerSecond(server.url, trivial, 32, context.roundMs)).perSecond,
