@@ -18,4 +18,24 @@ describe('client secrets', () => {
     assert.equal(clientSecretMatches(key, `${secret}x`, stored), false);
     assert.equal(clientSecretMatches(key, '', stored), false);
   });
+  test('once a secret has matched, only that secret matches its HMAC; after rotation only the new one', () => {
+    const secret = newClientSecret();
+    const stored = clientSecretHmac(key, secret);
+    assert.equal(clientSecretMatches(key, secret, stored), true);
+    // The second and later checks take the remembered-digest path; it must refuse what the HMAC refuses.
+    assert.equal(clientSecretMatches(key, secret, stored), true);
+    const sameLength = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    assert.equal(clientSecretMatches(key, sameLength, stored), false);
+    assert.equal(clientSecretMatches(key, `${secret}x`, stored), false);
+    assert.equal(clientSecretMatches(key, '', stored), false);
+    const rotated = newClientSecret();
+    const restored = clientSecretHmac(key, rotated);
+    assert.equal(clientSecretMatches(key, secret, restored), false);
+    assert.equal(clientSecretMatches(key, rotated, restored), true);
+    assert.equal(clientSecretMatches(key, rotated, stored), false);
+    // What a key remembers does not answer for another key: under it, the HMAC made with the first key is wrong.
+    const otherKey = randomBytes(32);
+    assert.equal(clientSecretMatches(otherKey, rotated, restored), false);
+    assert.equal(clientSecretMatches(otherKey, rotated, clientSecretHmac(otherKey, rotated)), true);
+  });
 });

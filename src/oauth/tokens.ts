@@ -117,10 +117,13 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isAccessTokenType = (typ: unknown) =>
   isString(typ) && ['at+jwt', 'application/at+jwt'].includes(typ.toLowerCase());
 
-/** Distinct access tokens whose verified claims a node keeps (about 2 KB each with the token as key). */
+/** Distinct access tokens whose verified claims a node keeps (about 2 KB each, the token included). */
 const VERIFIED_TOKENS_CACHED = 10_000;
+/** 32 characters of an RS256 signature: 192 bits that differ between any two tokens we signed. */
+const CACHE_KEY_LENGTH = 32;
 
 interface VerifiedToken {
+  token: string;
   claims: AccessTokenClaims;
   kid: string | undefined;
   /** The key object that verified the signature: the entry holds only while the keyring still returns it. */
@@ -131,9 +134,10 @@ interface VerifiedToken {
  * Verifies signature (keyring), `typ`, `iss`, `exp`, `nbf` and the claim types we rely on (RFC 9068 §4); returns
  * the claims or null. Revocation is the caller's check (introspection).
  *
- * What the signature check establishes is a pure function of the token and the key, so it is cached per token
- * (keyed by the token itself: hashing it cost more than the lookup), and the RSA verification (about 40 µs) runs
- * once per token and key set. A hit still asks the keyring for the token's key and must get the very object that
+ * What the signature check establishes is a pure function of the token and the key, so it is cached per token, and
+ * the RSA verification (about 40 µs) runs once per token and key set. The cache is keyed by the token's last
+ * characters (signature bytes, distinct per token) rather than the whole token, whose hash (900 characters, hashed
+ * afresh for every request's new string) cost more than the lookup; a hit counts only when the whole token is equal. A hit still asks the keyring for the token's key and must get the very object that
  * verified it: every keyring reload (rotation, removal, the periodic refresh) builds new key objects, and a retired
  * key past its publication window is not returned at all, so a key change invalidates every entry at once. The time
  * checks run on every call; only successful verifications are cached.
@@ -141,11 +145,11 @@ interface VerifiedToken {
 export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
   const verified = new BoundedMap<string, VerifiedToken>(VERIFIED_TOKENS_CACHED);
 
-  async function verifySigned(token: string): Promise<AccessTokenClaims | null> {
-    const hit = verified.get(token);
-    if (hit) {
+  async function verifySigned(token: string, cacheKey: string): Promise<AccessTokenClaims | null> {
+    const hit = verified.get(cacheKey);
+    if (hit?.token === token) {
       if ((await deps.keyring.findVerificationKey(hit.kid)) === hit.key) return hit.claims;
-      verified.delete(token);
+      verified.delete(cacheKey);
     }
     if (!looksLikeJwt(token)) return null;
     let key: KeyObject | null = null;
@@ -164,17 +168,18 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
     // Shared by every request presenting this token: frozen so no caller can alter what the next one sees.
     const frozen = Object.freeze(claims) as AccessTokenClaims;
-    verified.set(token, { claims: frozen, kid, key });
+    verified.set(cacheKey, { token, claims: frozen, kid, key });
     return frozen;
   }
 
   return async (token: string): Promise<AccessTokenClaims | null> => {
     if (token.length >= MAX_JWT_LENGTH) return null;
-    const claims = await verifySigned(token);
+    const cacheKey = token.slice(-CACHE_KEY_LENGTH);
+    const claims = await verifySigned(token, cacheKey);
     if (!claims) return null;
     const now = seconds(deps.clock());
     if (claims.exp <= now || (claims.nbf !== undefined && (claims.nbf as number) > now)) {
-      verified.delete(token);
+      if (verified.get(cacheKey)?.token === token) verified.delete(cacheKey);
       return null;
     }
     return claims;

@@ -62,6 +62,9 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
 
   test('a tampered JWT is refused by userinfo and inactive at introspection', async () => {
     const { access_token } = await issued();
+    // Verified first, so the genuine token sits in the verified-token cache, whose key is the signature's end: the
+    // forgery below keeps the signature and so meets that entry, which must not vouch for it.
+    assert.equal((await introspect(access_token)).json.active, true);
     const [header, payload, signature] = access_token.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'usr_someone_else' })).toString('base64url')}.${signature}`;
@@ -69,6 +72,9 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assertEnvelope(r, 401, 'invalid_token', 'The access token is invalid, expired or revoked');
     assert.equal(r.headers['www-authenticate'], invalidToken);
     assert.deepEqual((await introspect(forged)).json, { active: false });
+    // The forgery neither replaced nor evicted the genuine token's entry.
+    assert.equal((await userinfo(`Bearer ${access_token}`)).status, 200);
+    assert.equal((await introspect(access_token)).json.sub, sub);
   });
 
   test('an expired token is refused', async () => {
