@@ -1,28 +1,27 @@
 // Serves the built web UI: hashed assets (immutable, cacheable) and the page paths (index.html, never cached, under
 // a strict CSP). Without a build the pages answer 503 with a message saying how to build it.
-import { existsSync } from 'node:fs';
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { GatehouseError } from '../http/errors.ts';
+import { readAssets } from './assets.ts';
 import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
 import type { UiBuild } from './ui-build.ts';
 
 export async function webRoutes(app: FastifyInstance, options: { ui: UiBuild }): Promise<void> {
   const { dist, index } = options.ui;
+  const assets = readAssets(`${dist}assets`);
 
-  if (existsSync(`${dist}assets`)) {
-    await app.register(fastifyStatic, {
-      root: `${dist}assets`,
-      prefix: '/assets/',
-      index: false,
-      list: false,
-      dotfiles: 'deny',
-      // File names carry a content hash, so a cached copy can never be stale.
-      immutable: true,
-      maxAge: '365d',
-      setHeaders: (response) => response.header('cross-origin-resource-policy', 'same-origin'),
-    });
-  }
+  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+    const asset = assets.get(request.params.name);
+    if (!asset) throw new GatehouseError('not_found', 'No such asset');
+    return (
+      reply
+        .type(asset.contentType)
+        // File names carry a content hash, so a cached copy can never be stale.
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('cross-origin-resource-policy', 'same-origin')
+        .send(asset.body)
+    );
+  });
 
   for (const path of PAGE_PATHS) {
     app.get(path, async (_request, reply) => {

@@ -45,9 +45,19 @@ describe('GET /signin (web UI in Chromium)', async () => {
     assert.ok(script);
     const asset = await fetch(`${url}${script}`);
     assert.equal(asset.status, 200);
-    assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
-    const missing = await fetch(`${url}/assets/nope.js`);
-    assert.equal(missing.status, 404);
-    assert.equal(((await missing.json()) as { error: string }).error, 'not_found');
+    assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(asset.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal(asset.headers.get('cross-origin-resource-policy'), 'same-origin');
+    assert.equal(asset.headers.get('x-content-type-options'), 'nosniff');
+    const body = await asset.text();
+    assert.ok(body.length > 0);
+    const head = await fetch(`${url}${script}`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(body)));
+    for (const path of ['/assets/nope.js', '/assets/..%2Findex.html', '/assets/%2E%2E%2Fpackage.json', '/assets/']) {
+      const missing = await fetch(`${url}${path}`);
+      assert.equal(missing.status, 404, path);
+      assert.equal(((await missing.json()) as { error: string }).error, 'not_found', path);
+    }
   });
 });
