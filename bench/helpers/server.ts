@@ -120,8 +120,12 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const child = spawn(process.execPath, [...launcher.nodeFlags, ...profile, MAIN, 'serve', '--config', configFile], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  // BENCH_SERVER_NODE_FLAGS="--trace-gc ..." adds Node/V8 flags after the launcher's (so they win) and shows the
+  // server's stdout, where such flags report; for looking into a result, never for a reported run.
+  const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const nodeFlags = [...launcher.nodeFlags, ...profile, ...extraFlags];
+  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', '--config', configFile], {
+    stdio: ['ignore', extraFlags.length > 0 ? 'inherit' : 'ignore', 'pipe'],
     env: {
       ...process.env,
       ...launcher.env,
