@@ -2,7 +2,7 @@
 // starts it, against a fresh database and fresh secrets. The bench process (the load generator) shares neither its
 // event loop nor its heap; it reaches the database directly only to insert fixtures and read results.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +68,24 @@ export interface BenchServer {
 export function processCpuSeconds(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds used so far by every PostgreSQL process on the machine (backends, WAL writer, checkpointer), from
+ * /proc: what the database's side of a load costs, when the bench is the only thing using it. A process that exits
+ * between listing and reading is skipped.
+ */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += processCpuSeconds(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return total;
 }
 
 /** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
