@@ -70,7 +70,12 @@ export async function updateResource(
   changes: { name?: string; scopes?: string[] },
 ) {
   const resource = await store.updateResource(deps.sql, id, changes, deps.clock());
-  if (!resource) throw new NotFound('No such resource');
+  if (resource === 'missing') throw new NotFound('No such resource');
+  if ('clientId' in resource)
+    throw new GatehouseError(
+      'resource_scope_in_use',
+      `Client ${resource.clientId} still holds scope ${resource.scope} of this resource; update the client first.`,
+    );
   await auditChange(deps, actor, 'resource.updated', id, { fields: Object.keys(changes).join(',') });
   return presentResource(resource);
 }

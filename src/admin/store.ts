@@ -212,17 +212,46 @@ export async function listResources(sql: Executor): Promise<Resource[]> {
   return (await sql`select * from oauth_resources order by created_at, id`).map(toResource);
 }
 
+/** A scope an update would take from a resource while a client provisioned for it still holds it. */
+export interface HeldScope {
+  clientId: string;
+  scope: string;
+}
+
+/**
+ * Updates a resource unless its new scopes drop one that a client provisioned for it still holds and no other
+ * resource of that client defines (scopes are not namespaced, so another audience of the client may carry it); the
+ * check and the update are one statement.
+ */
 export async function updateResource(
   sql: Executor,
   id: string,
   changes: { name?: string; scopes?: string[] },
   now: Date,
-): Promise<Resource | null> {
+): Promise<Resource | 'missing' | HeldScope> {
+  const scopes = changes.scopes ?? null;
   const [row] = await sql`
-    update oauth_resources set name = coalesce(${changes.name ?? null}, name),
-      scopes = coalesce(${changes.scopes ?? null}, scopes), updated_at = ${now}
-    where id = ${id} returning *`;
-  return row ? toResource(row) : null;
+    with target as (select id, audience, scopes from oauth_resources where id = ${id}),
+    dropped as (
+      select s from target, unnest(target.scopes) s where ${scopes}::text[] is not null and s <> all(${scopes}::text[])
+    ),
+    held as (
+      select c.id as client_id, d.s as scope from oauth_clients c, target, dropped d
+      where target.audience = any(c.audiences) and d.s = any(c.scopes)
+        and not exists (select 1 from oauth_resources o
+                        where o.id <> target.id and o.audience = any(c.audiences) and d.s = any(o.scopes))
+      order by c.id, d.s limit 1
+    ),
+    updated as (
+      update oauth_resources set name = coalesce(${changes.name ?? null}, name), scopes = coalesce(${scopes}, scopes),
+        updated_at = ${now}
+      where id = ${id} and not exists (select 1 from held) returning *
+    )
+    select u.*, (select count(*) from target)::int as found, h.client_id as held_by, h.scope as held_scope
+    from (select 1) as one left join updated u on true left join held h on true`;
+  if (!row || row.found === 0) return 'missing';
+  if (row.held_by !== null) return { clientId: row.held_by as string, scope: row.held_scope as string };
+  return toResource(row);
 }
 
 /** Deletes a resource no client is provisioned for; the check and the delete are one statement. */

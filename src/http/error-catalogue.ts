@@ -63,6 +63,10 @@ export const errorCatalogue = {
   resource_exists: { status: 409, description: 'A resource with this audience already exists.' },
   application_in_use: { status: 409, description: 'The application still has clients; delete them first.' },
   resource_in_use: { status: 409, description: 'A client is still provisioned for this resource; update it first.' },
+  resource_scope_in_use: {
+    status: 409,
+    description: 'A client provisioned for this resource still holds a scope the change removes; update it first.',
+  },
   application_environment_conflict: {
     status: 409,
     description: 'A client of this application has redirect URIs the new environment does not allow; update it first.',

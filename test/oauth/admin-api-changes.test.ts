@@ -75,6 +75,61 @@ describe('administration API: reading, updating and deleting applications, clien
     ]);
   });
 
+  test('PATCH refuses to drop a resource scope that a provisioned client still holds, and changes nothing', async () => {
+    const app = await call('POST', '/admin/applications', {
+      identifier: 'ledger',
+      name: 'Ledger',
+      environment: 'production',
+    });
+    const ledger = await call('POST', '/admin/resources', {
+      audience: 'https://ledger.example.test/',
+      name: 'Ledger',
+      scopes: ['ledger:read', 'ledger:write', 'shared:read'],
+    });
+    const reports = await call('POST', '/admin/resources', {
+      audience: 'https://reports.example.test/',
+      name: 'Reports',
+      scopes: ['shared:read'],
+    });
+    const worker = await call('POST', '/admin/clients', {
+      application_id: app.json.id,
+      name: 'Ledger worker',
+      kind: 'service',
+      audiences: ['https://ledger.example.test/', 'https://reports.example.test/'],
+      scopes: ['ledger:write', 'shared:read'],
+    });
+    assert.equal(worker.status, 201);
+    const url = `/admin/resources/${ledger.json.id}`;
+
+    const refused = await call('PATCH', url, { name: 'Ledger API', scopes: ['ledger:read', 'shared:read'] });
+    assert.equal(refused.status, 409);
+    assertAdminEnvelope(
+      refused,
+      'resource_scope_in_use',
+      `Client ${worker.json.client_id} still holds scope ledger:write of this resource; update the client first.`,
+    );
+    assert.deepEqual((await call('GET', url)).json, ledger.json, 'neither the name nor the scopes changed');
+
+    // shared:read is also a scope of Reports, which the worker is provisioned for too, so Ledger may drop it.
+    const dropped = await call('PATCH', url, { scopes: ['ledger:read', 'ledger:write'] });
+    assert.equal(dropped.status, 200);
+    assert.deepEqual(dropped.json.scopes, ['ledger:read', 'ledger:write']);
+    // A scope no client holds goes freely; so does a name change, and adding scopes.
+    assert.equal((await call('PATCH', url, { scopes: ['ledger:write'] })).status, 200);
+    assert.equal(
+      (await call('PATCH', url, { name: 'Ledger v2', scopes: ['ledger:write', 'ledger:admin'] })).status,
+      200,
+    );
+    // Once the client lets go of the scope, the resource may drop it.
+    const released = await call('PATCH', `/admin/clients/${worker.json.client_id}`, { scopes: ['shared:read'] });
+    assert.equal(released.status, 200);
+    const last = await call('PATCH', url, { scopes: ['ledger:admin'] });
+    assert.equal(last.status, 200);
+    assert.deepEqual(last.json.scopes, ['ledger:admin']);
+    assert.equal((await call('PATCH', `/admin/resources/res_missing`, { scopes: ['x'] })).status, 404);
+    assert.equal(reports.status, 201);
+  });
+
   test('client updates and deletion are audited, without secrets', async () => {
     const app = await call('POST', '/admin/applications', {
       identifier: 'wiki',
