@@ -134,13 +134,14 @@ interface VerifiedToken {
  * Verifies signature (keyring), `typ`, `iss`, `exp`, `nbf` and the claim types we rely on (RFC 9068 §4); returns
  * the claims or null. Revocation is the caller's check (introspection).
  *
- * What the signature check establishes is a pure function of the token and the key, so it is cached per token, and
- * the RSA verification (about 40 µs) runs once per token and key set. The cache is keyed by the token's last
- * characters (signature bytes, distinct per token) rather than the whole token, whose hash (900 characters, hashed
- * afresh for every request's new string) cost more than the lookup; a hit counts only when the whole token is equal. A hit still asks the keyring for the token's key and must get the very object that
- * verified it: every keyring reload (rotation, removal, the periodic refresh) builds new key objects, and a retired
- * key past its publication window is not returned at all, so a key change invalidates every entry at once. The time
- * checks run on every call; only successful verifications are cached.
+ * What the signature check establishes is a pure function of the token and the key, so it is cached per token, and the
+ * RSA verification (about 40 µs) runs once per token and key set. The cache is keyed by the token's last characters
+ * (signature bytes, distinct per token) rather than the whole token, whose hash (900 characters, hashed afresh for
+ * every request's new string) cost more than the lookup; a hit counts only when the whole token is equal. A hit still
+ * asks the keyring for the token's key and must get the very object that verified it: every keyring reload (rotation,
+ * removal, the periodic refresh) builds new key objects, and a retired key past its publication window is not returned
+ * at all, so a key change invalidates every entry at once. The time checks run on every call; only successful
+ * verifications are cached.
  */
 export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
   const verified = new BoundedMap<string, VerifiedToken>(VERIFIED_TOKENS_CACHED);
