@@ -44,7 +44,15 @@ describe('the console audit log and status pages (Chromium)', () => {
     await page.getByRole('cell', { name: 'cli_billing' }).waitFor();
     await page.getByRole('cell', { name: 'signin.succeeded' }).waitFor();
     await page.getByLabel('Event').fill('signin.succeeded');
+    // The unfiltered table already shows a signin.succeeded cell, so waiting for one proves nothing: wait for the
+    // filtered answer, then for the table to drop what the filter excludes (it is hidden while it reloads).
+    const filtered = page.waitForResponse((r) => {
+      const url = new URL(r.url());
+      return url.pathname === '/admin/audit' && url.searchParams.get('event') === 'signin.succeeded';
+    });
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    await filtered;
+    await page.getByRole('cell', { name: 'client.created' }).first().waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'signin.succeeded' }).waitFor();
     assert.equal(await page.getByRole('cell', { name: 'client.created' }).count(), 0, 'only the chosen event');
     assert.equal(await page.getByRole('cell', { name: 'signin.succeeded' }).count(), 1);
