@@ -55,10 +55,10 @@ export const scenario: Scenario = {
         const load = process.cpuUsage();
         const start = performance.now();
         const result = await withServerCpu(bench.server, () => rotateFor(context.roundMs));
-        const rotations = result.perSecond * ((performance.now() - start) / 1000);
+        const rotated = result.perSecond * ((performance.now() - start) / 1000);
         const { user, system } = process.cpuUsage(load);
-        databaseCpu.push(((postgresCpuSeconds() - database) * 1e6) / rotations);
-        loadCpu.push((user + system) / rotations);
+        databaseCpu.push(((postgresCpuSeconds() - database) * 1e6) / rotated);
+        loadCpu.push((user + system) / rotated);
         cpu.push(result.cpuMicrosPerRequest);
         errors += result.errors;
         ours.push(result.perSecond);

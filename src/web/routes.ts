@@ -1,7 +1,7 @@
 // Serves the built web UI: hashed assets (immutable, cacheable) and the page paths (index.html, never cached, under
 // a strict CSP). Without a build the pages answer 503 with a message saying how to build it.
 import type { FastifyInstance } from 'fastify';
-import { GatehouseError } from '../http/errors.ts';
+import { GatehouseError, NotFound } from '../http/errors.ts';
 import { readAssets } from './assets.ts';
 import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
 import type { UiBuild } from './ui-build.ts';
@@ -12,7 +12,7 @@ export async function webRoutes(app: FastifyInstance, options: { ui: UiBuild }):
 
   app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
     const asset = assets.get(request.params.name);
-    if (!asset) throw new GatehouseError('not_found', 'No such asset');
+    if (!asset) throw new NotFound('No such asset');
     return (
       reply
         .type(asset.contentType)
