@@ -91,12 +91,15 @@ describe('oauth4webapi against Gatehouse', async () => {
   test('refresh rotation and replay revoking the family', async () => {
     const result = await signIn();
     const first = result.refresh_token as string;
-    const rotated = await oauth.processRefreshTokenResponse(
-      as,
-      client,
-      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first, insecure),
-    );
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first, insecure);
+    const rotated = await oauth.processRefreshTokenResponse(as, client, response);
+    await oauth.validateApplicationLevelSignature(as, response, insecure);
     assert.ok(rotated.refresh_token && rotated.refresh_token !== first);
+    // The refresh of an `openid` grant carries a new ID token for the same sign-in, bound to the new access token.
+    const refreshedClaims = oauth.getValidatedIdTokenClaims(rotated);
+    assert.equal(refreshedClaims?.sub, sub);
+    assert.equal(refreshedClaims?.at_hash, independentAtHash(rotated.access_token));
+    assert.equal(refreshedClaims?.nonce, undefined);
     t.clock.advance(10);
     const replay = oauth
       .refreshTokenGrantRequest(as, client, oauth.None(), first, insecure)

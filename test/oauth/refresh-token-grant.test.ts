@@ -19,7 +19,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     const second = await refresh(first);
     assert.equal(second.status, 200);
     assert.notEqual(second.json.refresh_token, first);
-    assert.equal(second.json.id_token, undefined);
+    assert.equal(typeof second.json.id_token, 'string');
     const third = await refresh(second.json.refresh_token as string);
     assert.equal(third.status, 200);
     t.clock.advance(6);
@@ -54,6 +54,21 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     const { refresh_token } = await userTokens(t, { client, secret, cookie: otherCookie });
     assert.equal(await revokeIdentityGrants(t.sql, other, t.clock.now()), 1);
     assertEnvelope(await refresh(refresh_token), 400, 'invalid_grant', 'The refresh token has been revoked');
+  });
+
+  test('a grant without openid refreshes without an ID token', async () => {
+    const { refresh_token, id_token } = await userTokens(t, {
+      client,
+      secret,
+      cookie,
+      scope: 'profile offline_access',
+    });
+    assert.equal(id_token, undefined);
+    const refreshed = await refresh(refresh_token);
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+    assert.equal(refreshed.json.scope, 'profile offline_access');
+    assert.equal(refreshed.json.id_token, undefined);
+    assert.equal(typeof refreshed.json.access_token, 'string');
   });
 
   test('rejects an unknown refresh token with invalid_grant', async () => {
