@@ -1,10 +1,11 @@
 // Shared setup for the OAuth scenarios: a Gatehouse server process (server.ts) with a service client, a web
 // client, a user with a browser session, and a helper that runs the authorization code flow over HTTP for fresh
 // user grants.
-import { Pool, request } from 'undici';
+import { request } from 'undici';
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import type { TestApp } from '../../test/helpers/app.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../../test/helpers/oauth-fixtures.ts';
+import { LeanConnection } from './lean-http.ts';
 import { type BenchServer, startServer, warmUp } from './server.ts';
 
 export interface OAuthBench {
@@ -67,7 +68,10 @@ export async function startOAuthBench(options: { compileCacheDir?: string } = {}
   };
 }
 
-/** Keep-alive load where each request depends on the previous response of the same worker (refresh chains). */
+/**
+ * Keep-alive load where each request depends on the previous response of the same worker (refresh chains), one
+ * connection per chain, through the lean client (lean-http.ts). Only 200 responses count as completed.
+ */
 export async function chainedRequestsPerSecond(
   origin: string,
   chains: string[],
@@ -75,24 +79,28 @@ export async function chainedRequestsPerSecond(
   next: (body: Record<string, unknown>) => string,
   durationMs: number,
 ): Promise<{ perSecond: number; errors: number; chains: string[] }> {
-  const pool = new Pool(origin, { connections: chains.length, pipelining: 1 });
+  const connections = await Promise.all(chains.map(() => LeanConnection.open(origin)));
   const state = [...chains];
   let errors = 0;
   let completed = 0;
   const start = performance.now();
   const deadline = start + durationMs;
-  await Promise.all(
-    state.map(async (_initial, i) => {
-      while (performance.now() < deadline) {
-        const { path, body } = request(state[i] as string);
-        const response = await pool.request({ method: 'POST', path, headers: FORM, body });
-        const json = (await response.body.json()) as Record<string, unknown>;
-        if (response.statusCode !== 200) errors += 1;
-        else state[i] = next(json);
-        completed += 1;
-      }
-    }),
-  );
-  await pool.close();
+  try {
+    await Promise.all(
+      connections.map(async (connection, i) => {
+        while (performance.now() < deadline) {
+          const { path, body } = request(state[i] as string);
+          const response = await connection.postForm(path, body);
+          if (response.status !== 200) errors += 1;
+          else {
+            state[i] = next(JSON.parse(response.body) as Record<string, unknown>);
+            completed += 1;
+          }
+        }
+      }),
+    );
+  } finally {
+    for (const connection of connections) connection.close();
+  }
   return { perSecond: completed / ((performance.now() - start) / 1000), errors, chains: state };
 }
