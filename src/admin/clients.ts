@@ -37,14 +37,17 @@ export const presentClient = (c: store.Client) => ({
 
 const unique = (values: string[] | undefined) => [...new Set(values ?? [])];
 
-/** Validates inside the transaction that writes, holding the application (see store.lockApplication). */
+/**
+ * Validates inside the transaction that writes, holding the application and the client's resources (see
+ * store.lockApplication and store.lockResourcesByAudience), so no concurrent change to them slips past the checks.
+ */
 async function assertValid(tx: Executor, client: Omit<store.Client, 'createdAt' | 'updatedAt'>) {
   const application = await store.lockApplication(tx, client.applicationId, 'share');
   if (!application)
     throw new InvalidRequest('body.application_id is not a registered application', {
       fields: [{ path: 'body.application_id', problem: 'is not a registered application' }],
     });
-  const resources = await store.findResourcesByAudience(tx, client.audiences);
+  const resources = await store.lockResourcesByAudience(tx, client.audiences);
   const problems = clientProblems(client, application.environment, resources);
   const first = problems[0];
   if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });

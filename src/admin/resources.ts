@@ -69,7 +69,9 @@ export async function updateResource(
   id: string,
   changes: { name?: string; scopes?: string[] },
 ) {
-  const resource = await store.updateResource(deps.sql, id, changes, deps.clock());
+  const resource = await deps.sql.begin(async (tx) =>
+    (await store.lockResource(tx, id)) ? store.updateResource(tx, id, changes, deps.clock()) : ('missing' as const),
+  );
   if (resource === 'missing') throw new NotFound('No such resource');
   if ('clientId' in resource)
     throw new GatehouseError(
@@ -81,7 +83,9 @@ export async function updateResource(
 }
 
 export async function deleteResource(deps: AdminDeps, actor: Actor, id: string) {
-  const outcome = await store.deleteResource(deps.sql, id);
+  const outcome = await deps.sql.begin(async (tx) =>
+    (await store.lockResource(tx, id)) ? store.deleteResource(tx, id) : ('missing' as const),
+  );
   if (outcome === 'missing') throw new NotFound('No such resource');
   if (outcome === 'in_use') throw new GatehouseError('resource_in_use');
   await auditChange(deps, actor, 'resource.deleted', id);

@@ -202,6 +202,28 @@ export async function findResourcesByAudience(sql: Executor, audiences: string[]
   return (await sql`select * from oauth_resources where audience = any(${audiences})`).map(toResource);
 }
 
+/**
+ * The resources for these audiences, share-locked until the transaction ends, for validating a client write: a
+ * resource update or delete (lockResource) then waits for the client to commit, and its in-use check sees it.
+ */
+export async function lockResourcesByAudience(tx: Executor, audiences: string[]): Promise<Resource[]> {
+  return (await tx`select * from oauth_resources where audience = any(${audiences}) order by id for share`).map(
+    toResource,
+  );
+}
+
+/**
+ * Locks a resource for an update or delete in this transaction; false when there is none. A client write that
+ * share-locked it commits first, and the in-use check that follows is a new statement, so under READ COMMITTED it
+ * sees that client; a client write that comes later waits, then validates against the changed resource. Resource
+ * changes also take one transaction-level advisory lock, so two of them never pass each other: the in-use check
+ * lets a resource drop a scope another resource of the client defines, which must not be dropped meanwhile.
+ */
+export async function lockResource(tx: Executor, id: string): Promise<boolean> {
+  await tx`select pg_advisory_xact_lock(hashtext('gatehouse:resource-changes'))`;
+  return (await tx`select 1 from oauth_resources where id = ${id} for update`).length > 0;
+}
+
 /** Resources that define any of `scopes` (scopes are not namespaced, so several may). */
 export async function findResourcesByScopes(sql: Executor, scopes: string[]): Promise<Resource[]> {
   if (scopes.length === 0) return [];
@@ -221,7 +243,7 @@ export interface HeldScope {
 /**
  * Updates a resource unless its new scopes drop one that a client provisioned for it still holds and no other
  * resource of that client defines (scopes are not namespaced, so another audience of the client may carry it); the
- * check and the update are one statement.
+ * check and the update are one statement (see lockResource).
  */
 export async function updateResource(
   sql: Executor,
@@ -254,7 +276,7 @@ export async function updateResource(
   return toResource(row);
 }
 
-/** Deletes a resource no client is provisioned for; the check and the delete are one statement. */
+/** Deletes a resource no client is provisioned for; the check and the delete are one statement (see lockResource). */
 export async function deleteResource(sql: Executor, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
   const [row] = await sql`
     with target as (select audience from oauth_resources where id = ${id}),
