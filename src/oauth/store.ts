@@ -13,6 +13,8 @@ export interface GrantFacts {
   authTime: Date;
   acr: string;
   amr: string[];
+  /** The authentication request's nonce, repeated in every ID token of the grant (null when none was sent). */
+  nonce: string | null;
 }
 
 export interface NewAuthorizationCode extends GrantFacts {
@@ -41,6 +43,7 @@ const toFacts = (r: Record<string, unknown>): GrantFacts => ({
   authTime: r.auth_time as Date,
   acr: r.acr as string,
   amr: r.amr as string[],
+  nonce: r.nonce as string | null,
 });
 
 export interface CodeExchange {
@@ -63,7 +66,7 @@ export interface CodeExchange {
 export async function consumeAuthorizationCode(
   sql: Executor,
   e: CodeExchange,
-): Promise<(GrantFacts & { nonce: string | null; refreshIssued: boolean }) | null> {
+): Promise<(GrantFacts & { refreshIssued: boolean }) | null> {
   const [row] = await sql`
     with used as (
       update oauth_authorization_codes set used_at = ${e.now}
@@ -71,8 +74,9 @@ export async function consumeAuthorizationCode(
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
       returning *
     ), grant_row as (
-      insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, created_at, expires_at)
-      select grant_id, client_id, identity_id, session_id, scope, auth_time, acr, amr, ${e.now},
+      insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, nonce, created_at,
+        expires_at)
+      select grant_id, client_id, identity_id, session_id, scope, auth_time, acr, amr, nonce, ${e.now},
              auth_time + make_interval(secs => ${e.refreshAbsoluteSeconds})
       from used returning id, expires_at
     ), refresh as (
@@ -84,7 +88,7 @@ export async function consumeAuthorizationCode(
     )
     select u.*, exists (select 1 from refresh) as refresh_issued from used u`;
   if (!row) return null;
-  return { ...toFacts(row), nonce: row.nonce as string | null, refreshIssued: row.refresh_issued as boolean };
+  return { ...toFacts(row), refreshIssued: row.refresh_issued as boolean };
 }
 
 export interface StoredCode {
@@ -153,7 +157,8 @@ export interface RefreshTokenState extends GrantFacts {
 export async function findRefreshToken(sql: Executor, tokenHash: string): Promise<RefreshTokenState | null> {
   const [row] = await sql`
     select t.rotated_at, t.successor_sealed, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
-           g.scope, g.auth_time, g.acr, g.amr, g.expires_at as grant_expires_at, g.revoked_at as grant_revoked_at
+           g.scope, g.auth_time, g.acr, g.amr, g.nonce, g.expires_at as grant_expires_at,
+           g.revoked_at as grant_revoked_at
     from oauth_refresh_tokens t join oauth_grants g on g.id = t.grant_id
     where t.token_hash = ${tokenHash}`;
   if (!row) return null;

@@ -8,7 +8,7 @@ export async function userTokenResponse(
   signer: TokenSigner,
   issuer: string,
   grant: GrantFacts,
-  extra: { nonce?: string | null; refreshToken: string | null; idToken: boolean },
+  refreshToken: string | null,
 ): Promise<TokenResponse> {
   const scopes = grant.scope.split(' ');
   const accessToken = await signer.signAccessToken({
@@ -28,17 +28,17 @@ export async function userTokenResponse(
     expires_in: signer.accessTokenTtlSeconds,
     scope: grant.scope,
   };
-  if (extra.idToken && scopes.includes('openid'))
+  if (scopes.includes('openid'))
     response.id_token = await signer.signIdToken({
       sub: grant.identityId,
       clientId: grant.clientId,
-      nonce: extra.nonce ?? null,
+      nonce: grant.nonce,
       accessToken,
       authTime: grant.authTime,
       acr: grant.acr,
       amr: grant.amr,
       sessionId: grant.sessionId,
     });
-  if (extra.refreshToken) response.refresh_token = extra.refreshToken;
+  if (refreshToken) response.refresh_token = refreshToken;
   return response;
 }

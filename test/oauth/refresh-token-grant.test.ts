@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { decodeJwt } from 'jose';
 import { tokenHash } from '../../src/crypto/primitives.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
+import { atHash } from '../../src/oauth/tokens.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
@@ -19,7 +21,6 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     const second = await refresh(first);
     assert.equal(second.status, 200);
     assert.notEqual(second.json.refresh_token, first);
-    assert.equal(typeof second.json.id_token, 'string');
     const third = await refresh(second.json.refresh_token as string);
     assert.equal(third.status, 200);
     t.clock.advance(6);
@@ -54,6 +55,27 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     const { refresh_token } = await userTokens(t, { client, secret, cookie: otherCookie });
     assert.equal(await revokeIdentityGrants(t.sql, other, t.clock.now()), 1);
     assertEnvelope(await refresh(refresh_token), 400, 'invalid_grant', 'The refresh token has been revoked');
+  });
+
+  test('the refresh of an openid grant returns a new ID token: the sign-in’s claims and nonce, a new iat and at_hash', async () => {
+    const signedIn = await userTokens(t, { client, secret, cookie });
+    const first = decodeJwt(signedIn.id_token);
+    t.clock.advance(3);
+    const refreshed = await refresh(signedIn.refresh_token);
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+    const claims = decodeJwt(refreshed.json.id_token as string);
+    for (const name of ['iss', 'sub', 'aud', 'azp', 'auth_time', 'acr', 'amr', 'sid'])
+      assert.deepEqual(claims[name], first[name], name);
+    // The nonce of the authorization request (authorizeUrl sends n-456), kept on the grant.
+    assert.equal(first.nonce, 'n-456');
+    assert.equal(claims.nonce, 'n-456');
+    assert.equal(claims.iat, (first.iat as number) + 3);
+    assert.equal((claims.exp as number) - (claims.iat as number), (first.exp as number) - (first.iat as number));
+    assert.equal(claims.at_hash, atHash(refreshed.json.access_token as string));
+    // A retry within the grace window gets the same successor and an ID token of the same sign-in too.
+    const retried = await refresh(signedIn.refresh_token);
+    assert.equal(retried.json.refresh_token, refreshed.json.refresh_token);
+    assert.equal(decodeJwt(retried.json.id_token as string).sub, first.sub);
   });
 
   test('a grant without openid refreshes without an ID token', async () => {

@@ -70,10 +70,6 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
     });
     if (!grant) return refuse(deps, codeHash, client.id, redirectUri, challenge);
-    return userTokenResponse(deps.signer, deps.issuer, grant, {
-      nonce: grant.nonce,
-      refreshToken: grant.refreshIssued ? refreshToken : null,
-      idToken: true,
-    });
+    return userTokenResponse(deps.signer, deps.issuer, grant, grant.refreshIssued ? refreshToken : null);
   },
 };

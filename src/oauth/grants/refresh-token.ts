@@ -1,6 +1,6 @@
 // grant_type=refresh_token (RFC 6749 §6). SPEC.md's token response carries an ID token whenever `openid` was
-// granted, so a refresh returns a fresh one under OIDC Core §12.2: the sign-in's sub, aud, azp, auth_time, acr, amr
-// and sid, a new iat and at_hash, and no nonce (that belongs to the authentication request, not to this one).
+// granted, so a refresh returns a fresh one under OIDC Core §12.2: the sign-in's sub, aud, azp, auth_time, acr, amr,
+// sid and nonce (the sign-in's rules apply, and relying parties check the nonce), a new iat and at_hash.
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
@@ -14,6 +14,6 @@ export const refreshTokenGrant: Grant<'refresh_token'> = {
     if (!params.refresh_token) throw new InvalidRequest('refresh_token is required');
     const client = await authenticateClient(deps.clients, deps.clientSecretKey, params);
     const { grant, refreshToken } = await rotateRefresh(deps, client.id, params.refresh_token);
-    return userTokenResponse(deps.signer, deps.issuer, grant, { refreshToken, idToken: true });
+    return userTokenResponse(deps.signer, deps.issuer, grant, refreshToken);
   },
 };
