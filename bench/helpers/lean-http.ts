@@ -12,6 +12,7 @@ export interface LeanResponse {
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
 const STATUS_LINE = /^HTTP\/1\.1 (\d{3}) /;
+const ANSWER_TIMEOUT_MS = 300_000;
 
 /** One keep-alive connection carrying one request at a time. */
 export class LeanConnection {
@@ -21,21 +22,28 @@ export class LeanConnection {
   #waiting: { resolve: (r: LeanResponse) => void; reject: (e: Error) => void } | null = null;
   #failure: Error | null = null;
 
-  private constructor(socket: Socket, host: string) {
+  private constructor(socket: Socket, host: string, answerTimeoutMs: number) {
     this.#socket = socket;
     this.#host = host;
     socket.setNoDelay(true);
+    // undici's default header timeout: a server that stops answering fails the run instead of hanging it.
+    socket.setTimeout(answerTimeoutMs, () => {
+      if (this.#waiting) {
+        this.#fail(new Error(`no answer within ${answerTimeoutMs} ms`));
+        socket.destroy();
+      }
+    });
     socket.on('data', (chunk: Buffer) => this.#received(chunk));
     socket.on('error', (error) => this.#fail(error));
     socket.on('close', () => this.#fail(new Error('the server closed the connection')));
   }
 
-  static open(origin: string): Promise<LeanConnection> {
+  static open(origin: string, answerTimeoutMs = ANSWER_TIMEOUT_MS): Promise<LeanConnection> {
     const url = new URL(origin);
     if (url.protocol !== 'http:') throw new Error(`lean-http speaks plain HTTP only, not ${url.protocol}`);
     return new Promise((resolve, reject) => {
       const socket = connect(Number(url.port || 80), url.hostname);
-      socket.once('connect', () => resolve(new LeanConnection(socket, url.host)));
+      socket.once('connect', () => resolve(new LeanConnection(socket, url.host, answerTimeoutMs)));
       socket.once('error', reject);
     });
   }
@@ -73,11 +81,16 @@ export class LeanConnection {
     const end = headerEnd + HEADER_END.length + Number(length[1]);
     if (this.#buffered.length < end) return;
     const response = { status: Number(status[1]), body: this.#buffered.toString('utf8', end - Number(length[1]), end) };
-    this.#buffered = this.#buffered.subarray(end);
+    // One request at a time: bytes after its answer were never asked for, so the framing is off.
+    if (this.#buffered.length > end || !this.#waiting) {
+      this.#fail(new Error('bytes after the answer, or an answer nobody asked for'));
+      this.#socket.destroy();
+      return;
+    }
+    this.#buffered = Buffer.alloc(0);
     const waiting = this.#waiting;
     this.#waiting = null;
-    if (waiting) waiting.resolve(response);
-    else this.#fail(new Error('a response nobody asked for'));
+    waiting.resolve(response);
   }
 
   #fail(error: Error): void {

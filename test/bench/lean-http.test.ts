@@ -97,6 +97,21 @@ describe('bench lean HTTP client', async () => {
     await assert.rejects(connection.postForm('/oauth/token', 'x=2'), /the server closed the connection/);
   });
 
+  test('refuses bytes after an answer instead of handing them to the next request', async () => {
+    const connection = await start((_n, socket) =>
+      socket.write(Buffer.concat([response('200 OK', '{"first":1}'), response('200 OK', '{"second":2}')])),
+    );
+    await assert.rejects(connection.postForm('/oauth/token', 'x=1'), /bytes after the answer/);
+    await assert.rejects(connection.postForm('/oauth/token', 'x=2'), /bytes after the answer/);
+  });
+
+  test('a server that never answers fails the request after the answer timeout', async () => {
+    const { origin, server } = await rawServer(() => {});
+    servers.push(server);
+    const connection = await LeanConnection.open(origin, 50);
+    await assert.rejects(connection.postForm('/oauth/token', 'x=1'), /no answer within 50 ms/);
+  });
+
   test('one request at a time per connection', async () => {
     const connection = await start((_n, socket) => socket.write(response('200 OK', '{}')));
     const first = connection.postForm('/oauth/token', 'x=1');
