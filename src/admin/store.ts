@@ -212,6 +212,9 @@ export async function lockResourcesByAudience(tx: Executor, audiences: string[])
   );
 }
 
+/** Advisory lock key of resource updates and deletes (db/migrate.ts's MIGRATION_LOCK is "gate"). */
+const RESOURCE_CHANGES_LOCK = 0x7265_736f; // "reso"
+
 /**
  * Locks a resource for an update or delete in this transaction; false when there is none. A client write that
  * share-locked it commits first, and the in-use check that follows is a new statement, so under READ COMMITTED it
@@ -220,7 +223,7 @@ export async function lockResourcesByAudience(tx: Executor, audiences: string[])
  * lets a resource drop a scope another resource of the client defines, which must not be dropped meanwhile.
  */
 export async function lockResource(tx: Executor, id: string): Promise<boolean> {
-  await tx`select pg_advisory_xact_lock(hashtext('gatehouse:resource-changes'))`;
+  await tx`select pg_advisory_xact_lock(${RESOURCE_CHANGES_LOCK})`;
   return (await tx`select 1 from oauth_resources where id = ${id} for update`).length > 0;
 }
 

@@ -44,14 +44,19 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   });
 
   // These three run for every request, so they take Fastify's callback form: an async hook costs a promise and a
-  // microtask turn each. A throw before done() is caught by Fastify and answered with the error envelope.
+  // microtask turn each. Errors go to done(), which answers with the error envelope.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    request.clientIp = options.trustedProxy
-      ? requireForwardedAddress(request.headers['x-forwarded-for'])
-      : (request.socket.remoteAddress ?? '');
-    if (options.isClosing()) throw new GatehouseError('not_ready', 'The service is shutting down');
-    done();
+    try {
+      request.clientIp = options.trustedProxy
+        ? requireForwardedAddress(request.headers['x-forwarded-for'])
+        : (request.socket.remoteAddress ?? '');
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (options.isClosing()) done(new GatehouseError('not_ready', 'The service is shutting down'));
+    else done();
   });
 
   app.addHook('onSend', (_request, reply, payload, done) => {

@@ -1,0 +1,155 @@
+// Concurrent client writes and resource changes (docs/decisions.md "Admin API: client writes and resource changes
+// take locks"): each test holds one side open in a transaction, starts the other through the API, and shows it wait
+// for the commit and then be checked against it.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as store from '../../src/admin/store.ts';
+import { adminCaller, assertAdminEnvelope } from '../helpers/admin-api.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { makeAdmin } from '../helpers/oauth-fixtures.ts';
+
+describe('administration API: client and resource changes racing', async () => {
+  const t = await startTestApp();
+  const admin = await makeAdmin(t);
+  const call = adminCaller(t, admin.cookie);
+  type Answer = Awaited<ReturnType<typeof call>>;
+
+  // Holds a transaction open until the API request started meanwhile waits on one of its locks (or, if it does
+  // not wait, has already answered: then the assertions that follow fail instead of the test hanging).
+  const untilBlocked = async (request: Promise<unknown>) => {
+    let answered = false;
+    void request.finally(() => {
+      answered = true;
+    });
+    for (;;) {
+      const [row] = await t.sql`
+        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+      if (row?.n || answered) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  test('a resource change and a client change racing over one scope: the later waits, then is refused', async () => {
+    const app = await call('POST', '/admin/applications', {
+      identifier: 'race',
+      name: 'Race',
+      environment: 'production',
+    });
+    const resource = await call('POST', '/admin/resources', {
+      audience: 'https://race.example.test/',
+      name: 'Race',
+      scopes: ['race:a', 'race:b', 'race:c'],
+    });
+    const worker = await call('POST', '/admin/clients', {
+      application_id: app.json.id,
+      name: 'Race worker',
+      kind: 'service',
+      audiences: ['https://race.example.test/'],
+      scopes: ['race:a'],
+    });
+    assert.equal(worker.status, 201);
+    const resourceUrl = `/admin/resources/${resource.json.id}`;
+    const clientUrl = `/admin/clients/${worker.json.client_id}`;
+    // A client update in flight (the admin API's steps: share-lock its resources, write) gives the worker race:b;
+    // a PATCH dropping race:b meanwhile waits, then sees the committed client and refuses.
+    let dropB: ReturnType<typeof call> | undefined;
+    await t.sql.begin(async (tx) => {
+      await store.lockResourcesByAudience(tx, ['https://race.example.test/']);
+      const current = await store.findClient(tx, worker.json.client_id as string);
+      assert.ok(current);
+      await store.updateClient(tx, current.id, { ...current, scopes: ['race:a', 'race:b'] }, new Date());
+      dropB = call('PATCH', resourceUrl, { scopes: ['race:a', 'race:c'] });
+      await untilBlocked(dropB);
+    });
+    assertAdminEnvelope(
+      (await dropB) as Answer,
+      'resource_scope_in_use',
+      `Client ${worker.json.client_id} still holds scope race:b of this resource; update the client first.`,
+    );
+
+    // A resource update in flight drops race:c; a client update asking for race:c meanwhile waits, then is refused.
+    let takeC: ReturnType<typeof call> | undefined;
+    await t.sql.begin(async (tx) => {
+      assert.equal(await store.lockResource(tx, resource.json.id as string), true);
+      await store.updateResource(tx, resource.json.id as string, { scopes: ['race:a', 'race:b'] }, new Date());
+      takeC = call('PATCH', clientUrl, { scopes: ['race:a', 'race:b', 'race:c'] });
+      await untilBlocked(takeC);
+    });
+    const refused = (await takeC) as Answer;
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json.error, 'invalid_request');
+    assert.deepEqual((await call('GET', clientUrl)).json.scopes, ['race:a', 'race:b']);
+    assert.deepEqual((await call('GET', resourceUrl)).json.scopes, ['race:a', 'race:b']);
+
+    // Two resources define race:b for the worker, so either may drop it alone, but not both at once: while one
+    // drop is in flight, the other waits, then sees race:b held by the worker with no other resource defining it.
+    const twin = await call('POST', '/admin/resources', {
+      audience: 'https://race-twin.example.test/',
+      name: 'Race twin',
+      scopes: ['race:b'],
+    });
+    const both = await call('PATCH', clientUrl, {
+      audiences: ['https://race.example.test/', 'https://race-twin.example.test/'],
+    });
+    assert.equal(both.status, 200);
+    let dropTwin: ReturnType<typeof call> | undefined;
+    await t.sql.begin(async (tx) => {
+      assert.equal(await store.lockResource(tx, resource.json.id as string), true);
+      const dropped = await store.updateResource(tx, resource.json.id as string, { scopes: ['race:a'] }, new Date());
+      assert.deepEqual((dropped as store.Resource).scopes, ['race:a']);
+      dropTwin = call('PATCH', `/admin/resources/${twin.json.id}`, { scopes: ['race:twin'] });
+      await untilBlocked(dropTwin);
+    });
+    assertAdminEnvelope(
+      (await dropTwin) as Answer,
+      'resource_scope_in_use',
+      `Client ${worker.json.client_id} still holds scope race:b of this resource; update the client first.`,
+    );
+  });
+
+  test('a resource delete waits for a client being provisioned for it, then refuses', async () => {
+    const app = await call('POST', '/admin/applications', {
+      identifier: 'race-delete',
+      name: 'Race delete',
+      environment: 'production',
+    });
+    const resource = await call('POST', '/admin/resources', {
+      audience: 'https://race-delete.example.test/',
+      name: 'Race delete',
+      scopes: ['race:read'],
+    });
+    await call('POST', '/admin/resources', {
+      audience: 'https://race-other.example.test/',
+      name: 'Race other',
+      scopes: ['other:read'],
+    });
+    const worker = await call('POST', '/admin/clients', {
+      application_id: app.json.id,
+      name: 'Race delete worker',
+      kind: 'service',
+      audiences: ['https://race-other.example.test/'],
+      scopes: ['other:read'],
+    });
+    assert.equal(worker.status, 201);
+    // A client update in flight provisions the worker for the resource; the DELETE meanwhile waits, then refuses.
+    let removal: ReturnType<typeof call> | undefined;
+    await t.sql.begin(async (tx) => {
+      const audiences = ['https://race-other.example.test/', 'https://race-delete.example.test/'];
+      await store.lockResourcesByAudience(tx, audiences);
+      const current = await store.findClient(tx, worker.json.client_id as string);
+      assert.ok(current);
+      const provisioned = { ...current, audiences, scopes: ['other:read', 'race:read'] };
+      await store.updateClient(tx, current.id, provisioned, new Date());
+      removal = call('DELETE', `/admin/resources/${resource.json.id}`, {});
+      await untilBlocked(removal);
+    });
+    const refused = (await removal) as Answer;
+    assert.equal(refused.status, 409);
+    assertAdminEnvelope(
+      refused,
+      'resource_in_use',
+      'A client is still provisioned for this resource; update it first.',
+    );
+    assert.equal((await call('GET', `/admin/resources/${resource.json.id}`)).status, 200);
+  });
+});
