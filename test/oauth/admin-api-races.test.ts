@@ -29,25 +29,27 @@ describe('administration API: client and resource changes racing', async () => {
     }
   };
 
-  test('a resource change and a client change racing over one scope: the later waits, then is refused', async () => {
-    const app = await call('POST', '/admin/applications', {
-      identifier: 'race',
-      name: 'Race',
-      environment: 'production',
-    });
-    const resource = await call('POST', '/admin/resources', {
-      audience: 'https://race.example.test/',
-      name: 'Race',
-      scopes: ['race:a', 'race:b', 'race:c'],
-    });
-    const worker = await call('POST', '/admin/clients', {
+  /** A resource at https://NAME.example.test/ defining `scopes`. */
+  const resourceNamed = (name: string, scopes: string[]) =>
+    call('POST', '/admin/resources', { audience: `https://${name}.example.test/`, name, scopes });
+  /** A service client of a new production application, provisioned for the resources named. */
+  const serviceClient = async (name: string, resources: string[], scopes: string[]) => {
+    const app = await call('POST', '/admin/applications', { identifier: name, name, environment: 'production' });
+    const audiences = resources.map((resource) => `https://${resource}.example.test/`);
+    const created = await call('POST', '/admin/clients', {
       application_id: app.json.id,
-      name: 'Race worker',
+      name,
       kind: 'service',
-      audiences: ['https://race.example.test/'],
-      scopes: ['race:a'],
+      audiences,
+      scopes,
     });
-    assert.equal(worker.status, 201);
+    assert.equal(created.status, 201);
+    return created;
+  };
+
+  test('a resource change and a client change racing over one scope: the later waits, then is refused', async () => {
+    const resource = await resourceNamed('race', ['race:a', 'race:b', 'race:c']);
+    const worker = await serviceClient('race-worker', ['race'], ['race:a']);
     const resourceUrl = `/admin/resources/${resource.json.id}`;
     const clientUrl = `/admin/clients/${worker.json.client_id}`;
     // A client update in flight (the admin API's steps: share-lock its resources, write) gives the worker race:b;
@@ -83,11 +85,7 @@ describe('administration API: client and resource changes racing', async () => {
 
     // Two resources define race:b for the worker, so either may drop it alone, but not both at once: while one
     // drop is in flight, the other waits, then sees race:b held by the worker with no other resource defining it.
-    const twin = await call('POST', '/admin/resources', {
-      audience: 'https://race-twin.example.test/',
-      name: 'Race twin',
-      scopes: ['race:b'],
-    });
+    const twin = await resourceNamed('race-twin', ['race:b']);
     const both = await call('PATCH', clientUrl, {
       audiences: ['https://race.example.test/', 'https://race-twin.example.test/'],
     });
@@ -108,29 +106,9 @@ describe('administration API: client and resource changes racing', async () => {
   });
 
   test('a resource delete waits for a client being provisioned for it, then refuses', async () => {
-    const app = await call('POST', '/admin/applications', {
-      identifier: 'race-delete',
-      name: 'Race delete',
-      environment: 'production',
-    });
-    const resource = await call('POST', '/admin/resources', {
-      audience: 'https://race-delete.example.test/',
-      name: 'Race delete',
-      scopes: ['race:read'],
-    });
-    await call('POST', '/admin/resources', {
-      audience: 'https://race-other.example.test/',
-      name: 'Race other',
-      scopes: ['other:read'],
-    });
-    const worker = await call('POST', '/admin/clients', {
-      application_id: app.json.id,
-      name: 'Race delete worker',
-      kind: 'service',
-      audiences: ['https://race-other.example.test/'],
-      scopes: ['other:read'],
-    });
-    assert.equal(worker.status, 201);
+    const resource = await resourceNamed('race-delete', ['race:read']);
+    await resourceNamed('race-other', ['other:read']);
+    const worker = await serviceClient('race-delete-worker', ['race-other'], ['other:read']);
     // A client update in flight provisions the worker for the resource; the DELETE meanwhile waits, then refuses.
     let removal: ReturnType<typeof call> | undefined;
     await t.sql.begin(async (tx) => {
