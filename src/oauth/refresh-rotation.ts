@@ -30,6 +30,8 @@ export async function rotateRefresh(
   const state = await findRefreshToken(deps.sql, hash);
   if (!state || state.clientId !== clientId) throw new InvalidGrant('The refresh token is invalid');
   if (state.grantRevokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
+  // A family past its absolute lifetime is over, grace window or not: nothing more is issued from it.
+  if (state.grantExpiresAt <= now) throw new InvalidGrant('The refresh token has expired');
   if (state.rotatedAt !== null) {
     const grace = deps.lifetimes.refreshGraceSeconds;
     const sinceRotation = (now.getTime() - state.rotatedAt.getTime()) / 1000;

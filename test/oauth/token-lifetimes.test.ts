@@ -76,3 +76,37 @@ describe('POST /oauth/token with lifetimes from configuration', async () => {
     );
   });
 });
+
+describe('the refresh grace window at the absolute lifetime', async () => {
+  const t = await startTestApp({
+    config: makeConfig({
+      tokens: {
+        refresh_token_idle_ttl_seconds: 3600,
+        refresh_token_absolute_ttl_seconds: 7200,
+        refresh_token_grace_seconds: 5,
+      },
+    }),
+  });
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+  const { cookie } = await makeSession(t, await makeIdentity(t.sql));
+
+  test('a retry inside the grace window gets nothing once the family has reached its absolute lifetime', async () => {
+    const { refresh_token } = await userTokens(t, { client, secret, cookie });
+    t.clock.advance(3598);
+    const middle = await refreshTokens(t, client, secret, refresh_token);
+    assert.equal(middle.status, 200);
+    t.clock.advance(3598);
+    const last = await refreshTokens(t, client, secret, middle.json.refresh_token as string);
+    assert.equal(last.status, 200, 'rotated 4 s before the absolute lifetime ends');
+    const retry = await refreshTokens(t, client, secret, middle.json.refresh_token as string);
+    assert.equal(
+      retry.json.refresh_token,
+      last.json.refresh_token,
+      'inside the window and the lifetime: same successor',
+    );
+    t.clock.advance(4);
+    // Still inside the 5 s window since the rotation, but past 7200 s from sign-in.
+    const late = await refreshTokens(t, client, secret, middle.json.refresh_token as string);
+    assertEnvelope(late, 400, 'invalid_grant', 'The refresh token has expired');
+  });
+});
