@@ -95,19 +95,21 @@ export async function listClients(deps: AdminDeps) {
 }
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
-  const current = await requireClient(deps, id);
-  const next: store.Client = {
-    ...current,
-    name: changes.name ?? current.name,
-    redirectUris: changes.redirect_uris ? unique(changes.redirect_uris) : current.redirectUris,
-    postLogoutRedirectUris: changes.post_logout_redirect_uris
-      ? unique(changes.post_logout_redirect_uris)
-      : current.postLogoutRedirectUris,
-    scopes: changes.scopes ? unique(changes.scopes) : current.scopes,
-    audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
-    firstParty: changes.first_party ?? current.firstParty,
-  };
   const updated = await deps.sql.begin(async (tx) => {
+    // Read under the row lock: a concurrent update waits, then applies its fields on top of this one's.
+    const current = await store.lockClient(tx, id);
+    if (!current) return null;
+    const next: store.Client = {
+      ...current,
+      name: changes.name ?? current.name,
+      redirectUris: changes.redirect_uris ? unique(changes.redirect_uris) : current.redirectUris,
+      postLogoutRedirectUris: changes.post_logout_redirect_uris
+        ? unique(changes.post_logout_redirect_uris)
+        : current.postLogoutRedirectUris,
+      scopes: changes.scopes ? unique(changes.scopes) : current.scopes,
+      audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
+      firstParty: changes.first_party ?? current.firstParty,
+    };
     await assertValid(tx, next);
     return store.updateClient(tx, id, next, deps.clock());
   });

@@ -150,6 +150,12 @@ export async function findClient(sql: Executor, id: string): Promise<Client | nu
   return row ? toClient(row) : null;
 }
 
+/** Reads a client inside a transaction and locks it for an update, so concurrent updates apply one after the other. */
+export async function lockClient(tx: Executor, id: string): Promise<Client | null> {
+  const [row] = await tx`select * from oauth_clients where id = ${id} for update`;
+  return row ? toClient(row) : null;
+}
+
 export async function listClients(sql: Executor): Promise<Client[]> {
   return (await sql`select * from oauth_clients order by created_at, id`).map(toClient);
 }

@@ -130,4 +130,22 @@ describe('administration API: client and resource changes racing', async () => {
     );
     assert.equal((await call('GET', `/admin/resources/${resource.json.id}`)).status, 200);
   });
+
+  test('two updates of one client both land: the second waits for the first and builds on it', async () => {
+    await resourceNamed('race-merge', ['merge:a', 'merge:b']);
+    const worker = await serviceClient('race-merge-worker', ['race-merge'], ['merge:a']);
+    const clientUrl = `/admin/clients/${worker.json.client_id}`;
+    let widen: ReturnType<typeof call> | undefined;
+    await t.sql.begin(async (tx) => {
+      const current = await store.lockClient(tx, worker.json.client_id as string);
+      assert.ok(current);
+      await store.updateClient(tx, current.id, { ...current, name: 'Renamed worker' }, new Date());
+      widen = call('PATCH', clientUrl, { scopes: ['merge:a', 'merge:b'] });
+      await untilBlocked(widen);
+    });
+    assert.equal(((await widen) as Answer).status, 200);
+    const after = await call('GET', clientUrl);
+    assert.equal(after.json.name, 'Renamed worker', 'the first update is not overwritten by the second');
+    assert.deepEqual(after.json.scopes, ['merge:a', 'merge:b']);
+  });
 });
