@@ -12,7 +12,8 @@ import {
 } from '../lib.ts';
 import type { BenchServer } from './server.ts';
 
-const TRIVIAL: HttpLoad = { method: 'GET', path: '/health/live', expectStatus: 200 };
+/** The reference route of every throughput ratio (trivial-route.ts reports it alone). */
+export const TRIVIAL: HttpLoad = { method: 'GET', path: '/health/live', expectStatus: 200 };
 
 export async function versusTrivialRoute(
   server: BenchServer,

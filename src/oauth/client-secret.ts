@@ -1,7 +1,7 @@
 // Client secrets: 256-bit random, shown once, stored only as HMAC-SHA256 under the client-secret key (DESIGN.md
 // "Security invariants"), so a database read yields nothing usable without the key file.
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { randomToken, secretKeyObject } from '../crypto/primitives.ts';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { randomToken, secretKeyObject, sha256 } from '../crypto/primitives.ts';
 import { BoundedMap } from './bounded-map.ts';
 
 export const newClientSecret = () => randomToken(32);
@@ -33,7 +33,7 @@ function remembered(key: Buffer): BoundedMap<string, Buffer> {
  * constantTimeEqual would hash both first to hide a length that is public here.
  */
 export function clientSecretMatches(key: Buffer, secret: string, storedHmac: string): boolean {
-  const digest = hash('sha256', secret, 'buffer');
+  const digest = sha256(secret);
   const matched = remembered(key);
   const earlier = matched.get(storedHmac);
   if (earlier) return timingSafeEqual(digest, earlier);

@@ -63,3 +63,32 @@ export async function auditOf(t: Pick<TestApp, 'sql'>, subject: string) {
     select event, actor, details from audit_events where subject = ${subject} order by occurred_at, seq`;
   return [...rows];
 }
+
+type AdminCall = ReturnType<typeof adminCaller>;
+
+/** Resources and service clients made through the API, named after an example.test host. */
+export function adminFixtures(call: AdminCall) {
+  const audienceOf = (name: string) => `https://${name}.example.test/`;
+  return {
+    audienceOf,
+    /** A resource at https://NAME.example.test/ defining `scopes`. */
+    async resource(name: string, scopes: string[]) {
+      const created = await call('POST', '/admin/resources', { audience: audienceOf(name), name, scopes });
+      assert.equal(created.status, 201);
+      return created;
+    },
+    /** A service client of a new production application, provisioned for the resources named. */
+    async serviceClient(name: string, resources: string[], scopes: string[]) {
+      const app = await call('POST', '/admin/applications', { identifier: name, name, environment: 'production' });
+      const created = await call('POST', '/admin/clients', {
+        application_id: app.json.id,
+        name,
+        kind: 'service',
+        audiences: resources.map(audienceOf),
+        scopes,
+      });
+      assert.equal(created.status, 201);
+      return created;
+    },
+  };
+}

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as store from '../../src/admin/store.ts';
-import { adminCaller, assertAdminEnvelope } from '../helpers/admin-api.ts';
+import { adminCaller, adminFixtures, assertAdminEnvelope } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 
@@ -29,23 +29,7 @@ describe('administration API: client and resource changes racing', async () => {
     }
   };
 
-  /** A resource at https://NAME.example.test/ defining `scopes`. */
-  const resourceNamed = (name: string, scopes: string[]) =>
-    call('POST', '/admin/resources', { audience: `https://${name}.example.test/`, name, scopes });
-  /** A service client of a new production application, provisioned for the resources named. */
-  const serviceClient = async (name: string, resources: string[], scopes: string[]) => {
-    const app = await call('POST', '/admin/applications', { identifier: name, name, environment: 'production' });
-    const audiences = resources.map((resource) => `https://${resource}.example.test/`);
-    const created = await call('POST', '/admin/clients', {
-      application_id: app.json.id,
-      name,
-      kind: 'service',
-      audiences,
-      scopes,
-    });
-    assert.equal(created.status, 201);
-    return created;
-  };
+  const { resource: resourceNamed, serviceClient, audienceOf } = adminFixtures(call);
 
   test('a resource change and a client change racing over one scope: the later waits, then is refused', async () => {
     const resource = await resourceNamed('race', ['race:a', 'race:b', 'race:c']);
@@ -56,7 +40,7 @@ describe('administration API: client and resource changes racing', async () => {
     // a PATCH dropping race:b meanwhile waits, then sees the committed client and refuses.
     let dropB: ReturnType<typeof call> | undefined;
     await t.sql.begin(async (tx) => {
-      await store.lockResourcesByAudience(tx, ['https://race.example.test/']);
+      await store.lockResourcesByAudience(tx, [audienceOf('race')]);
       const current = await store.findClient(tx, worker.json.client_id as string);
       assert.ok(current);
       await store.updateClient(tx, current.id, { ...current, scopes: ['race:a', 'race:b'] }, new Date());
@@ -87,7 +71,7 @@ describe('administration API: client and resource changes racing', async () => {
     // drop is in flight, the other waits, then sees race:b held by the worker with no other resource defining it.
     const twin = await resourceNamed('race-twin', ['race:b']);
     const both = await call('PATCH', clientUrl, {
-      audiences: ['https://race.example.test/', 'https://race-twin.example.test/'],
+      audiences: [audienceOf('race'), audienceOf('race-twin')],
     });
     assert.equal(both.status, 200);
     let dropTwin: ReturnType<typeof call> | undefined;
@@ -112,7 +96,7 @@ describe('administration API: client and resource changes racing', async () => {
     // A client update in flight provisions the worker for the resource; the DELETE meanwhile waits, then refuses.
     let removal: ReturnType<typeof call> | undefined;
     await t.sql.begin(async (tx) => {
-      const audiences = ['https://race-other.example.test/', 'https://race-delete.example.test/'];
+      const audiences = [audienceOf('race-other'), audienceOf('race-delete')];
       await store.lockResourcesByAudience(tx, audiences);
       const current = await store.findClient(tx, worker.json.client_id as string);
       assert.ok(current);
