@@ -60,8 +60,19 @@ export interface CodeExchange {
 }
 
 /**
- * Consumes a live, unused code bound to this client, redirect URI and challenge, and creates its grant (and refresh
- * token when offline_access was granted) in the same statement. Null when nothing matched: see findAuthorizationCode.
+ * The code's sign-in session is live and its identity active. Suspension, sign-out and "sign out everywhere" end
+ * the session and revoke the grants that exist; a code issued just before must not create a grant after them.
+ */
+const liveSession = (sql: Executor, now: Date) => sql`
+  exists (select 1 from sessions s join identities i on i.id = s.identity_id
+          where s.id = oauth_authorization_codes.session_id and s.identity_id = oauth_authorization_codes.identity_id
+            and s.revoked_at is null and s.idle_expires_at > ${now} and s.absolute_expires_at > ${now}
+            and i.state = 'active')`;
+
+/**
+ * Consumes a live, unused code bound to this client, redirect URI and challenge, whose sign-in session is live, and
+ * creates its grant (and refresh token when offline_access was granted) in the same statement. Null when nothing
+ * matched: see findAuthorizationCode.
  */
 export async function consumeAuthorizationCode(
   sql: Executor,
@@ -72,6 +83,7 @@ export async function consumeAuthorizationCode(
       update oauth_authorization_codes set used_at = ${e.now}
       where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
+        and ${liveSession(sql, e.now)}
       returning *
     ), grant_row as (
       insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, nonce, created_at,
@@ -98,10 +110,13 @@ export interface StoredCode {
   codeChallenge: string;
   expiresAt: Date;
   usedAt: Date | null;
+  /** Its sign-in session is still live and its identity active. */
+  sessionLive: boolean;
 }
 
-export async function findAuthorizationCode(sql: Executor, codeHash: string): Promise<StoredCode | null> {
-  const [row] = await sql`select * from oauth_authorization_codes where code_hash = ${codeHash}`;
+export async function findAuthorizationCode(sql: Executor, codeHash: string, now: Date): Promise<StoredCode | null> {
+  const [row] = await sql`
+    select *, ${liveSession(sql, now)} as session_live from oauth_authorization_codes where code_hash = ${codeHash}`;
   if (!row) return null;
   return {
     grantId: row.grant_id as string,
@@ -110,6 +125,7 @@ export async function findAuthorizationCode(sql: Executor, codeHash: string): Pr
     codeChallenge: row.code_challenge as string,
     expiresAt: row.expires_at as Date,
     usedAt: row.used_at as Date | null,
+    sessionLive: row.session_live as boolean,
   };
 }
 
@@ -260,10 +276,6 @@ export async function upsertConsent(sql: Executor, identityId: string, clientId:
       set scopes = array(select distinct unnest(oauth_consents.scopes || excluded.scopes)), updated_at = ${now}`;
 }
 
-/**
- * Revokes every live grant of an identity (suspension, deletion, "sign out everywhere"), or all but those issued
- * from session `keepSessionId`; returns how many.
- */
 /** Ends the live grants issued from one of an identity's sessions; returns how many ended. */
 export async function revokeSessionGrants(
   sql: Executor,
@@ -278,6 +290,10 @@ export async function revokeSessionGrants(
   return rows.length;
 }
 
+/**
+ * Revokes every live grant of an identity (suspension, deletion, "sign out everywhere"), or all but those issued
+ * from session `keepSessionId`; returns how many.
+ */
 export async function revokeIdentityGrants(
   sql: Executor,
   identityId: string,

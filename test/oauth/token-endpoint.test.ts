@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tokenHash } from '../../src/crypto/primitives.ts';
+import type { Sub } from '../../src/identity/ids.ts';
+import { adminCaller } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { makeAdmin, makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
 
 describe('POST /oauth/token grant_type=authorization_code', async () => {
@@ -159,6 +161,33 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       audit.map((a) => ({ actor: a.actor, details: a.details })),
       [{ actor: client.id, details: { reason: 'authorization_code_reuse' } }],
     );
+  });
+
+  test('refuses a code whose sign-in ended before the exchange (sign-out, suspension, sign out everywhere)', async () => {
+    const admin = adminCaller(t, (await makeAdmin(t)).cookie);
+    const endings: [string, (person: Sub, personCookie: string) => Promise<number>][] = [
+      ['sign-out', async (_person, personCookie) => (await admin('POST', '/auth/logout', {}, personCookie)).status],
+      ['suspension', async (person) => (await admin('POST', `/admin/identities/${person}/suspend`, {})).status],
+      [
+        'sign out everywhere',
+        async (person) => (await admin('POST', `/admin/identities/${person}/sessions/revoke`, {})).status,
+      ],
+    ];
+    for (const [ending, end] of endings) {
+      const person = await makeIdentity(t.sql);
+      const { cookie: personCookie } = await makeSession(t, person);
+      const { verifier, challenge } = pkcePair();
+      const code = await obtainCode(t, { client, cookie: personCookie, challenge });
+      assert.ok([200, 204].includes(await end(person, personCookie)), ending);
+      assertEnvelope(
+        await exchange(code, verifier),
+        400,
+        'invalid_grant',
+        'The sign-in behind the authorization code has ended; sign in again',
+      );
+      const [grants] = await t.sql`select count(*)::int as n from oauth_grants where identity_id = ${person}`;
+      assert.equal(grants?.n, 0, `${ending}: no grant may be created`);
+    }
   });
 
   test('rejects an unknown code with invalid_grant', async () => {

@@ -23,7 +23,7 @@ async function refuse(
   challenge: string,
 ): Promise<never> {
   const now = deps.clock();
-  const code = await findAuthorizationCode(deps.sql, codeHash);
+  const code = await findAuthorizationCode(deps.sql, codeHash, now);
   if (!code) throw new InvalidGrant('The authorization code is invalid');
   if (code.usedAt !== null) {
     if (await revokeGrant(deps.sql, code.grantId, now))
@@ -40,6 +40,7 @@ async function refuse(
   if (code.redirectUri !== redirectUri)
     throw new InvalidGrant('redirect_uri does not match the one in the authorization request');
   if (code.codeChallenge !== challenge) throw new InvalidGrant('code_verifier does not match the code_challenge');
+  if (!code.sessionLive) throw new InvalidGrant('The sign-in behind the authorization code has ended; sign in again');
   throw new InvalidGrant('The authorization code is invalid');
 }
 
