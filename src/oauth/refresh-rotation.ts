@@ -36,8 +36,13 @@ export async function rotateRefresh(
     const grace = deps.lifetimes.refreshGraceSeconds;
     const sinceRotation = (now.getTime() - state.rotatedAt.getTime()) / 1000;
     // 0 disables the window (DESIGN.md), even for a retry in the same millisecond.
-    if (grace > 0 && sinceRotation <= grace && state.successorSealed !== null)
-      return { grant: state, refreshToken: open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8') };
+    if (grace > 0 && sinceRotation <= grace && state.successorSealed !== null) {
+      const successor = open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8');
+      // A retry that lost the race to its own first request; once the successor was itself used, the client has
+      // moved on and whoever presents the old token is not that retry (RFC 9700 §4.14.2): revoke below.
+      const next = await findRefreshToken(deps.sql, tokenHash(successor));
+      if (next && next.rotatedAt === null) return { grant: state, refreshToken: successor };
+    }
     if (await revokeGrant(deps.sql, state.grantId, now))
       await deps.audit.record({
         event: 'oauth.grant_revoked',

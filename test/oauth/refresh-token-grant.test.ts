@@ -49,6 +49,27 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     assert.equal(live?.n, 1);
   });
 
+  test('within the grace window, a rotated token whose successor was already used is a replay: the family dies', async () => {
+    const first = await start();
+    const second = await refresh(first);
+    const third = await refresh(second.json.refresh_token as string);
+    assert.equal(third.status, 200);
+    // Still inside the grace window of the first rotation, but the client has moved on to the third token.
+    t.clock.advance(1);
+    assertEnvelope(
+      await refresh(first),
+      400,
+      'invalid_grant',
+      'The refresh token was already used; its whole token family is revoked',
+    );
+    assertEnvelope(
+      await refresh(third.json.refresh_token as string),
+      400,
+      'invalid_grant',
+      'The refresh token has been revoked',
+    );
+  });
+
   test('revoking an identity’s grants (for the identity module) stops its refresh tokens', async () => {
     const other = await makeIdentity(t.sql);
     const { cookie: otherCookie } = await makeSession(t, other);
