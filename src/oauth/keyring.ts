@@ -13,10 +13,15 @@ export interface KeyringDeps {
   /** Seals rotated private keys at rest (the `signing` secret). */
   sealKey: Buffer;
   clock: () => Date;
-  /** The longest a signed token lives: a retired key is published this long after retirement. */
+  /** The longest a signed token lives: a retired key is published this long after retirement, and then some. */
   maxTokenLifetimeSeconds: number;
-  cacheSeconds?: number;
 }
+
+/**
+ * How long a node uses the key set it read. A node that read it just before another retired its signing key goes
+ * on signing with that key for up to this long, so a retired key stays published for a token lifetime plus this.
+ */
+export const KEY_RELOAD_SECONDS = 30;
 
 export interface LoadedKey {
   kid: string;
@@ -63,10 +68,18 @@ export class Keyring {
     return newest;
   }
 
-  /** Keys that may still verify a token (and are published): active, or retired less than a token lifetime ago. */
+  /** How long after its retirement a key may still have signed tokens that have not expired. */
+  get #retiredKeyLifetimeMs(): number {
+    return (this.#deps.maxTokenLifetimeSeconds + KEY_RELOAD_SECONDS) * 1000;
+  }
+
+  /**
+   * Keys that may still verify a token (and are published): active, or retired so recently that a token one of them
+   * signed may still be unexpired.
+   */
   async verificationKeys(): Promise<LoadedKey[]> {
     await this.#fresh();
-    const cutoff = this.#deps.clock().getTime() - this.#deps.maxTokenLifetimeSeconds * 1000;
+    const cutoff = this.#deps.clock().getTime() - this.#retiredKeyLifetimeMs;
     return this.#keys.filter((k) => k.retiredAt === null || k.retiredAt.getTime() > cutoff);
   }
 
@@ -100,7 +113,7 @@ export class Keyring {
       },
       initial,
       now,
-      new Date(now.getTime() - this.#deps.maxTokenLifetimeSeconds * 1000),
+      new Date(now.getTime() - this.#retiredKeyLifetimeMs),
     );
     await this.refresh();
     return added.kid;
@@ -140,7 +153,7 @@ export class Keyring {
 
   async #fresh(): Promise<void> {
     const ageMs = this.#deps.clock().getTime() - this.#loadedAt;
-    if (ageMs >= 0 && ageMs < (this.#deps.cacheSeconds ?? 30) * 1000) return;
+    if (ageMs >= 0 && ageMs < KEY_RELOAD_SECONDS * 1000) return;
     this.#loading ??= this.refresh().finally(() => {
       this.#loading = null;
     });

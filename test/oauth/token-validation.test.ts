@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { rotateSigningKey } from '../../src/cli/keys.ts';
 import { open } from '../../src/crypto/seal.ts';
+import { KEY_RELOAD_SECONDS } from '../../src/oauth/keyring.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, authorizedCode, postForm, userTokens } from '../helpers/oauth-flow.ts';
@@ -300,6 +301,31 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
       open(t.secrets.signing, row?.private_key_sealed as string, `oidc-signing-key:${added}`).toString(),
       /BEGIN PRIVATE KEY/,
     );
+  });
+
+  test('a node that signs with a key just retired elsewhere: its tokens verify until they expire', async () => {
+    const kidOf = (jwt: string) =>
+      (JSON.parse(Buffer.from(jwt.split('.')[0] as string, 'base64url').toString()) as { kid: string }).kid;
+    const published = async () =>
+      (
+        JSON.parse((await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).body) as {
+          keys: { kid: string }[];
+        }
+      ).keys.map((k) => k.kid);
+    // The app has just read the key set; the rotation comes from another process (the CLI).
+    await t.services.keyring.refresh();
+    const old = kidOf((await issued()).access_token);
+    await rotateSigningKey(t.sql, t.secrets, t.config, t.clock.now);
+    t.clock.advance(KEY_RELOAD_SECONDS - 10);
+    const late = await issued();
+    assert.equal(kidOf(late.access_token), old, 'the app has not reloaded its keys yet');
+    // Five seconds before that token expires, a full token lifetime after the retirement: still verifies.
+    t.clock.advance(t.config.tokens.access_token_ttl_seconds - 5);
+    assert.equal((await userinfo(`Bearer ${late.access_token}`)).status, 200);
+    assert.ok((await published()).includes(old));
+    // Past the retirement plus a token lifetime plus a reload interval, no unexpired token can carry the key.
+    t.clock.advance(16);
+    assert.equal((await published()).includes(old), false);
   });
 
   test('browser clients get CORS on token, userinfo and discovery; never on authorize or introspection', async () => {
