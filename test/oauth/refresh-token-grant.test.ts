@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { tokenHash } from '../../src/crypto/primitives.ts';
+import { CACHE_SECONDS } from '../../src/oauth/client-directory.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { atHash } from '../../src/oauth/tokens.ts';
 import { startTestApp } from '../helpers/app.ts';
@@ -112,6 +113,20 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     assert.equal(refreshed.json.scope, 'profile offline_access');
     assert.equal(refreshed.json.id_token, undefined);
     assert.equal(typeof refreshed.json.access_token, 'string');
+  });
+
+  test('a client whose offline_access was taken away can no longer refresh', async () => {
+    const { client: app, secret: appSecret } = await makeClient(t.sql, t.secrets.clientSecret);
+    const { refresh_token } = await userTokens(t, { client: app, secret: appSecret, cookie });
+    await t.sql`update oauth_clients set scopes = array_remove(scopes, 'offline_access') where id = ${app.id}`;
+    // Other nodes see client changes within the client directory's cache time.
+    t.clock.advance(CACHE_SECONDS);
+    assertEnvelope(
+      await refreshTokens(t, app, appSecret, refresh_token),
+      400,
+      'unauthorized_client',
+      'The client is no longer allowed refresh tokens (offline_access)',
+    );
   });
 
   test('rejects an unknown refresh token with invalid_grant', async () => {

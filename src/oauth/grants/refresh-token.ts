@@ -3,6 +3,7 @@
 // sid and nonce (the sign-in's rules apply, and relying parties check the nonce), a new iat and at_hash.
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
+import { UnauthorizedClient } from '../errors.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant } from './types.ts';
@@ -13,6 +14,10 @@ export const refreshTokenGrant: Grant<'refresh_token'> = {
   async handle(deps, params) {
     if (!params.refresh_token) throw new InvalidRequest('refresh_token is required');
     const client = await authenticateClient(deps.clients, deps.clientSecretKey, params);
+    // Refresh tokens only while the client allows them: an administrator who takes offline_access away from a
+    // client ends its refreshing too, not only its next sign-in's (RFC 6749 §5.2 unauthorized_client).
+    if (!client.scopes.includes('offline_access'))
+      throw new UnauthorizedClient('The client is no longer allowed refresh tokens (offline_access)');
     const { grant, refreshToken } = await rotateRefresh(deps, client.id, params.refresh_token);
     return userTokenResponse(deps.signer, deps.issuer, grant, refreshToken);
   },
