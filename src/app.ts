@@ -153,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     clientSecretKey: deps.secrets.clientSecret,
     organizationId: config.organization.id,
+    issuer: config.server.issuer,
     requireAdmin: services.requireAdmin,
   });
   await app.register(auditRoutes, {

@@ -10,6 +10,8 @@ export interface AdminDeps {
   clientSecretKey: Buffer;
   /** The bootstrap organization: its owners administer the service, so it must keep one. */
   organizationId: string;
+  /** The OAuth issuer: the audience of user access tokens, so no resource may take it. */
+  issuer: string;
 }
 
 export interface Actor {

@@ -19,8 +19,12 @@ export const presentResource = (r: store.Resource) => ({
   updated_at: r.updatedAt.toISOString(),
 });
 
-/** An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized. */
-export function audienceProblem(value: string): string | null {
+/**
+ * An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized. It is
+ * never the issuer (with or without a final slash): that is the audience of every user access token, and a service
+ * client provisioned for it could introspect them all and mint tokens that look like them (RFC 9068 §4).
+ */
+export function audienceProblem(value: string, issuer: string): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -29,11 +33,13 @@ export function audienceProblem(value: string): string | null {
   }
   if (value.includes('#')) return 'must not contain a fragment';
   if (url.href !== value) return `must be written in normalized form: ${url.href}`;
+  if (value.replace(/\/$/, '') === issuer.replace(/\/$/, ''))
+    return 'must not be the issuer, which is the audience of user access tokens';
   return null;
 }
 
 export async function createResource(deps: AdminDeps, actor: Actor, input: ResourceInput) {
-  const problem = audienceProblem(input.audience);
+  const problem = audienceProblem(input.audience, deps.issuer);
   if (problem)
     throw new GatehouseError('invalid_request', `body.audience ${problem}`, {
       fields: [{ path: 'body.audience', problem }],

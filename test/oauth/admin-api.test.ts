@@ -273,6 +273,14 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       'must not contain a fragment',
     ],
     [
+      'a resource audience that is the issuer (the audience of user access tokens)',
+      'POST',
+      '/admin/resources',
+      { audience: new URL(t.config.server.issuer).href, name: 'x', scopes: ['a'] },
+      'body.audience',
+      'must not be the issuer, which is the audience of user access tokens',
+    ],
+    [
       'an application PATCH to an unknown environment',
       'PATCH',
       `/admin/applications/${prod.json.id}`,
