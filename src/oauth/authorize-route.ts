@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertSameOriginForm } from '../http/csrf.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } from './authorize.ts';
-import { formParams } from './form.ts';
+import { formParams, rawQuery } from './form.ts';
 import { consentPage, errorPage, sendPage } from './pages.ts';
 
 type Deps = AuthorizeDeps & { sessions: SessionHttp; stylesheet: string | null };
@@ -33,7 +33,7 @@ function send(
 
 export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
   app.get('/oauth/authorize', async (request, reply) => {
-    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+    const query = new URLSearchParams(rawQuery(request.url));
     const outcome = await authorize(deps, query, await deps.sessions.current(request));
     return send(deps, request, reply, outcome, 302);
   });

@@ -4,14 +4,15 @@ import { isConfidential } from '../admin/client-rules.ts';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
 import { assertSameOriginForm } from '../http/csrf.ts';
-import { InvalidRequest } from '../http/errors.ts';
+import { type GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { parseFormBody } from '../http/form-body.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { bearerToken } from './bearer.ts';
 import { authenticateClient, rejectAuthorizationHeader } from './client-auth.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
 import { InvalidClient } from './errors.ts';
-import { formParams } from './form.ts';
+import { formParams, rawQuery } from './form.ts';
 import { introspect } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
 import { type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
@@ -63,15 +64,11 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     return reply.code(200).send();
   });
 
+  const logoutError = (request: FastifyRequest, reply: FastifyReply, error: GatehouseError) =>
+    sendPage(reply, 400, errorPage(error.code, error.publicDescription, request.id), deps.stylesheet);
   const logout = async (request: FastifyRequest, reply: FastifyReply, params: LogoutParams, confirmed: boolean) => {
     const plan: LogoutPlan = await planLogout(deps, params, await deps.sessions.current(request), confirmed);
-    if (plan.kind === 'error-page')
-      return sendPage(
-        reply,
-        400,
-        errorPage(plan.error.code, plan.error.publicDescription, request.id),
-        deps.stylesheet,
-      );
+    if (plan.kind === 'error-page') return logoutError(request, reply, plan.error);
     if (plan.kind === 'confirm')
       return sendPage(reply, 200, logoutConfirmPage(plan.fields, plan.redirectTo), deps.stylesheet);
     await deps.sessions.end(request, reply);
@@ -82,9 +79,17 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
           .send()
       : sendPage(reply, 200, signedOutPage(), deps.stylesheet);
   };
-  app.get('/oauth/logout', async (request, reply) =>
-    logout(request, reply, Object.fromEntries(new URLSearchParams(request.url.split('?')[1] ?? '')), false),
-  );
+  app.get('/oauth/logout', async (request, reply) => {
+    // Parsed like a form body: a repeated parameter is refused, as at the authorization endpoint.
+    let params: LogoutParams;
+    try {
+      params = parseFormBody(rawQuery(request.url));
+    } catch (error) {
+      if (error instanceof InvalidRequest) return logoutError(request, reply, error);
+      throw error;
+    }
+    return logout(request, reply, params, false);
+  });
   app.post('/oauth/logout', async (request, reply) => {
     assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The sign-out form');
     return logout(request, reply, formParams(request), true);

@@ -15,3 +15,9 @@ export function formParams(request: FastifyRequest): Record<string, string | und
     if (value.length > MAX_VALUE) throw new GatehouseError('invalid_request', `Parameter ${name} is too long`);
   return body;
 }
+
+/** The raw query string of a request URL: everything after the first `?`, which may itself hold more (RFC 3986 §3.4). */
+export function rawQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at + 1);
+}

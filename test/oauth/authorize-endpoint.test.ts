@@ -35,6 +35,14 @@ describe('GET /oauth/authorize', async () => {
     assert.equal(r.headers['access-control-allow-origin'], undefined);
   });
 
+  test('a literal ? inside a parameter value belongs to the value (RFC 3986 §3.4)', async () => {
+    const url = new URL(authorizeUrl({ client, challenge }), 'http://x');
+    url.searchParams.delete('state');
+    const r = await get(`${url.pathname}${url.search}&state=st?page=2`);
+    assert.equal(r.statusCode, 302, r.body);
+    assert.equal(new URL(r.headers.location as string).searchParams.get('state'), 'st?page=2');
+  });
+
   test('an unregistered redirect URI shows an error page and never redirects', async () => {
     const r = await get(authorizeUrl({ client, challenge, redirectUri: 'https://evil.example.test/cb' }));
     assert.equal(r.statusCode, 400);

@@ -59,6 +59,21 @@ describe('GET /oauth/logout', async () => {
     assert.equal(await revokedAt(session.id), null);
   });
 
+  test('refuses a repeated parameter with an error page, signing nobody out; a ? inside a value is kept', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const { id_token } = await tokensFor(cookie);
+    const query = new URLSearchParams({ id_token_hint: id_token, post_logout_redirect_uri: bye, state: 'a' });
+    const repeated = await t.app.inject({ method: 'GET', url: `/oauth/logout?${query}&state=b`, headers: { cookie } });
+    assert.equal(repeated.statusCode, 400);
+    assert.equal(repeated.headers.location, undefined);
+    assert.match(repeated.body, /Parameter state is included more than once/);
+    assert.equal(await revokedAt(session.id), null);
+    // RFC 3986 §3.4 allows a literal ? in a query; it belongs to the value.
+    const literal = await t.app.inject({ method: 'GET', url: `/oauth/logout?${query}?x=1`, headers: { cookie } });
+    assert.equal(literal.statusCode, 302);
+    assert.equal(literal.headers.location, `${bye}?state=a%3Fx%3D1`);
+  });
+
   test('refuses an unregistered post_logout_redirect_uri with an error page', async () => {
     const { cookie } = await makeSession(t, sub);
     const r = await logout({ client_id: client.id, post_logout_redirect_uri: 'https://evil.example.test/' }, cookie);
