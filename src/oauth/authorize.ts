@@ -127,7 +127,9 @@ async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session
   const live = session && !session.enrollmentOnly ? session : null;
   if (!live) {
     if (r.prompt.has('none')) throw new GatehouseError('login_required', 'The user is not signed in');
-    return signIn(deps, r, false);
+    // The sign-in about to happen is the fresh one prompt=login or max_age asks for: the return trip must not ask
+    // for another (OIDC Core §3.1.2.1 asks for one reauthentication).
+    return signIn(deps, r, r.prompt.has('login') || r.maxAge !== null);
   }
   if (r.prompt.has('login') || needsFreshLogin(deps, r, live)) {
     if (r.prompt.has('none')) throw new GatehouseError('login_required', 'The user must sign in again');

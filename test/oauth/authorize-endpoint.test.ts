@@ -186,6 +186,24 @@ describe('GET /oauth/authorize', async () => {
     );
   });
 
+  for (const [name, extra] of [
+    ['prompt=login', { prompt: 'login' }],
+    ['max_age=0', { max_age: '0' }],
+  ] as const)
+    test(`${name} without a session: one sign-in, and the return trip issues the code`, async () => {
+      const r = await get(authorizeUrl({ client, challenge, extra }), {});
+      const signin = new URL(r.headers.location as string, issuer);
+      assert.equal(signin.pathname, '/signin');
+      const returnTo = signin.searchParams.get('return_to') as string;
+      t.clock.advance(2);
+      const { cookie: fresh } = await makeSession(t, sub);
+      // The return crosses a second boundary: max_age=0 alone would send the browser back to sign in.
+      t.clock.advance(1);
+      const back = await get(returnTo, { cookie: fresh });
+      assert.equal(back.statusCode, 302);
+      assert.ok(redirectParams(back.headers.location as string).code, back.headers.location as string);
+    });
+
   test('max_age older than the session sends the browser to sign in again', async () => {
     t.clock.advance(120);
     const r = await get(authorizeUrl({ client, challenge, extra: { max_age: '60' } }));
