@@ -57,6 +57,11 @@ export const errorCatalogue = {
   insufficient_scope: { status: 403, description: 'The access token lacks the scope this request needs.' },
   access_denied: { status: 403, description: 'The resource owner denied the request.' },
   consent_required: { status: 400, description: 'The user must consent first; retry without prompt=none.' },
+  request_not_supported: { status: 400, description: 'Request objects (the request parameter) are not supported.' },
+  request_uri_not_supported: {
+    status: 400,
+    description: 'Request objects by reference (request_uri) are not supported.',
+  },
 
   // admin
   application_exists: { status: 409, description: 'An application with this identifier already exists.' },

@@ -62,8 +62,9 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
   const q = request.query;
   if (q.get('response_type') !== 'code')
     throw new GatehouseError('unsupported_response_type', 'response_type must be code');
-  if (q.has('request') || q.has('request_uri'))
-    throw new InvalidRequest('Request objects (request, request_uri) are not supported');
+  // OIDC Core §3.1.2.6 names an error for each (discovery says neither is supported).
+  if (q.has('request')) throw new GatehouseError('request_not_supported');
+  if (q.has('request_uri')) throw new GatehouseError('request_uri_not_supported');
   if (!request.state) throw new InvalidRequest('state is required');
   // PKCE S256 for every client (RFC 9700 §2.1.1): `plain` and a missing challenge are refused alike.
   if (q.get('code_challenge_method') !== 'S256')

@@ -101,6 +101,18 @@ describe('GET /oauth/authorize', async () => {
       'The client may not request scope admin',
     ],
     ['openid without nonce', { nonce: '' }, 'invalid_request', 'nonce is required with the openid scope'],
+    [
+      'a request object',
+      { request: 'eyJhbGciOiJub25lIn0.e30.' },
+      'request_not_supported',
+      'Request objects (the request parameter) are not supported.',
+    ],
+    [
+      'a request object by reference',
+      { request_uri: 'https://app.example.test/request.jwt' },
+      'request_uri_not_supported',
+      'Request objects by reference (request_uri) are not supported.',
+    ],
   ];
   for (const [name, extra, error, description] of redirected)
     test(`redirects ${name} back with ${error}, state and iss`, async () => {
