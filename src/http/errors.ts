@@ -54,9 +54,11 @@ export class NotFound extends GatehouseError {
 }
 
 export class RateLimited extends GatehouseError {
+  readonly retryAfterSeconds: number;
+
   constructor(retryAfterSeconds: number, description?: string) {
-    super('rate_limited', description, {
-      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
-    });
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super('rate_limited', description, { headers: { 'retry-after': String(seconds) } });
+    this.retryAfterSeconds = seconds;
   }
 }

@@ -3,8 +3,10 @@
 // is not supported, and says so, instead of being half-supported (DESIGN.md "Why our own engine").
 import { isConfidential } from '../admin/client-rules.ts';
 import type { Client } from '../admin/store.ts';
+import type { AttemptContext } from '../login/local/deps.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { clientSecretMatches } from './client-secret.ts';
+import type { ClientThrottle } from './client-throttle.ts';
 import { InvalidClient } from './errors.ts';
 
 export interface ClientCredentials {
@@ -29,28 +31,37 @@ export function rejectAuthorizationHeader(authorization: string | undefined): vo
   });
 }
 
-/** Checks the credentials against a loaded client (null when client_id is unknown). */
-function verifyClient(client: Client | null, credentials: ClientCredentials, key: Buffer): Client {
-  if (!credentials.client_id) throw new InvalidClient('client_id is required');
-  if (!client) throw new InvalidClient('Unknown client or wrong credentials');
+export interface ClientAuthDeps {
+  clients: ClientDirectory;
+  /** Key of the client-secret HMAC. */
+  clientSecretKey: Buffer;
+  clientThrottle: ClientThrottle;
+}
+
+/** The client the credentials prove, or null when they prove none (unknown client_id, missing or wrong secret). */
+function verifyClient(client: Client | null, credentials: ClientCredentials, key: Buffer): Client | null {
+  if (!client) return null;
   if (!isConfidential(client.kind) || client.secretHmac === null) {
     // RFC 6749 §2.3: a public client has no secret; one sent anyway is a mistake worth refusing.
     if (credentials.client_secret !== undefined) throw new InvalidClient('A public client does not send client_secret');
     return client;
   }
-  if (
-    credentials.client_secret === undefined ||
-    !clientSecretMatches(key, credentials.client_secret, client.secretHmac)
-  )
-    throw new InvalidClient('Unknown client or wrong credentials');
-  return client;
+  const proven =
+    credentials.client_secret !== undefined && clientSecretMatches(key, credentials.client_secret, client.secretHmac);
+  return proven ? client : null;
 }
 
+/** Authenticates the client of a token, introspection or revocation request; failures are throttled. */
 export async function authenticateClient(
-  clients: ClientDirectory,
-  key: Buffer,
+  deps: ClientAuthDeps,
   credentials: ClientCredentials,
+  context: AttemptContext,
 ): Promise<Client> {
-  const client = credentials.client_id ? await clients.findClient(credentials.client_id) : null;
-  return verifyClient(client, credentials, key);
+  const clientId = credentials.client_id;
+  if (!clientId) throw new InvalidClient('client_id is required');
+  deps.clientThrottle.refuseIfLocked(clientId, context);
+  const client = verifyClient(await deps.clients.findClient(clientId), credentials, deps.clientSecretKey);
+  if (client) return client;
+  await deps.clientThrottle.failed(clientId, context);
+  throw new InvalidClient('Unknown client or wrong credentials');
 }

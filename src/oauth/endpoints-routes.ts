@@ -8,8 +8,7 @@ import { type GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { parseFormBody } from '../http/form-body.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { bearerToken } from './bearer.ts';
-import { authenticateClient, rejectAuthorizationHeader } from './client-auth.ts';
-import type { ClientDirectory } from './client-directory.ts';
+import { authenticateClient, type ClientAuthDeps, rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
 import { InvalidClient } from './errors.ts';
 import { formParams, rawQuery } from './form.ts';
@@ -22,16 +21,14 @@ import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
 import { userinfoClaims } from './userinfo.ts';
 
-export interface EndpointDeps {
+export interface EndpointDeps extends ClientAuthDeps {
   sql: Sql;
   tokenStates: TokenStateCache;
-  clients: ClientDirectory;
   verify: AccessTokenVerifier;
   keyring: Keyring;
   issuer: string;
   clock: () => Date;
   audit: Audit;
-  clientSecretKey: Buffer;
   sessions: SessionHttp;
   /** The web UI's stylesheet for the logout pages; null when the UI is not built. */
   stylesheet: string | null;
@@ -43,6 +40,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.get('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
   app.post('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
 
+  const attempt = (request: FastifyRequest) => ({ clientIp: request.clientIp, requestId: request.id });
   const tokenParam = (form: Record<string, string | undefined>) => {
     if (!form.token) throw new InvalidRequest('token is required');
     return form.token;
@@ -51,7 +49,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.post('/oauth/introspect', async (request) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
-    const caller = await authenticateClient(deps.clients, deps.clientSecretKey, form);
+    const caller = await authenticateClient(deps, form, attempt(request));
     if (!isConfidential(caller.kind)) throw new InvalidClient('Only confidential clients may introspect tokens');
     return introspect(deps, caller, tokenParam(form));
   });
@@ -60,7 +58,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.post('/oauth/revoke', { onSend: corsHeaders }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
-    await revokeToken(deps, await authenticateClient(deps.clients, deps.clientSecretKey, form), tokenParam(form));
+    await revokeToken(deps, await authenticateClient(deps, form, attempt(request)), tokenParam(form));
     return reply.code(200).send();
   });
 

@@ -9,6 +9,7 @@ import { addFormBodyParser } from '../http/form-body.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { authorizeRoutes } from './authorize-route.ts';
 import { createClientDirectory } from './client-directory.ts';
+import { createClientThrottle } from './client-throttle.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
 import type { Keyring } from './keyring.ts';
@@ -43,6 +44,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
   });
   const verify = createAccessTokenVerifier({ keyring, issuer, clock });
   const clients = createClientDirectory({ sql, clock });
+  const clientThrottle = createClientThrottle({ sql, audit, clock });
   // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
   addFormBodyParser(app);
 
@@ -65,6 +67,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clock,
     audit,
     clientSecretKey: secrets.clientSecret,
+    clientThrottle,
     sealKey: secrets.signing,
     lifetimes: {
       refreshIdleSeconds: tokens.refresh_token_idle_ttl_seconds,
@@ -82,6 +85,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clock,
     audit,
     clientSecretKey: secrets.clientSecret,
+    clientThrottle,
     sessions,
     stylesheet,
   });

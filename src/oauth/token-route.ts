@@ -20,6 +20,7 @@ export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise
     const params = Object.fromEntries(
       ['client_id', 'client_secret', ...grant.parameters].filter((n) => body[n] !== undefined).map((n) => [n, body[n]]),
     );
-    return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params));
+    const context = { clientIp: request.clientIp, requestId: request.id };
+    return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params, context));
   });
 }

@@ -47,13 +47,13 @@ async function refuse(
 export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verifier'> = {
   grantType: 'authorization_code',
   parameters: ['code', 'redirect_uri', 'code_verifier'],
-  async handle(deps, params) {
+  async handle(deps, params, context) {
     const code = required(params.code, 'code');
     const redirectUri = required(params.redirect_uri, 'redirect_uri');
     const verifier = required(params.code_verifier, 'code_verifier');
     if (!isCodeVerifier(verifier))
       throw new InvalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
-    const client = await authenticateClient(deps.clients, deps.clientSecretKey, params);
+    const client = await authenticateClient(deps, params, context);
     if (client.kind === 'service') throw new UnauthorizedClient('A service client may only use client_credentials');
 
     const now = deps.clock();

@@ -10,8 +10,8 @@ import type { Grant } from './types.ts';
 export const clientCredentialsGrant: Grant<'scope' | 'resource'> = {
   grantType: 'client_credentials',
   parameters: ['scope', 'resource'],
-  async handle(deps, params) {
-    const client = await authenticateClient(deps.clients, deps.clientSecretKey, params);
+  async handle(deps, params, context) {
+    const client = await authenticateClient(deps, params, context);
     const resource = params.resource;
     if (!resource) throw new InvalidRequest('resource is required: name the audience the token is for (RFC 8707)');
     if (client.kind !== 'service') throw new UnauthorizedClient('Only service clients may use client_credentials');

@@ -11,9 +11,9 @@ import type { Grant } from './types.ts';
 export const refreshTokenGrant: Grant<'refresh_token'> = {
   grantType: 'refresh_token',
   parameters: ['refresh_token'],
-  async handle(deps, params) {
+  async handle(deps, params, context) {
     if (!params.refresh_token) throw new InvalidRequest('refresh_token is required');
-    const client = await authenticateClient(deps.clients, deps.clientSecretKey, params);
+    const client = await authenticateClient(deps, params, context);
     // Refresh tokens only while the client allows them: an administrator who takes offline_access away from a
     // client ends its refreshing too, not only its next sign-in's (RFC 6749 §5.2 unauthorized_client).
     if (!client.scopes.includes('offline_access'))

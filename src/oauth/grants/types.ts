@@ -2,16 +2,15 @@
 // parameters and hands them to `handle`; it knows no grant names.
 import type { Audit } from '../../audit/audit.ts';
 import type { Sql } from '../../db/pool.ts';
-import type { ClientDirectory } from '../client-directory.ts';
+import type { AttemptContext } from '../../login/local/deps.ts';
+import type { ClientAuthDeps } from '../client-auth.ts';
 import type { TokenSigner } from '../tokens.ts';
 
-export interface GrantDeps {
+export interface GrantDeps extends ClientAuthDeps {
   sql: Sql;
-  clients: ClientDirectory;
   signer: TokenSigner;
   issuer: string;
   clock: () => Date;
-  clientSecretKey: Buffer;
   /** Seals a rotated refresh token's successor for the grace window. */
   sealKey: Buffer;
   audit: Audit;
@@ -35,5 +34,9 @@ export interface Grant<P extends string = string> {
   grantType: string;
   /** Form parameters this grant reads besides grant_type, client_id and client_secret. */
   parameters: readonly P[];
-  handle(deps: GrantDeps, params: Partial<Record<P | 'client_id' | 'client_secret', string>>): Promise<TokenResponse>;
+  handle(
+    deps: GrantDeps,
+    params: Partial<Record<P | 'client_id' | 'client_secret', string>>,
+    context: AttemptContext,
+  ): Promise<TokenResponse>;
 }
