@@ -126,8 +126,8 @@ export async function deleteApplication(sql: Executor, id: string): Promise<'del
     const rows = await sql`delete from oauth_applications where id = ${id} returning id`;
     return rows.length > 0 ? 'deleted' : 'missing';
   } catch (error) {
-    // ON DELETE RESTRICT answers 23001 restrict_violation in PostgreSQL 18 and in later minor releases of older
-    // majors (15.20 here), 23503 foreign_key_violation before: both mean a client still belongs to the application.
+    // ON DELETE RESTRICT answers 23001 restrict_violation from PostgreSQL 18 (the embedded server `npm test` starts
+    // without DATABASE_URL), 23503 foreign_key_violation before: both mean a client still belongs to the application.
     if (['23001', '23503'].includes((error as { code?: string }).code ?? '')) return 'in_use';
     throw error;
   }
