@@ -61,13 +61,16 @@ export interface CodeExchange {
 
 /**
  * The code's sign-in session is live and its identity active. Suspension, sign-out and "sign out everywhere" end
- * the session and revoke the grants that exist; a code issued just before must not create a grant after them.
+ * the session and revoke the grants that exist; a code issued just before must not create a grant after them. The
+ * exchange share-locks both rows: one that races such a change waits for its commit and then sees the ended session,
+ * and a change that comes second waits for the exchange, so its grant revocation sees the new grant.
  */
-const liveSession = (sql: Executor, now: Date) => sql`
+const liveSession = (sql: Executor, now: Date, lock: boolean) => sql`
   exists (select 1 from sessions s join identities i on i.id = s.identity_id
           where s.id = oauth_authorization_codes.session_id and s.identity_id = oauth_authorization_codes.identity_id
             and s.revoked_at is null and s.idle_expires_at > ${now} and s.absolute_expires_at > ${now}
-            and i.state = 'active')`;
+            and i.state = 'active'
+          ${lock ? sql`for share of s, i` : sql``})`;
 
 /**
  * Consumes a live, unused code bound to this client, redirect URI and challenge, whose sign-in session is live, and
@@ -83,7 +86,7 @@ export async function consumeAuthorizationCode(
       update oauth_authorization_codes set used_at = ${e.now}
       where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
-        and ${liveSession(sql, e.now)}
+        and ${liveSession(sql, e.now, true)}
       returning *
     ), grant_row as (
       insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, nonce, created_at,
@@ -116,7 +119,7 @@ export interface StoredCode {
 
 export async function findAuthorizationCode(sql: Executor, codeHash: string, now: Date): Promise<StoredCode | null> {
   const [row] = await sql`
-    select *, ${liveSession(sql, now)} as session_live from oauth_authorization_codes where code_hash = ${codeHash}`;
+    select *, ${liveSession(sql, now, false)} as session_live from oauth_authorization_codes where code_hash = ${codeHash}`;
   if (!row) return null;
   return {
     grantId: row.grant_id as string,

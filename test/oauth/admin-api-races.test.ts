@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import * as store from '../../src/admin/store.ts';
 import { adminCaller, adminFixtures, assertAdminEnvelope } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
+import { untilBlocked } from '../helpers/lock-waits.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 
 describe('administration API: client and resource changes racing', async () => {
@@ -13,21 +14,6 @@ describe('administration API: client and resource changes racing', async () => {
   const admin = await makeAdmin(t);
   const call = adminCaller(t, admin.cookie);
   type Answer = Awaited<ReturnType<typeof call>>;
-
-  // Holds a transaction open until the API request started meanwhile waits on one of its locks (or, if it does
-  // not wait, has already answered: then the assertions that follow fail instead of the test hanging).
-  const untilBlocked = async (request: Promise<unknown>) => {
-    let answered = false;
-    void request.finally(() => {
-      answered = true;
-    });
-    for (;;) {
-      const [row] = await t.sql`
-        select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
-      if (row?.n || answered) return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  };
 
   const { resource: resourceNamed, serviceClient, audienceOf } = adminFixtures(call);
 
@@ -45,7 +31,7 @@ describe('administration API: client and resource changes racing', async () => {
       assert.ok(current);
       await store.updateClient(tx, current.id, { ...current, scopes: ['race:a', 'race:b'] }, new Date());
       dropB = call('PATCH', resourceUrl, { scopes: ['race:a', 'race:c'] });
-      await untilBlocked(dropB);
+      await untilBlocked(t.sql, dropB);
     });
     assertAdminEnvelope(
       (await dropB) as Answer,
@@ -59,7 +45,7 @@ describe('administration API: client and resource changes racing', async () => {
       assert.equal(await store.lockResource(tx, resource.json.id as string), true);
       await store.updateResource(tx, resource.json.id as string, { scopes: ['race:a', 'race:b'] }, new Date());
       takeC = call('PATCH', clientUrl, { scopes: ['race:a', 'race:b', 'race:c'] });
-      await untilBlocked(takeC);
+      await untilBlocked(t.sql, takeC);
     });
     const refused = (await takeC) as Answer;
     assert.equal(refused.status, 400);
@@ -80,7 +66,7 @@ describe('administration API: client and resource changes racing', async () => {
       const dropped = await store.updateResource(tx, resource.json.id as string, { scopes: ['race:a'] }, new Date());
       assert.deepEqual((dropped as store.Resource).scopes, ['race:a']);
       dropTwin = call('PATCH', `/admin/resources/${twin.json.id}`, { scopes: ['race:twin'] });
-      await untilBlocked(dropTwin);
+      await untilBlocked(t.sql, dropTwin);
     });
     assertAdminEnvelope(
       (await dropTwin) as Answer,
@@ -103,7 +89,7 @@ describe('administration API: client and resource changes racing', async () => {
       const provisioned = { ...current, audiences, scopes: ['other:read', 'race:read'] };
       await store.updateClient(tx, current.id, provisioned, new Date());
       removal = call('DELETE', `/admin/resources/${resource.json.id}`, {});
-      await untilBlocked(removal);
+      await untilBlocked(t.sql, removal);
     });
     const refused = (await removal) as Answer;
     assert.equal(refused.status, 409);
@@ -125,7 +111,7 @@ describe('administration API: client and resource changes racing', async () => {
       assert.ok(current);
       await store.updateClient(tx, current.id, { ...current, name: 'Renamed worker' }, new Date());
       widen = call('PATCH', clientUrl, { scopes: ['merge:a', 'merge:b'] });
-      await untilBlocked(widen);
+      await untilBlocked(t.sql, widen);
     });
     assert.equal(((await widen) as Answer).status, 200);
     const after = await call('GET', clientUrl);

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tokenHash } from '../../src/crypto/primitives.ts';
 import type { Sub } from '../../src/identity/ids.ts';
+import { revokeIdentityGrants } from '../../src/oauth/store.ts';
+import { revokeIdentitySessions } from '../../src/session/store.ts';
 import { adminCaller } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
+import { untilBlocked } from '../helpers/lock-waits.ts';
 import { makeAdmin, makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
 
@@ -188,6 +191,31 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       const [grants] = await t.sql`select count(*)::int as n from oauth_grants where identity_id = ${person}`;
       assert.equal(grants?.n, 0, `${ending}: no grant may be created`);
     }
+  });
+
+  test('an exchange racing an uncommitted suspension waits for it, then refuses: no grant outlives it', async () => {
+    const person = await makeIdentity(t.sql);
+    const { cookie: personCookie } = await makeSession(t, person);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie: personCookie, challenge });
+    const now = t.clock.now();
+    let exchanged: ReturnType<typeof exchange> | undefined;
+    await t.sql.begin(async (tx) => {
+      // What a suspension writes (src/admin/identities.ts), held open while the exchange arrives.
+      await tx`update identities set state = 'suspended' where id = ${person}`;
+      await revokeIdentitySessions(tx, person, now);
+      await revokeIdentityGrants(tx, person, now);
+      exchanged = exchange(code, verifier);
+      await untilBlocked(t.sql, exchanged);
+    });
+    assertEnvelope(
+      await (exchanged as ReturnType<typeof exchange>),
+      400,
+      'invalid_grant',
+      'The sign-in behind the authorization code has ended; sign in again',
+    );
+    const [grants] = await t.sql`select count(*)::int as n from oauth_grants where identity_id = ${person}`;
+    assert.equal(grants?.n, 0);
   });
 
   test('rejects an unknown code with invalid_grant', async () => {
