@@ -51,7 +51,11 @@ function verifyClient(client: Client | null, credentials: ClientCredentials, key
   return proven ? client : null;
 }
 
-/** Authenticates the client of a token, introspection or revocation request; failures are throttled. */
+/**
+ * Authenticates the client of a token, introspection or revocation request; failures are throttled. A secret that
+ * does not match the cached client is checked once more against the database before it counts as a failure: it may
+ * be the new secret of a rotation this node has not seen yet.
+ */
 export async function authenticateClient(
   deps: ClientAuthDeps,
   credentials: ClientCredentials,
@@ -59,8 +63,11 @@ export async function authenticateClient(
 ): Promise<Client> {
   const clientId = credentials.client_id;
   if (!clientId) throw new InvalidClient('client_id is required');
-  deps.clientThrottle.refuseIfLocked(clientId, context);
-  const client = verifyClient(await deps.clients.findClient(clientId), credentials, deps.clientSecretKey);
+  deps.clientThrottle.refuseLockedAddress(context);
+  const cached = await deps.clients.findClient(clientId);
+  const client =
+    verifyClient(cached, credentials, deps.clientSecretKey) ??
+    (cached ? verifyClient(await deps.clients.reloadClient(clientId), credentials, deps.clientSecretKey) : null);
   if (client) return client;
   await deps.clientThrottle.failed(clientId, context);
   throw new InvalidClient('Unknown client or wrong credentials');

@@ -18,7 +18,7 @@ describe('the client directory cache', () => {
 
   test('concurrent misses of one key share one load; other keys load on their own', async () => {
     const { calls, load } = controlledLoader<string>();
-    const find = cached(clock, load);
+    const { get: find } = cached(clock, load);
     const waiting = Array.from({ length: 32 }, () => find('cli_a'));
     const other = find('cli_b');
     assert.deepEqual(
@@ -33,7 +33,7 @@ describe('the client directory cache', () => {
 
   test('keeps a value for CACHE_SECONDS counted from before the read, then loads again', async () => {
     const { calls, load } = controlledLoader<string>();
-    const find = cached(clock, load);
+    const { get: find } = cached(clock, load);
     const first = find('cli_a');
     now += 1000; // the read took a second
     calls[0]?.resolve('v1');
@@ -48,9 +48,23 @@ describe('the client directory cache', () => {
     assert.equal(await again, 'v2');
   });
 
+  test('a reload reads again although a value is kept, and keeps what it read', async () => {
+    const { calls, load } = controlledLoader<string>();
+    const { get: find, reload } = cached(clock, load);
+    const first = find('cli_a');
+    calls[0]?.resolve('old secret');
+    assert.equal(await first, 'old secret');
+    const fresh = reload('cli_a');
+    assert.equal(calls.length, 2);
+    calls[1]?.resolve('rotated secret');
+    assert.equal(await fresh, 'rotated secret');
+    assert.equal(await find('cli_a'), 'rotated secret');
+    assert.equal(calls.length, 2);
+  });
+
   test('an unknown key is shared while loading but never kept', async () => {
     const { calls, load } = controlledLoader<string>();
-    const find = cached(clock, load);
+    const { get: find } = cached(clock, load);
     const both = [find('cli_x'), find('cli_x')];
     calls[0]?.resolve(null);
     assert.deepEqual(await Promise.all(both), [null, null]);
@@ -62,7 +76,7 @@ describe('the client directory cache', () => {
 
   test('a failed load fails its waiters and is not kept: the next request loads again', async () => {
     const { calls, load } = controlledLoader<string>();
-    const find = cached(clock, load);
+    const { get: find } = cached(clock, load);
     const both = [find('cli_a'), find('cli_a')];
     calls[0]?.reject(new Error('connection lost'));
     for (const result of await Promise.allSettled(both)) assert.equal(result.status, 'rejected');

@@ -1,8 +1,9 @@
 // Clients and resource scopes as the protocol endpoints read them: from the database, cached in memory for a few
 // seconds. The token, introspection and revocation hot paths then do no database work for the client itself;
-// the cost is that an admin change (secret rotation, deletion, new redirect URI) reaches every node within
-// CACHE_SECONDS instead of at once. Secrets are still checked on every request (against the cached HMAC), and
-// unknown ids are never kept, so probing cannot fill memory.
+// the cost is that an admin change (deletion, new redirect URI, the end of a rotated-out secret) reaches every
+// node within CACHE_SECONDS instead of at once. Secrets are still checked on every request (against the cached
+// HMAC; a mismatch reloads the client, so a new secret works at once), and unknown ids are never kept, so probing
+// cannot fill memory.
 import { type Client, findClient, findResourcesByAudience } from '../admin/store.ts';
 import type { Sql } from '../db/pool.ts';
 
@@ -12,6 +13,8 @@ const MAX_ID = 64;
 
 export interface ClientDirectory {
   findClient(id: string): Promise<Client | null>;
+  /** Reads the client from the database now, and keeps what it read. */
+  reloadClient(id: string): Promise<Client | null>;
   /** The scopes a registered resource defines, or null when no resource has this audience. */
   findResourceScopes(audience: string): Promise<string[] | null>;
 }
@@ -30,21 +33,27 @@ export function cached<T>(clock: () => Date, load: (key: string) => Promise<T | 
     // Counted from before the read, so nothing is served longer than CACHE_SECONDS after the database said it.
     entries.set(key, { value, until: readAt + CACHE_SECONDS * 1000 });
   };
-  return (key: string): Promise<T | null> => {
-    const now = clock().getTime();
-    const hit = entries.get(key);
-    if (hit && hit.until > now) return Promise.resolve(hit.value);
-    let pending = loading.get(key);
-    if (!pending) {
-      pending = load(key)
-        .then((value) => {
-          keep(key, value, now);
-          return value;
-        })
-        .finally(() => loading.delete(key));
-      loading.set(key, pending);
-    }
+  const reload = (key: string, now: number): Promise<T | null> => {
+    const pending = load(key)
+      .then((value) => {
+        keep(key, value, now);
+        return value;
+      })
+      .finally(() => {
+        if (loading.get(key) === pending) loading.delete(key);
+      });
+    loading.set(key, pending);
     return pending;
+  };
+  return {
+    get(key: string): Promise<T | null> {
+      const now = clock().getTime();
+      const hit = entries.get(key);
+      if (hit && hit.until > now) return Promise.resolve(hit.value);
+      return loading.get(key) ?? reload(key, now);
+    },
+    /** Skips what is kept and what is loading: for a caller that knows the kept value may be stale. */
+    reload: (key: string) => reload(key, clock().getTime()),
   };
 }
 
@@ -55,7 +64,8 @@ export function createClientDirectory(deps: { sql: Sql; clock: () => Date }): Cl
     return found ? found.scopes : null;
   });
   return {
-    findClient: (id) => (id.length <= MAX_ID ? clients(id) : Promise.resolve(null)),
-    findResourceScopes: (audience) => (audience.length <= 2000 ? resources(audience) : Promise.resolve(null)),
+    findClient: (id) => (id.length <= MAX_ID ? clients.get(id) : Promise.resolve(null)),
+    reloadClient: (id) => (id.length <= MAX_ID ? clients.reload(id) : Promise.resolve(null)),
+    findResourceScopes: (audience) => (audience.length <= 2000 ? resources.get(audience) : Promise.resolve(null)),
   };
 }

@@ -1,49 +1,57 @@
 // Throttling of client-secret guessing (DESIGN.md "Security invariants": every sign-in factor, the client secret
 // included, per account and per IP). A failed client authentication is counted against the client and against the
-// address, with the sign-in counters and rules in PostgreSQL (so the limit holds across nodes), in a namespace of
-// its own. Once either is locked the failure answers 429, and this node refuses that client from that address
-// before looking at any secret until the lock ends: guessing stops there. A success costs no database work, and a
-// client under attack from one address keeps working from its own (a lock per client alone would let anyone who
-// knows a client id shut it out, and a stale secret during a rotation lock out the instances already updated).
+// address, with the sign-in counters and rules in PostgreSQL (so limits hold across nodes), in a namespace of its
+// own. Failures are counted after the secret was checked, not before as at sign-in, so a success costs no database
+// write on the token and introspection hot paths (docs/decisions.md).
+//
+// - Per address: once an address is locked, a node that has seen it locked refuses its requests before looking at
+//   any client or secret, until the lock ends. Guessing from that address stops there.
+// - Per client: once a client is locked, failed attempts for it answer 429 and are audited; a right secret is still
+//   accepted from an address that is not locked. Otherwise anyone who knows a client id (it is in every token the
+//   client gets) could shut the client out.
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
 import { RateLimited } from '../http/errors.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
-import { admitAttempt } from '../login/local/lockout.ts';
+import { THROTTLE_RULES } from '../login/local/lockout.ts';
+import { admitThrottledAttempt, findThrottleLock } from '../login/local/store.ts';
 import { BoundedMap } from './bounded-map.ts';
 
-const LOCKS_REMEMBERED = 10_000;
+const ADDRESSES_REMEMBERED = 10_000;
+/** Client ids are at most this long; a longer one is counted under its first characters (keys are indexed). */
+const MAX_KEYED_ID = 64;
 const REFUSED = 'Too many failed client authentications; retry later.';
 
 export interface ClientThrottle {
-  /** 429 when this node saw `clientId` from this address locked, before any secret is checked. */
-  refuseIfLocked(clientId: string, context: AttemptContext): void;
-  /** Counts a failed authentication; throws 429 (and remembers the lock) when the client or address is locked. */
+  /** 429 when this node saw the address locked: nothing of the request is looked at. */
+  refuseLockedAddress(context: AttemptContext): void;
+  /** Counts a failed authentication; 429 (audited) when the client or the address is locked. */
   failed(clientId: string, context: AttemptContext): Promise<void>;
 }
 
 export function createClientThrottle(deps: { sql: Sql; audit: Audit; clock: () => Date }): ClientThrottle {
-  const lockedUntil = new BoundedMap<string, number>(LOCKS_REMEMBERED);
-  const pair = (clientId: string, context: AttemptContext) => `${clientId} ${context.clientIp}`;
+  const lockedUntil = new BoundedMap<string, number>(ADDRESSES_REMEMBERED);
+  const remember = (address: string, until: Date | null) => {
+    if (until) lockedUntil.set(address, until.getTime());
+  };
   return {
-    refuseIfLocked(clientId, context) {
-      const key = pair(clientId, context);
-      const until = lockedUntil.get(key);
+    refuseLockedAddress(context) {
+      const until = lockedUntil.get(context.clientIp);
       if (until === undefined) return;
       const left = until - deps.clock().getTime();
       if (left > 0) throw new RateLimited(left / 1000, REFUSED);
-      lockedUntil.delete(key);
+      lockedUntil.delete(context.clientIp);
     },
     async failed(clientId, context) {
       const now = deps.clock();
-      const keys = { account: `client:${clientId}`, ip: `client:${context.clientIp}` };
-      try {
-        await admitAttempt(deps.sql, deps.audit, context, keys, now);
-      } catch (error) {
-        if (!(error instanceof RateLimited)) throw error;
-        lockedUntil.set(pair(clientId, context), now.getTime() + error.retryAfterSeconds * 1000);
-        throw new RateLimited(error.retryAfterSeconds, REFUSED);
-      }
+      const keys = { account: `client:${clientId.slice(0, MAX_KEYED_ID)}`, ip: `client:${context.clientIp}` };
+      const admission = await admitThrottledAttempt(deps.sql, keys, THROTTLE_RULES, now);
+      // This very attempt may have set the address lock: the ones after it are refused up front.
+      remember(context.clientIp, admission.ipLockSet);
+      if (admission.admitted) return;
+      remember(context.clientIp, await findThrottleLock(deps.sql, 'ip', keys.ip, now));
+      await deps.audit.record({ event: 'attempt.throttled', ...context, details: { key: keys.account } });
+      throw new RateLimited(admission.retryAfterSeconds, REFUSED);
     },
   };
 }

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { ACCOUNT_RULE, IP_RULE } from '../../src/login/local/lockout.ts';
+import { adminCaller } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { makeClient, makeServiceClient } from '../helpers/oauth-fixtures.ts';
+import { makeAdmin, makeClient, makeServiceClient } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope } from '../helpers/oauth-flow.ts';
 
-describe('client authentication is throttled per client and per address', async () => {
+describe('POST /oauth/token, /oauth/introspect, /oauth/revoke: failed client authentication is throttled', async () => {
   const t = await startTestApp();
   const service = await makeServiceClient(t.sql, t.secrets.clientSecret);
 
@@ -24,7 +26,7 @@ describe('client authentication is throttled per client and per address', async 
       json: JSON.parse(response.body || '{}') as Record<string, unknown>,
     };
   };
-  const token = (clientId: string, secret: string, address: string) =>
+  const token = (clientId: string, secret: string, address: string, audience = service.resource.audience) =>
     post(
       '/oauth/token',
       {
@@ -32,13 +34,20 @@ describe('client authentication is throttled per client and per address', async 
         client_id: clientId,
         client_secret: secret,
         scope: 'read',
-        resource: service.resource.audience,
+        resource: audience,
       },
       address,
     );
   const wrong = 'x'.repeat(43);
 
-  test('wrong secrets lock the client from that address, right secret included; other addresses go on', async () => {
+  const refused = 'Too many failed client authentications; retry later.';
+  const throttled = async (key: string) =>
+    (
+      await t.sql`
+        select count(*)::int as n from audit_events where event = 'attempt.throttled' and details->>'key' = ${key}`
+    )[0]?.n;
+
+  test('a client past its failures: failed attempts answer 429 and are audited, the right secret still works', async () => {
     const attacker = '203.0.113.7';
     for (let i = 1; i <= ACCOUNT_RULE.threshold; i += 1)
       assertEnvelope(
@@ -48,48 +57,57 @@ describe('client authentication is throttled per client and per address', async 
         'Unknown client or wrong credentials',
       );
     const locked = await token(service.client.id, wrong, attacker);
-    assertEnvelope(locked, 429, 'rate_limited', 'Too many failed client authentications; retry later.');
+    assertEnvelope(locked, 429, 'rate_limited', refused);
     assert.equal(locked.headers['retry-after'], String(ACCOUNT_RULE.baseLockSeconds));
-    // Guessing stops: from the locked address even the right secret is not looked at.
-    assertEnvelope(
-      await token(service.client.id, service.secret, attacker),
-      429,
-      'rate_limited',
-      'Too many failed client authentications; retry later.',
-    );
-    // The client itself keeps working from its own address.
+    assert.equal(await throttled(`client:${service.client.id}`), 1);
+    // Knowing the client id is not enough to shut the client out, from any address that is not itself locked.
     assert.equal((await token(service.client.id, service.secret, '198.51.100.20')).status, 200);
-    const [audited] = await t.sql`
-      select count(*)::int as n from audit_events
-      where event = 'attempt.throttled' and details->>'key' = ${`client:${service.client.id}`}`;
-    assert.equal(audited?.n, 1);
-    t.clock.advance(ACCOUNT_RULE.baseLockSeconds);
     assert.equal((await token(service.client.id, service.secret, attacker)).status, 200);
   });
 
-  test('unknown client ids count too, at introspection and revocation alike', async () => {
-    const prober = '203.0.113.8';
-    const probe = (url: string) => post(url, { client_id: 'cli_unknown', client_secret: wrong, token: 't' }, prober);
-    for (let i = 1; i <= ACCOUNT_RULE.threshold; i += 1)
-      assert.equal((await probe(i % 2 ? '/oauth/introspect' : '/oauth/revoke')).status, 401);
-    assertEnvelope(
-      await probe('/oauth/revoke'),
-      429,
-      'rate_limited',
-      'Too many failed client authentications; retry later.',
-    );
-  });
-
-  test('one address trying many clients is locked after the address threshold', async () => {
+  test('an address past its failures is refused before anything is looked at, right secret included', async () => {
     const sweeper = '203.0.113.9';
     for (let i = 1; i <= IP_RULE.threshold; i += 1)
       assert.equal((await token(`cli_guess${i}`, wrong, sweeper)).status, 401, `attempt ${i}`);
+    const before = await t.sql`select count(*)::int as n from login_throttle`;
+    assertEnvelope(await token('cli_guess_next', wrong, sweeper), 429, 'rate_limited', refused);
+    assertEnvelope(await token(service.client.id, service.secret, sweeper), 429, 'rate_limited', refused);
+    // Refused up front: nothing more was counted.
+    assert.deepEqual(await t.sql`select count(*)::int as n from login_throttle`, before);
+    assert.equal((await token(service.client.id, service.secret, '198.51.100.21')).status, 200);
+    t.clock.advance(IP_RULE.baseLockSeconds);
+    assert.equal((await token(service.client.id, service.secret, sweeper)).status, 200);
+  });
+
+  test('unknown client ids count too, at introspection and revocation alike; an 8 KB one is a 401', async () => {
+    const prober = '203.0.113.8';
+    const probe = (url: string, clientId = 'cli_unknown') =>
+      post(url, { client_id: clientId, client_secret: wrong, token: 't' }, prober);
     assertEnvelope(
-      await token('cli_guess_next', wrong, sweeper),
-      429,
-      'rate_limited',
-      'Too many failed client authentications; retry later.',
+      await probe('/oauth/introspect', `cli_${randomBytes(6000).toString('base64url')}`),
+      401,
+      'invalid_client',
+      'Unknown client or wrong credentials',
     );
+    for (let i = 1; i <= ACCOUNT_RULE.threshold; i += 1)
+      assert.equal((await probe(i % 2 ? '/oauth/introspect' : '/oauth/revoke')).status, 401);
+    assertEnvelope(await probe('/oauth/revoke'), 429, 'rate_limited', refused);
+  });
+
+  test('a rotated secret works at once where the old one is still cached, without counting a failure', async () => {
+    const rotating = await makeServiceClient(t.sql, t.secrets.clientSecret);
+    const address = '198.51.100.40';
+    assert.equal((await token(rotating.client.id, rotating.secret, address, rotating.resource.audience)).status, 200);
+    const admin = adminCaller(t, (await makeAdmin(t)).cookie);
+    const rotated = await admin('POST', `/admin/clients/${rotating.client.id}/secret`, {});
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.json));
+    const counters = async () =>
+      (await t.sql`select count(*)::int as n from login_throttle where key = ${`client:${rotating.client.id}`}`)[0]?.n;
+    const newSecret = rotated.json.client_secret as string;
+    assert.equal((await token(rotating.client.id, newSecret, address, rotating.resource.audience)).status, 200);
+    assert.equal(await counters(), 0);
+    assert.equal((await token(rotating.client.id, rotating.secret, address, rotating.resource.audience)).status, 401);
+    assert.equal(await counters(), 1);
   });
 
   test('a successful authentication writes nothing, and a public client’s stray secret is not counted', async () => {
