@@ -40,9 +40,11 @@ export function secretKeyObject(key: Buffer): KeyObject {
   return found;
 }
 
-// One-shot crypto.hash: about 0.3 µs for a token against 1.4 µs for a Hash object (several per token request).
+// One-shot crypto.hash, about 0.5 µs against 1.4 µs for a Hash object (several per token request). The digest comes
+// back as a latin1 string (one character per byte) and goes into a Buffer from Node's pool: asking for a Buffer
+// directly costs a fresh allocation, about 1.2 µs here.
 export function sha256(input: string | Buffer): Buffer {
-  return hash('sha256', input, 'buffer');
+  return Buffer.from(hash('sha256', input, 'latin1'), 'latin1');
 }
 
 /** Storage form of a high-entropy token: SHA-256 is enough because the input cannot be guessed. */
