@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { readMigrations } from '../../src/db/migrate.ts';
+import { redactDatabaseUrl } from '../../src/db/pool.ts';
 import { describeKey } from '../../src/oauth/keyring.ts';
 import type { StatusReport } from '../../src/status/report.ts';
 import { makeCertificate } from '../delivery/smtp-server.ts';
@@ -254,11 +255,11 @@ describe('GET /admin/status', () => {
     assert.deepEqual(report.database, {
       status: 'ok',
       checks: [
-        { status: 'ok', name: 'database', detail: `${database.url} is reachable` },
+        { status: 'ok', name: 'database', detail: `${redactDatabaseUrl(database.url)} is reachable` },
         { status: 'ok', name: 'migrations', detail: `all ${readMigrations().length} applied` },
       ],
       reachable: true,
-      location: database.url,
+      location: redactDatabaseUrl(database.url),
       server_version: version,
       migrations: { known: readMigrations().length, pending: [] },
     });

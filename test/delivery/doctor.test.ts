@@ -10,6 +10,7 @@ import type { LoadedConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
 import { readMigrations } from '../../src/db/migrate.ts';
+import { redactDatabaseUrl } from '../../src/db/pool.ts';
 import { formatCheck } from '../../src/delivery/check.ts';
 import { dkimRecord } from '../../src/delivery/dkim-key.ts';
 import type { DnsResolver } from '../../src/delivery/dns-report.ts';
@@ -114,7 +115,7 @@ describe('gatehouse doctor', () => {
     assert.deepEqual(await doctor(smtpConfig(credentials.password)), [
       'ok    config     /etc/gatehouse/gatehouse.toml',
       `ok    secrets    ${secretsDir}`,
-      `ok    database   ${database.url} is reachable`,
+      `ok    database   ${redactDatabaseUrl(database.url)} is reachable`,
       `ok    migrations all ${readMigrations().length} applied`,
       `ok    keys       ${kid} signs; 0 retired key(s) still published`,
       'info  tls        external: plain HTTP at http://localhost:8080 (local development)',
@@ -193,6 +194,9 @@ describe('gatehouse doctor', () => {
         withDatabase: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1')),
       })
     ).map(formatCheck);
-    assert.equal(lines[2], `fail  database   ${database.url} is unreachable: connect ECONNREFUSED 127.0.0.1:1`);
+    assert.equal(
+      lines[2],
+      `fail  database   ${redactDatabaseUrl(database.url)} is unreachable: connect ECONNREFUSED 127.0.0.1:1`,
+    );
   });
 });
