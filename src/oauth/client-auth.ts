@@ -63,7 +63,7 @@ export async function authenticateClient(
 ): Promise<Client> {
   const clientId = credentials.client_id;
   if (!clientId) throw new InvalidClient('client_id is required');
-  deps.clientThrottle.refuseLockedAddress(context);
+  deps.clientThrottle.refuseIfLocked(clientId, context);
   const cached = await deps.clients.findClient(clientId);
   const client =
     verifyClient(cached, credentials, deps.clientSecretKey) ??

@@ -2,54 +2,52 @@
 // included, per account and per IP). A failed client authentication is counted against the client and against the
 // address, with the sign-in counters and rules in PostgreSQL (so limits hold across nodes), in a namespace of its
 // own. Failures are counted after the secret was checked, not before as at sign-in, so a success costs no database
-// write on the token and introspection hot paths (docs/decisions.md).
+// write on the token and introspection hot paths.
 //
-// - Per address: once an address is locked, a node that has seen it locked refuses its requests before looking at
-//   any client or secret, until the lock ends. Guessing from that address stops there.
-// - Per client: once a client is locked, failed attempts for it answer 429 and are audited; a right secret is still
-//   accepted from an address that is not locked. Otherwise anyone who knows a client id (it is in every token the
-//   client gets) could shut the client out.
+// Once the client or the address is locked, failures answer 429 (audited), and the node that saw one refuses that
+// client from that address before looking at its secret until the lock ends: guessing a client's secret from an
+// address stops there. Other clients from the same address, and the same client from other addresses, keep working:
+// a lock on a whole address would let one misconfigured service behind a shared egress address shut out every other
+// service there, and a lock on a whole client would let anyone who knows its id (it is in every token the client
+// gets) shut it out. Secrets are 256-bit random values, so the guesses this leaves are of no use (docs/decisions.md).
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
 import { RateLimited } from '../http/errors.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import { THROTTLE_RULES } from '../login/local/lockout.ts';
-import { admitThrottledAttempt, findThrottleLock } from '../login/local/store.ts';
+import { admitThrottledAttempt } from '../login/local/store.ts';
 import { BoundedMap } from './bounded-map.ts';
 
-const ADDRESSES_REMEMBERED = 10_000;
+const PAIRS_REMEMBERED = 10_000;
 /** Client ids are at most this long; a longer one is counted under its first characters (keys are indexed). */
 const MAX_KEYED_ID = 64;
 const REFUSED = 'Too many failed client authentications; retry later.';
 
 export interface ClientThrottle {
-  /** 429 when this node saw the address locked: nothing of the request is looked at. */
-  refuseLockedAddress(context: AttemptContext): void;
+  /** 429 when this node saw the client locked out from this address: its secret is not looked at. */
+  refuseIfLocked(clientId: string, context: AttemptContext): void;
   /** Counts a failed authentication; 429 (audited) when the client or the address is locked. */
   failed(clientId: string, context: AttemptContext): Promise<void>;
 }
 
 export function createClientThrottle(deps: { sql: Sql; audit: Audit; clock: () => Date }): ClientThrottle {
-  const lockedUntil = new BoundedMap<string, number>(ADDRESSES_REMEMBERED);
-  const remember = (address: string, until: Date | null) => {
-    if (until) lockedUntil.set(address, until.getTime());
-  };
+  const lockedUntil = new BoundedMap<string, number>(PAIRS_REMEMBERED);
+  const pair = (clientId: string, context: AttemptContext) => `${clientId.slice(0, MAX_KEYED_ID)} ${context.clientIp}`;
   return {
-    refuseLockedAddress(context) {
-      const until = lockedUntil.get(context.clientIp);
+    refuseIfLocked(clientId, context) {
+      const key = pair(clientId, context);
+      const until = lockedUntil.get(key);
       if (until === undefined) return;
       const left = until - deps.clock().getTime();
       if (left > 0) throw new RateLimited(left / 1000, REFUSED);
-      lockedUntil.delete(context.clientIp);
+      lockedUntil.delete(key);
     },
     async failed(clientId, context) {
       const now = deps.clock();
       const keys = { account: `client:${clientId.slice(0, MAX_KEYED_ID)}`, ip: `client:${context.clientIp}` };
       const admission = await admitThrottledAttempt(deps.sql, keys, THROTTLE_RULES, now);
-      // This very attempt may have set the address lock: the ones after it are refused up front.
-      remember(context.clientIp, admission.ipLockSet);
       if (admission.admitted) return;
-      remember(context.clientIp, await findThrottleLock(deps.sql, 'ip', keys.ip, now));
+      lockedUntil.set(pair(clientId, context), now.getTime() + admission.retryAfterSeconds * 1000);
       await deps.audit.record({ event: 'attempt.throttled', ...context, details: { key: keys.account } });
       throw new RateLimited(admission.retryAfterSeconds, REFUSED);
     },

@@ -47,7 +47,7 @@ describe('POST /oauth/token, /oauth/introspect, /oauth/revoke: failed client aut
         select count(*)::int as n from audit_events where event = 'attempt.throttled' and details->>'key' = ${key}`
     )[0]?.n;
 
-  test('a client past its failures: failed attempts answer 429 and are audited, the right secret still works', async () => {
+  test('a client past its failures: 429, audited; from that address even its right secret is refused up front', async () => {
     const attacker = '203.0.113.7';
     for (let i = 1; i <= ACCOUNT_RULE.threshold; i += 1)
       assertEnvelope(
@@ -60,23 +60,32 @@ describe('POST /oauth/token, /oauth/introspect, /oauth/revoke: failed client aut
     assertEnvelope(locked, 429, 'rate_limited', refused);
     assert.equal(locked.headers['retry-after'], String(ACCOUNT_RULE.baseLockSeconds));
     assert.equal(await throttled(`client:${service.client.id}`), 1);
-    // Knowing the client id is not enough to shut the client out, from any address that is not itself locked.
+    // Guessing from that address stops: the secret is not looked at, and nothing more is counted.
+    const counted = await t.sql`select failures from login_throttle where key = ${`client:${attacker}`}`;
+    assertEnvelope(await token(service.client.id, service.secret, attacker), 429, 'rate_limited', refused);
+    assert.deepEqual(await t.sql`select failures from login_throttle where key = ${`client:${attacker}`}`, counted);
+    // Knowing the client id is not enough to shut the client out of its own addresses.
     assert.equal((await token(service.client.id, service.secret, '198.51.100.20')).status, 200);
+    t.clock.advance(ACCOUNT_RULE.baseLockSeconds);
     assert.equal((await token(service.client.id, service.secret, attacker)).status, 200);
   });
 
-  test('an address past its failures is refused before anything is looked at, right secret included', async () => {
+  test('an address past its failures: each client that then fails there is refused up front, the others go on', async () => {
     const sweeper = '203.0.113.9';
+    const victim = await makeServiceClient(t.sql, t.secrets.clientSecret);
+    const asVictim = (secret: string) => token(victim.client.id, secret, sweeper, victim.resource.audience);
     for (let i = 1; i <= IP_RULE.threshold; i += 1)
       assert.equal((await token(`cli_guess${i}`, wrong, sweeper)).status, 401, `attempt ${i}`);
-    const before = await t.sql`select count(*)::int as n from login_throttle`;
-    assertEnvelope(await token('cli_guess_next', wrong, sweeper), 429, 'rate_limited', refused);
-    assertEnvelope(await token(service.client.id, service.secret, sweeper), 429, 'rate_limited', refused);
-    // Refused up front: nothing more was counted.
-    assert.deepEqual(await t.sql`select count(*)::int as n from login_throttle`, before);
-    assert.equal((await token(service.client.id, service.secret, '198.51.100.21')).status, 200);
+    assertEnvelope(await asVictim(wrong), 429, 'rate_limited', refused);
+    assertEnvelope(await asVictim(victim.secret), 429, 'rate_limited', refused);
+    // Another service behind the same address (a shared egress) is not shut out by the failures of others.
+    const neighbour = await makeServiceClient(t.sql, t.secrets.clientSecret);
+    assert.equal(
+      (await token(neighbour.client.id, neighbour.secret, sweeper, neighbour.resource.audience)).status,
+      200,
+    );
     t.clock.advance(IP_RULE.baseLockSeconds);
-    assert.equal((await token(service.client.id, service.secret, sweeper)).status, 200);
+    assert.equal((await asVictim(victim.secret)).status, 200);
   });
 
   test('unknown client ids count too, at introspection and revocation alike; an 8 KB one is a 401', async () => {

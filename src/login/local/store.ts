@@ -186,18 +186,6 @@ export async function admitThrottledAttempt(
   };
 }
 
-/** Until when one throttle key is locked, or null when it is not. */
-export async function findThrottleLock(
-  sql: Executor,
-  scope: 'account' | 'ip',
-  key: string,
-  now: Date,
-): Promise<Date | null> {
-  const [row] = await sql<{ locked_until: Date }[]>`
-    select locked_until from login_throttle where scope = ${scope} and key = ${key} and locked_until > ${now}`;
-  return row?.locked_until ?? null;
-}
-
 /**
  * A success clears the account's counter and takes this attempt back off the IP's. When this very attempt was the
  * one that reached the IP threshold, the lock it set is lifted too: the attempt turned out not to be a failure, so
