@@ -54,11 +54,9 @@ export class NotFound extends GatehouseError {
 }
 
 export class RateLimited extends GatehouseError {
-  readonly retryAfterSeconds: number;
-
   constructor(retryAfterSeconds: number, description?: string) {
-    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super('rate_limited', description, { headers: { 'retry-after': String(seconds) } });
-    this.retryAfterSeconds = seconds;
+    super('rate_limited', description, {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
   }
 }
