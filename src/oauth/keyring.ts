@@ -13,7 +13,7 @@ export interface KeyringDeps {
   /** Seals rotated private keys at rest (the `signing` secret). */
   sealKey: Buffer;
   clock: () => Date;
-  /** The longest a signed token lives: a retired key is published this long after retirement, and then some. */
+  /** The longest a signed token lives: a retired key stays published this long plus KEY_RELOAD_SECONDS. */
   maxTokenLifetimeSeconds: number;
 }
 

@@ -60,6 +60,11 @@ describe('POST /oauth/token, /oauth/introspect, /oauth/revoke: failed client aut
     assertEnvelope(locked, 429, 'rate_limited', refused);
     assert.equal(locked.headers['retry-after'], String(ACCOUNT_RULE.baseLockSeconds));
     assert.equal(await throttled(`client:${service.client.id}`), 1);
+    // What is counted and audited names the client and the address, never the secret that was tried.
+    const [leaked] = await t.sql`
+      select count(*)::int as n from audit_events where details::text like ${`%${wrong}%`} or actor like ${`%${wrong}%`}`;
+    assert.equal(leaked?.n, 0);
+    assert.ok(!t.logs.text.includes(wrong));
     // Guessing from that address stops: the secret is not looked at, and nothing more is counted.
     const counted = await t.sql`select failures from login_throttle where key = ${`client:${attacker}`}`;
     assertEnvelope(await token(service.client.id, service.secret, attacker), 429, 'rate_limited', refused);
