@@ -4,10 +4,11 @@
 // and logout forms, and introspection (backends only) get no CORS headers (DESIGN.md "Security invariants").
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 
-export const corsHeaders: onSendHookHandler = async (_request, reply, payload) => {
+// Callback form: an async hook costs a promise and a microtask turn on every token and userinfo response.
+export const corsHeaders: onSendHookHandler = (_request, reply, payload, done) => {
   reply.header('access-control-allow-origin', '*');
   reply.header('access-control-expose-headers', 'www-authenticate, x-request-id');
-  return payload;
+  done(null, payload);
 };
 
 /** Answers the preflight for `path`. */

@@ -17,9 +17,11 @@ export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise
     if (!body.grant_type) throw new InvalidRequest('grant_type is required');
     const grant = findGrant(body.grant_type);
     if (!grant) throw new UnsupportedGrantType(`grant_type ${body.grant_type} is not supported`);
-    const params = Object.fromEntries(
-      ['client_id', 'client_secret', ...grant.parameters].filter((n) => body[n] !== undefined).map((n) => [n, body[n]]),
-    );
+    const params: Record<string, string> = {};
+    for (const name of ['client_id', 'client_secret', ...grant.parameters]) {
+      const value = body[name];
+      if (value !== undefined) params[name] = value;
+    }
     const context = { clientIp: request.clientIp, requestId: request.id };
     return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params, context));
   });
