@@ -340,6 +340,18 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const r = await userinfo();
     assert.equal(r.headers['access-control-allow-origin'], '*');
     assert.equal(r.headers['access-control-expose-headers'], 'www-authenticate, x-request-id');
+    // An error answer of the token endpoint carries them too: the browser client must be able to read it.
+    const token = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=unknown',
+    });
+    assert.equal(token.statusCode, 400);
+    assert.equal(token.headers['access-control-allow-origin'], '*');
+    assert.equal(token.headers['access-control-expose-headers'], 'www-authenticate, x-request-id');
+    const discovery = await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    assert.equal(discovery.headers['access-control-allow-origin'], '*');
     const i = await introspect('x');
     assert.equal(i.headers['access-control-allow-origin'], undefined);
   });
