@@ -104,6 +104,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
         sql,
         clock: clock.now,
         log: { info: (report: unknown) => logged.push(report), warn: () => {} } as never,
+        audit: { chainPending: async () => 0 },
       });
       mock.timers.tick(3_599_000);
       assert.equal((await sql`select 1 from login_transactions where id = 'ltx_scheduled'`).length, 1, 'not yet');

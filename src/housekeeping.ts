@@ -1,7 +1,8 @@
 // Periodic purges of state that has stopped mattering: ended sessions, expired login transactions, stale throttle
-// rows and ended request-counter windows. Runs on every node (each purge is one idempotent DELETE, so nodes racing
+// rows and ended request-counter windows; and the chaining of audit records a node committed but did not chain. Runs on every node (each purge is one idempotent DELETE, so nodes racing
 // each other is harmless), independently of the delivery worker, whose own housekeeping covers the outbox.
 import type { Logger } from 'pino';
+import type { Audit } from './audit/audit.ts';
 import type { Sql } from './db/pool.ts';
 import { LONGEST_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { deleteEndedRequestWindows } from './http/store.ts';
@@ -30,6 +31,7 @@ export interface HousekeepingDeps {
   sql: Sql;
   clock: () => Date;
   log: Pick<Logger, 'info' | 'warn'>;
+  audit: Pick<Audit, 'chainPending'>;
   intervalSeconds?: number;
 }
 
@@ -42,6 +44,13 @@ export function startHousekeeping(deps: HousekeepingDeps): { stop(): Promise<voi
       if (Object.values(report).some((n) => n > 0)) deps.log.info(report, 'housekeeping purged ended records');
     } catch (error) {
       deps.log.warn({ error: (error as Error).message }, 'housekeeping failed');
+    }
+    try {
+      // Normally none: a change's record is chained right after its commit, unless that failed.
+      const chained = await deps.audit.chainPending();
+      if (chained > 0) deps.log.warn({ chained }, 'audit records of earlier changes chained late');
+    } catch (error) {
+      deps.log.warn({ error: (error as Error).message }, 'chaining pending audit records failed');
     }
   };
   const timer = setInterval(

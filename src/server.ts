@@ -88,6 +88,11 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
   for (const item of loaded.deferred) log.warn(item, 'deferred configuration: not used until real values are set');
 
   const audit = createAudit(sql, secrets.audit);
+  // Records a node committed with its change but never chained (it stopped first) join this node's chain now.
+  await audit.chainPending().then(
+    (chained) => chained > 0 && log.warn({ chained }, 'audit records of earlier changes chained late'),
+    (error: Error) => log.warn({ error: error.message }, 'chaining pending audit records failed'),
+  );
   const { app, beginShutdown } = await buildApp({
     config,
     sql,
@@ -106,7 +111,7 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
   const delivery = startDelivery({ config, sql, deliveryKey: secrets.delivery, log });
-  const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log });
+  const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log, audit });
 
   let stopping: Promise<void> | null = null;
   const stop = () => {

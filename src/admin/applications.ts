@@ -3,7 +3,7 @@ import type { Executor } from '../db/pool.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newApplicationId } from '../oauth/ids.ts';
 import { redirectProblems } from './client-rules.ts';
-import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import * as store from './store.ts';
 
 export interface ApplicationInput {
@@ -27,10 +27,12 @@ const conflict = (error: unknown): never => {
 };
 
 export async function createApplication(deps: AdminDeps, actor: Actor, input: ApplicationInput) {
-  const app = await store
-    .insertApplication(deps.sql, { id: newApplicationId(), ...input, createdAt: deps.clock() })
-    .catch(conflict);
-  await auditChange(deps, actor, 'application.created', app.id, { identifier: app.identifier });
+  const app = await changeAudited(
+    deps,
+    actor,
+    (tx) => store.insertApplication(tx, { id: newApplicationId(), ...input, createdAt: deps.clock() }).catch(conflict),
+    (a) => ({ event: 'application.created', subject: a.id, details: { identifier: a.identifier } }),
+  );
   return presentApplication(app);
 }
 
@@ -58,21 +60,30 @@ async function assertClientsFit(tx: Executor, id: string, environment: store.Env
 }
 
 export async function updateApplication(deps: AdminDeps, actor: Actor, id: string, changes: Partial<ApplicationInput>) {
-  const app = await deps.sql.begin(async (tx) => {
-    const current = await store.lockApplication(tx, id, 'update');
-    if (!current) throw new NotFound('No such application');
-    if (changes.environment && changes.environment !== current.environment)
-      await assertClientsFit(tx, id, changes.environment);
-    return store.updateApplication(tx, id, changes, deps.clock()).catch(conflict);
-  });
+  const app = await changeAudited(
+    deps,
+    actor,
+    async (tx) => {
+      const current = await store.lockApplication(tx, id, 'update');
+      if (!current) throw new NotFound('No such application');
+      if (changes.environment && changes.environment !== current.environment)
+        await assertClientsFit(tx, id, changes.environment);
+      return store.updateApplication(tx, id, changes, deps.clock()).catch(conflict);
+    },
+    (a) =>
+      a ? { event: 'application.updated', subject: id, details: { fields: Object.keys(changes).join(',') } } : null,
+  );
   if (!app) throw new NotFound('No such application');
-  await auditChange(deps, actor, 'application.updated', id, { fields: Object.keys(changes).join(',') });
   return presentApplication(app);
 }
 
 export async function deleteApplication(deps: AdminDeps, actor: Actor, id: string) {
-  const outcome = await store.deleteApplication(deps.sql, id);
+  const outcome = await changeAudited(
+    deps,
+    actor,
+    (tx) => store.deleteApplication(tx, id),
+    (result) => (result === 'deleted' ? { event: 'application.deleted', subject: id } : null),
+  );
   if (outcome === 'missing') throw new NotFound('No such application');
   if (outcome === 'in_use') throw new GatehouseError('application_in_use');
-  await auditChange(deps, actor, 'application.deleted', id);
 }

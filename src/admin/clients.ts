@@ -5,7 +5,7 @@ import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
 import { newClientId } from '../oauth/ids.ts';
 import { clientProblems, isConfidential } from './client-rules.ts';
-import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import * as store from './store.ts';
 
 export interface ClientInput {
@@ -68,14 +68,15 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     firstParty: input.first_party ?? false,
     createdAt: deps.clock(),
   };
-  const created = await deps.sql.begin(async (tx) => {
-    await assertValid(tx, client);
-    return store.insertClient(tx, client);
-  });
-  await auditChange(deps, actor, 'client.created', created.id, {
-    kind: created.kind,
-    application: created.applicationId,
-  });
+  const created = await changeAudited(
+    deps,
+    actor,
+    async (tx) => {
+      await assertValid(tx, client);
+      return store.insertClient(tx, client);
+    },
+    (c) => ({ event: 'client.created', subject: c.id, details: { kind: c.kind, application: c.applicationId } }),
+  );
   // The secret appears here and in a rotation response only (SPEC.md "Client secret display: returned once only").
   return secret ? { ...presentClient(created), client_secret: secret } : presentClient(created);
 }
@@ -95,26 +96,30 @@ export async function listClients(deps: AdminDeps) {
 }
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
-  const updated = await deps.sql.begin(async (tx) => {
-    // Read under the row lock: a concurrent update waits, then applies its fields on top of this one's.
-    const current = await store.lockClient(tx, id);
-    if (!current) return null;
-    const next: store.Client = {
-      ...current,
-      name: changes.name ?? current.name,
-      redirectUris: changes.redirect_uris ? unique(changes.redirect_uris) : current.redirectUris,
-      postLogoutRedirectUris: changes.post_logout_redirect_uris
-        ? unique(changes.post_logout_redirect_uris)
-        : current.postLogoutRedirectUris,
-      scopes: changes.scopes ? unique(changes.scopes) : current.scopes,
-      audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
-      firstParty: changes.first_party ?? current.firstParty,
-    };
-    await assertValid(tx, next);
-    return store.updateClient(tx, id, next, deps.clock());
-  });
+  const updated = await changeAudited(
+    deps,
+    actor,
+    async (tx) => {
+      // Read under the row lock: a concurrent update waits, then applies its fields on top of this one's.
+      const current = await store.lockClient(tx, id);
+      if (!current) return null;
+      const next: store.Client = {
+        ...current,
+        name: changes.name ?? current.name,
+        redirectUris: changes.redirect_uris ? unique(changes.redirect_uris) : current.redirectUris,
+        postLogoutRedirectUris: changes.post_logout_redirect_uris
+          ? unique(changes.post_logout_redirect_uris)
+          : current.postLogoutRedirectUris,
+        scopes: changes.scopes ? unique(changes.scopes) : current.scopes,
+        audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
+        firstParty: changes.first_party ?? current.firstParty,
+      };
+      await assertValid(tx, next);
+      return store.updateClient(tx, id, next, deps.clock());
+    },
+    (c) => (c ? { event: 'client.updated', subject: id, details: { fields: Object.keys(changes).join(',') } } : null),
+  );
   if (!updated) throw new NotFound('No such client');
-  await auditChange(deps, actor, 'client.updated', id, { fields: Object.keys(changes).join(',') });
   return presentClient(updated);
 }
 
@@ -123,14 +128,23 @@ export async function rotateClientSecret(deps: AdminDeps, actor: Actor, id: stri
   if (!isConfidential(client.kind))
     throw new InvalidRequest(`A ${client.kind} client is public and has no secret to rotate`);
   const secret = newClientSecret();
-  if (!(await store.updateClientSecret(deps.sql, id, clientSecretHmac(deps.clientSecretKey, secret), deps.clock())))
-    throw new NotFound('No such client');
-  await auditChange(deps, actor, 'client.secret_rotated', id);
+  const rotated = await changeAudited(
+    deps,
+    actor,
+    (tx) => store.updateClientSecret(tx, id, clientSecretHmac(deps.clientSecretKey, secret), deps.clock()),
+    (done) => (done ? { event: 'client.secret_rotated', subject: id } : null),
+  );
+  if (!rotated) throw new NotFound('No such client');
   return { client_id: id, client_secret: secret };
 }
 
 export async function deleteClient(deps: AdminDeps, actor: Actor, id: string) {
   // Its grants, codes and refresh tokens go with it (foreign keys cascade); outstanding JWTs expire within minutes.
-  if (!(await store.deleteClient(deps.sql, id))) throw new NotFound('No such client');
-  await auditChange(deps, actor, 'client.deleted', id);
+  const deleted = await changeAudited(
+    deps,
+    actor,
+    (tx) => store.deleteClient(tx, id),
+    (done) => (done ? { event: 'client.deleted', subject: id } : null),
+  );
+  if (!deleted) throw new NotFound('No such client');
 }

@@ -12,7 +12,7 @@ import type { Sub } from '../identity/ids.ts';
 import { findIdentity, type IdentityAssurance, listSignInMethods } from '../identity/store.ts';
 import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
 import { listLiveSessions, revokeIdentitySessions } from '../session/store.ts';
-import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { type PageQuery, pageOf, pageRequest } from './paging.ts';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -94,60 +94,85 @@ function refuse(
 export async function suspendIdentity(deps: AdminDeps, actor: Actor, sub: Sub) {
   if (sub === actor.sub) throw new GatehouseError('cannot_suspend_self');
   const now = deps.clock();
-  const result = await deps.sql.begin(async (tx) => {
-    const change = await changeIdentityState(tx, {
-      sub,
-      from: 'active',
-      to: 'suspended',
-      ownerOrganizationId: deps.organizationId,
-      now,
-    });
-    if (change.outcome !== 'changed') return { change, sessions: 0, grants: 0 };
-    // In the same transaction: nothing the identity holds outlives the suspension by a single request.
-    const sessions = await revokeIdentitySessions(tx, sub, now);
-    return { change, sessions, grants: await revokeGrantsOfIdentity(tx, sub, now) };
-  });
+  const result = await changeAudited(
+    deps,
+    actor,
+    async (tx) => {
+      const change = await changeIdentityState(tx, {
+        sub,
+        from: 'active',
+        to: 'suspended',
+        ownerOrganizationId: deps.organizationId,
+        now,
+      });
+      if (change.outcome !== 'changed') return { change, sessions: 0, grants: 0 };
+      // In the same transaction: nothing the identity holds outlives the suspension by a single request.
+      const sessions = await revokeIdentitySessions(tx, sub, now);
+      return { change, sessions, grants: await revokeGrantsOfIdentity(tx, sub, now) };
+    },
+    (r) =>
+      r.change.outcome === 'changed'
+        ? {
+            event: 'identity.suspended',
+            subject: sub,
+            details: { sessions_revoked: r.sessions, grants_revoked: r.grants },
+          }
+        : null,
+  );
   if (result.change.outcome !== 'changed') refuse(result.change, 'suspended');
-  await auditChange(deps, actor, 'identity.suspended', sub, {
-    sessions_revoked: result.sessions,
-    grants_revoked: result.grants,
-  });
   return { sub, state: 'suspended', sessions_revoked: result.sessions, grants_revoked: result.grants };
 }
 
 /** "Sign out everywhere": every browser session of the identity ends, and with them the OAuth grants. */
 export async function signOutEverywhere(deps: AdminDeps, actor: Actor, sub: Sub) {
   const now = deps.clock();
-  const ended = await deps.sql.begin(async (tx) => {
-    if (!(await findIdentity(tx, sub))) return null;
-    return { sessions: await revokeIdentitySessions(tx, sub, now), grants: await revokeGrantsOfIdentity(tx, sub, now) };
-  });
+  const ended = await changeAudited(
+    deps,
+    actor,
+    async (tx) => {
+      if (!(await findIdentity(tx, sub))) return null;
+      return {
+        sessions: await revokeIdentitySessions(tx, sub, now),
+        grants: await revokeGrantsOfIdentity(tx, sub, now),
+      };
+    },
+    (e) =>
+      e
+        ? { event: 'session.revoked_all', subject: sub, details: { revoked: e.sessions, grants_revoked: e.grants } }
+        : null,
+  );
   if (!ended) throw new NotFound('No such identity');
-  await auditChange(deps, actor, 'session.revoked_all', sub, { revoked: ended.sessions, grants_revoked: ended.grants });
   return { revoked: ended.sessions, grants_revoked: ended.grants };
 }
 
 export async function reactivateIdentity(deps: AdminDeps, actor: Actor, sub: Sub) {
-  const change = await deps.sql.begin((tx) =>
-    changeIdentityState(tx, {
-      sub,
-      from: 'suspended',
-      to: 'active',
-      ownerOrganizationId: deps.organizationId,
-      now: deps.clock(),
-    }),
+  const change = await changeAudited(
+    deps,
+    actor,
+    (tx) =>
+      changeIdentityState(tx, {
+        sub,
+        from: 'suspended',
+        to: 'active',
+        ownerOrganizationId: deps.organizationId,
+        now: deps.clock(),
+      }),
+    (c) => (c.outcome === 'changed' ? { event: 'identity.reactivated', subject: sub } : null),
   );
   if (change.outcome !== 'changed') refuse(change, 'reactivated');
-  await auditChange(deps, actor, 'identity.reactivated', sub);
   return { sub, state: 'active' };
 }
 
 export async function setAssurance(deps: AdminDeps, actor: Actor, sub: Sub, ial: IdentityAssurance) {
-  const change = await deps.sql.begin((tx) =>
-    changeAssurance(tx, { sub, assurance: ial, ownerOrganizationId: deps.organizationId, now: deps.clock() }),
+  const change = await changeAudited(
+    deps,
+    actor,
+    (tx) => changeAssurance(tx, { sub, assurance: ial, ownerOrganizationId: deps.organizationId, now: deps.clock() }),
+    (c) =>
+      c.outcome === 'changed'
+        ? { event: 'identity.assurance_changed', subject: sub, details: { from: c.previous, to: ial } }
+        : null,
   );
   if (change.outcome !== 'changed' && change.outcome !== 'unchanged') return refuse(change, 'changed');
-  if (change.outcome === 'changed')
-    await auditChange(deps, actor, 'identity.assurance_changed', sub, { from: change.previous, to: ial });
   return { sub, ial };
 }

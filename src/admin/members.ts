@@ -8,7 +8,7 @@ import {
   listOrganizations as listOrganizationRows,
 } from '../identity/directory-store.ts';
 import type { Sub } from '../identity/ids.ts';
-import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { type PageQuery, pageOf, pageRequest } from './paging.ts';
 
 const noOrganization = () => new NotFound('No such organization');
@@ -41,36 +41,47 @@ export async function listMembers(deps: AdminDeps, organizationId: string, query
 }
 
 export async function setRoles(deps: AdminDeps, actor: Actor, organizationId: string, sub: Sub, roles: string[]) {
-  const change = await deps.sql.begin((tx) =>
-    setMembershipRoles(tx, { organizationId, sub, roles, ownerOrganizationId: deps.organizationId, now: deps.clock() }),
+  const change = await changeAudited(
+    deps,
+    actor,
+    (tx) =>
+      setMembershipRoles(tx, {
+        organizationId,
+        sub,
+        roles,
+        ownerOrganizationId: deps.organizationId,
+        now: deps.clock(),
+      }),
+    (c) =>
+      c.outcome === 'created' || c.outcome === 'changed'
+        ? {
+            event: c.outcome === 'created' ? 'membership.added' : 'membership.roles_changed',
+            subject: sub,
+            details: { organization_id: organizationId, roles: roles.join(' '), previous_roles: c.previous.join(' ') },
+          }
+        : null,
   );
   if (change.outcome === 'no_organization') throw noOrganization();
   if (change.outcome === 'not_found') throw new NotFound('No such identity');
   if (change.outcome === 'last_owner') throw new GatehouseError('last_owner');
-  if (change.outcome !== 'unchanged')
-    await auditChange(
-      deps,
-      actor,
-      change.outcome === 'created' ? 'membership.added' : 'membership.roles_changed',
-      sub,
-      {
-        organization_id: organizationId,
-        roles: roles.join(' '),
-        previous_roles: change.previous.join(' '),
-      },
-    );
   return { organization_id: organizationId, sub, roles };
 }
 
 export async function removeMember(deps: AdminDeps, actor: Actor, organizationId: string, sub: Sub) {
-  const change = await deps.sql.begin((tx) =>
-    removeMembership(tx, { organizationId, sub, ownerOrganizationId: deps.organizationId }),
+  const change = await changeAudited(
+    deps,
+    actor,
+    (tx) => removeMembership(tx, { organizationId, sub, ownerOrganizationId: deps.organizationId }),
+    (c) =>
+      c.outcome === 'removed'
+        ? {
+            event: 'membership.removed',
+            subject: sub,
+            details: { organization_id: organizationId, roles: c.previous.join(' ') },
+          }
+        : null,
   );
   if (change.outcome === 'no_organization') throw noOrganization();
   if (change.outcome === 'not_member') throw new NotFound('No such member');
   if (change.outcome === 'last_owner') throw new GatehouseError('last_owner');
-  await auditChange(deps, actor, 'membership.removed', sub, {
-    organization_id: organizationId,
-    roles: change.previous.join(' '),
-  });
 }

@@ -1,7 +1,7 @@
 // Protected API resource registration; every change audited.
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newResourceId } from '../oauth/ids.ts';
-import { type Actor, type AdminDeps, auditChange } from './context.ts';
+import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import * as store from './store.ts';
 
 export interface ResourceInput {
@@ -44,18 +44,23 @@ export async function createResource(deps: AdminDeps, actor: Actor, input: Resou
     throw new GatehouseError('invalid_request', `body.audience ${problem}`, {
       fields: [{ path: 'body.audience', problem }],
     });
-  const resource = await store
-    .insertResource(deps.sql, {
-      id: newResourceId(),
-      ...input,
-      scopes: [...new Set(input.scopes)],
-      createdAt: deps.clock(),
-    })
-    .catch((error) => {
-      if (store.isUniqueViolation(error)) throw new GatehouseError('resource_exists');
-      throw error;
-    });
-  await auditChange(deps, actor, 'resource.created', resource.id, { audience: resource.audience });
+  const resource = await changeAudited(
+    deps,
+    actor,
+    (tx) =>
+      store
+        .insertResource(tx, {
+          id: newResourceId(),
+          ...input,
+          scopes: [...new Set(input.scopes)],
+          createdAt: deps.clock(),
+        })
+        .catch((error) => {
+          if (store.isUniqueViolation(error)) throw new GatehouseError('resource_exists');
+          throw error;
+        }),
+    (r) => ({ event: 'resource.created', subject: r.id, details: { audience: r.audience } }),
+  );
   return presentResource(resource);
 }
 
@@ -75,8 +80,15 @@ export async function updateResource(
   id: string,
   changes: { name?: string; scopes?: string[] },
 ) {
-  const resource = await deps.sql.begin(async (tx) =>
-    (await store.lockResource(tx, id)) ? store.updateResource(tx, id, changes, deps.clock()) : ('missing' as const),
+  const resource = await changeAudited(
+    deps,
+    actor,
+    async (tx) =>
+      (await store.lockResource(tx, id)) ? store.updateResource(tx, id, changes, deps.clock()) : ('missing' as const),
+    (r) =>
+      r !== 'missing' && !('clientId' in r)
+        ? { event: 'resource.updated', subject: id, details: { fields: Object.keys(changes).join(',') } }
+        : null,
   );
   if (resource === 'missing') throw new NotFound('No such resource');
   if ('clientId' in resource)
@@ -84,15 +96,16 @@ export async function updateResource(
       'resource_scope_in_use',
       `Client ${resource.clientId} still holds scope ${resource.scope} of this resource; update the client first.`,
     );
-  await auditChange(deps, actor, 'resource.updated', id, { fields: Object.keys(changes).join(',') });
   return presentResource(resource);
 }
 
 export async function deleteResource(deps: AdminDeps, actor: Actor, id: string) {
-  const outcome = await deps.sql.begin(async (tx) =>
-    (await store.lockResource(tx, id)) ? store.deleteResource(tx, id) : ('missing' as const),
+  const outcome = await changeAudited(
+    deps,
+    actor,
+    async (tx) => ((await store.lockResource(tx, id)) ? store.deleteResource(tx, id) : ('missing' as const)),
+    (result) => (result === 'deleted' ? { event: 'resource.deleted', subject: id } : null),
   );
   if (outcome === 'missing') throw new NotFound('No such resource');
   if (outcome === 'in_use') throw new GatehouseError('resource_in_use');
-  await auditChange(deps, actor, 'resource.deleted', id);
 }

@@ -1,6 +1,6 @@
 // The only SQL for oauth_applications, oauth_clients and oauth_resources: what the admin API registers and the
 // OAuth engine reads. Uniqueness is the database's job (unique constraints), so two racing creates cannot both win.
-import type { Executor } from '../db/pool.ts';
+import type { Executor, Transaction } from '../db/pool.ts';
 import type { ClientId } from '../oauth/ids.ts';
 
 export type Environment = 'development' | 'staging' | 'production';
@@ -120,10 +120,13 @@ export async function updateApplication(
   return row ? toApplication(row) : null;
 }
 
-/** Deletes an application without clients; 'in_use' when clients remain (the foreign key refuses). */
-export async function deleteApplication(sql: Executor, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
+/**
+ * Deletes an application without clients; 'in_use' when clients remain (the foreign key refuses). The delete runs in
+ * a savepoint, so the refusal leaves the caller's transaction usable.
+ */
+export async function deleteApplication(tx: Transaction, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
   try {
-    const rows = await sql`delete from oauth_applications where id = ${id} returning id`;
+    const rows = await tx.savepoint((sp) => sp`delete from oauth_applications where id = ${id} returning id`);
     return rows.length > 0 ? 'deleted' : 'missing';
   } catch (error) {
     // ON DELETE RESTRICT answers 23001 restrict_violation from PostgreSQL 18 (the embedded server `npm test` starts

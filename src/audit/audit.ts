@@ -1,11 +1,19 @@
 // The audit API every module calls: audit.record(event). Records form an HMAC chain per process (DESIGN.md
 // "Audit chain"): this node appends to its own chain, so writers never contend on a global lock, and
 // `gatehouse audit verify` walks every chain. Never pass a secret in `details`: records are for operators.
+// An administrative change writes its record in its own transaction instead (recordIn), into audit_pending, and
+// chainPending() moves it into the chain after the commit: a change never commits without its record.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Sql } from '../db/pool.ts';
-import { canonicalRecord, chainHash, GENESIS_HASH } from './chain.ts';
-import { appendAuditRecord, findChainHead } from './store.ts';
+import type { Executor, Sql } from '../db/pool.ts';
+import { type ChainRecord, canonicalRecord, chainHash, GENESIS_HASH } from './chain.ts';
+import {
+  appendAuditRecord,
+  findChainHead,
+  insertPendingRecord,
+  type PendingRecord,
+  takePendingRecords,
+} from './store.ts';
 
 export interface AuditEvent {
   /** Dotted event name, e.g. `signin.succeeded`, `session.revoked`, `client.created`. */
@@ -21,7 +29,14 @@ export interface AuditEvent {
 
 export interface Audit {
   record(event: AuditEvent): Promise<void>;
+  /** Writes the record in the caller's transaction (audit_pending); chainPending() chains it after the commit. */
+  recordIn(tx: Executor, event: AuditEvent): Promise<void>;
+  /** Moves every pending record, this node's or another's, into this node's chain; resolves to how many. */
+  chainPending(): Promise<number>;
 }
+
+/** Pending records chained per transaction. */
+const PENDING_BATCH = 100;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === '23505';
 
@@ -34,22 +49,45 @@ export function createAudit(sql: Sql, key: Buffer, clock: () => Date = () => new
   // Appends are serialized within the process so each record's prev_hash is its predecessor's hash.
   let tail: Promise<void> = Promise.resolve();
 
+  const pendingRecord = (event: AuditEvent, occurredAt: string): PendingRecord => ({
+    occurredAt,
+    event: event.event,
+    actor: event.actor ?? null,
+    subject: event.subject ?? null,
+    clientIp: event.clientIp ?? null,
+    requestId: event.requestId ?? null,
+    details: event.details ?? {},
+  });
+
   async function insert(event: AuditEvent, occurredAt: string): Promise<void> {
-    const record = {
-      chain,
-      seq: seq + 1,
-      occurredAt,
-      event: event.event,
-      actor: event.actor ?? null,
-      subject: event.subject ?? null,
-      clientIp: event.clientIp ?? null,
-      requestId: event.requestId ?? null,
-      details: event.details ?? {},
-    };
+    const record: ChainRecord = { chain, seq: seq + 1, ...pendingRecord(event, occurredAt) };
     const hash = chainHash(key, prevHash, canonicalRecord(record));
     await appendAuditRecord(sql, record, prevHash, hash);
     seq = record.seq;
     prevHash = hash;
+  }
+
+  /**
+   * One transaction: take a batch of pending records and append them to the chain. Memory moves to the new head only
+   * after the commit, so a rollback leaves both the chain and its pending records as they were.
+   */
+  async function chainBatch(): Promise<number> {
+    let nextSeq = seq;
+    let nextHash = prevHash;
+    const chained = await sql.begin(async (tx) => {
+      const pending = await takePendingRecords(tx, PENDING_BATCH);
+      for (const item of pending) {
+        const record: ChainRecord = { chain, seq: nextSeq + 1, ...item };
+        const hash = chainHash(key, nextHash, canonicalRecord(record));
+        await appendAuditRecord(tx, record, nextHash, hash);
+        nextSeq = record.seq;
+        nextHash = hash;
+      }
+      return pending.length;
+    });
+    seq = nextSeq;
+    prevHash = nextHash;
+    return chained;
   }
 
   /**
@@ -69,22 +107,42 @@ export function createAudit(sql: Sql, key: Buffer, clock: () => Date = () => new
     }
   }
 
-  async function append(event: AuditEvent): Promise<void> {
-    const occurredAt = clock().toISOString();
+  /** Runs `write` once more from the database's head when memory was behind it (see resynchronize). */
+  async function withResync<T>(write: () => Promise<T>): Promise<T> {
     try {
-      await insert(event, occurredAt);
+      return await write();
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       await resynchronize();
-      await insert(event, occurredAt);
+      return await write();
     }
+  }
+
+  async function chainAll(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const chained = await withResync(chainBatch);
+      total += chained;
+      if (chained < PENDING_BATCH) return total;
+    }
+  }
+
+  /** Appends are serialized within the process: each waits for the one before it, failed or not. */
+  function serialized<T>(write: () => Promise<T>): Promise<T> {
+    const result = tail.then(write);
+    tail = result.then(
+      () => {},
+      () => {},
+    );
+    return result;
   }
 
   return {
     record(event) {
-      const result = tail.then(() => append(event));
-      tail = result.catch(() => {});
-      return result;
+      const occurredAt = clock().toISOString();
+      return serialized(() => withResync(() => insert(event, occurredAt)));
     },
+    recordIn: (tx, event) => insertPendingRecord(tx, pendingRecord(event, clock().toISOString())),
+    chainPending: () => serialized(chainAll),
   };
 }

@@ -1,5 +1,6 @@
-// The only SQL for audit_events and audit_chain_heads: appending a record with its chain head, walking the chains
-// for verification, and the administration API's filtered, keyset-paged listing.
+// The only SQL for audit_events, audit_chain_heads and audit_pending: appending a record with its chain head, the
+// records of administrative changes waiting for a chain, walking the chains for verification, and the administration
+// API's filtered, keyset-paged listing.
 import type { Executor, Sql } from '../db/pool.ts';
 import type { ChainRecord } from './chain.ts';
 
@@ -7,7 +8,12 @@ import type { ChainRecord } from './chain.ts';
  * One statement (atomic on its own): the record and the chain head move together, in one round trip, because
  * appends are serialized per process and sit on the sign-in hot path.
  */
-export async function appendAuditRecord(sql: Sql, record: ChainRecord, prevHash: string, hash: string): Promise<void> {
+export async function appendAuditRecord(
+  sql: Executor,
+  record: ChainRecord,
+  prevHash: string,
+  hash: string,
+): Promise<void> {
   await sql`
     with appended as (
       insert into audit_events (chain, seq, occurred_at, event, actor, subject, client_ip, request_id, details, prev_hash, hash)
@@ -16,6 +22,40 @@ export async function appendAuditRecord(sql: Sql, record: ChainRecord, prevHash:
       returning chain, seq, hash)
     insert into audit_chain_heads (chain, seq, hash) select chain, seq, hash from appended
     on conflict (chain) do update set seq = excluded.seq, hash = excluded.hash, updated_at = now()`;
+}
+
+/** A record not yet in any chain: what ChainRecord holds but its place (chain and seq). */
+export type PendingRecord = Omit<ChainRecord, 'chain' | 'seq'>;
+
+/** In the caller's transaction: the record commits, or rolls back, with the change it describes. */
+export async function insertPendingRecord(tx: Executor, record: PendingRecord): Promise<void> {
+  await tx`
+    insert into audit_pending (occurred_at, event, actor, subject, client_ip, request_id, details)
+    values (${record.occurredAt}, ${record.event}, ${record.actor}, ${record.subject}, ${record.clientIp},
+            ${record.requestId}, ${tx.json(record.details as never)})`;
+}
+
+/**
+ * Removes and returns up to `limit` pending records, oldest first, for the caller's transaction to chain. Rows another
+ * node is chaining at the same moment are skipped, not waited for: each record is chained once.
+ */
+export async function takePendingRecords(tx: Executor, limit: number): Promise<PendingRecord[]> {
+  const rows = await tx<Omit<StoredChainRow, 'chain' | 'seq' | 'prev_hash' | 'hash'>[]>`
+    delete from audit_pending where id in (
+      select id from audit_pending order by id limit ${limit} for update skip locked)
+    returning id::text, occurred_at, event, actor, subject, client_ip, request_id, details`;
+  // DELETE … RETURNING does not keep the subquery's order.
+  return rows
+    .sort((a, b) => Number(a.id) - Number(b.id))
+    .map((r) => ({
+      occurredAt: r.occurred_at.toISOString(),
+      event: r.event,
+      actor: r.actor,
+      subject: r.subject,
+      clientIp: r.client_ip,
+      requestId: r.request_id,
+      details: r.details,
+    }));
 }
 
 export interface StoredChainRow {

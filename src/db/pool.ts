@@ -3,6 +3,8 @@ import postgres from 'postgres';
 export type Sql = postgres.Sql;
 /** A pool or a transaction: stores take this first so callers choose the transaction boundary. */
 export type Executor = postgres.Sql | postgres.TransactionSql;
+/** A transaction, for a store function that needs one (a savepoint, say). */
+export type Transaction = postgres.TransactionSql;
 
 export interface PoolOptions {
   max: number;
