@@ -154,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clientSecretKey: deps.secrets.clientSecret,
     organizationId: config.organization.id,
     issuer: config.server.issuer,
+    log: app.log,
     requireAdmin: services.requireAdmin,
   });
   await app.register(auditRoutes, {

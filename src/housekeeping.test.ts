@@ -100,18 +100,27 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       await transaction('ltx_scheduled', clock);
       clock.advance(2 * DAY);
       const logged: unknown[] = [];
+      let chainings = 0;
       const housekeeping = startHousekeeping({
         sql,
         clock: clock.now,
-        log: { info: (report: unknown) => logged.push(report), warn: () => {} } as never,
-        audit: { chainPending: async () => 0 },
+        log: { info: (report: unknown, message: string) => logged.push([report, message]), warn: () => {} } as never,
+        // Records an earlier change committed without chaining them (its node stopped first).
+        audit: {
+          chainPending: async () => {
+            chainings += 1;
+            return 3;
+          },
+        },
       });
       mock.timers.tick(3_599_000);
       assert.equal((await sql`select 1 from login_transactions where id = 'ltx_scheduled'`).length, 1, 'not yet');
       mock.timers.tick(1000);
       await housekeeping.stop();
       assert.equal((await sql`select 1 from login_transactions where id = 'ltx_scheduled'`).length, 0);
-      assert.equal(logged.length, 1);
+      assert.equal(logged.length, 2);
+      assert.equal(chainings, 1, 'one chaining per round, after the purges');
+      assert.deepEqual(logged[1], [{ chained: 3 }, 'audit records of earlier changes chained']);
     } finally {
       mock.timers.reset();
     }

@@ -1,6 +1,7 @@
-// Periodic purges of state that has stopped mattering: ended sessions, expired login transactions, stale throttle
-// rows and ended request-counter windows; and the chaining of audit records a node committed but did not chain. Runs on every node (each purge is one idempotent DELETE, so nodes racing
-// each other is harmless), independently of the delivery worker, whose own housekeeping covers the outbox.
+// Periodic upkeep on every node, independently of the delivery worker (whose own housekeeping covers the outbox):
+// purges of state that has stopped mattering (ended sessions, expired login transactions, stale throttle rows, ended
+// request-counter windows), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
+// audit records a node committed but did not chain, which takes each record once whichever node runs it.
 import type { Logger } from 'pino';
 import type { Audit } from './audit/audit.ts';
 import type { Sql } from './db/pool.ts';
@@ -48,7 +49,7 @@ export function startHousekeeping(deps: HousekeepingDeps): { stop(): Promise<voi
     try {
       // Normally none: a change's record is chained right after its commit, unless that failed.
       const chained = await deps.audit.chainPending();
-      if (chained > 0) deps.log.warn({ chained }, 'audit records of earlier changes chained late');
+      if (chained > 0) deps.log.info({ chained }, 'audit records of earlier changes chained');
     } catch (error) {
       deps.log.warn({ error: (error as Error).message }, 'chaining pending audit records failed');
     }

@@ -89,10 +89,12 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
 
   const audit = createAudit(sql, secrets.audit);
   // Records a node committed with its change but never chained (it stopped first) join this node's chain now.
-  await audit.chainPending().then(
-    (chained) => chained > 0 && log.warn({ chained }, 'audit records of earlier changes chained late'),
-    (error: Error) => log.warn({ error: error.message }, 'chaining pending audit records failed'),
-  );
+  try {
+    const chained = await audit.chainPending();
+    if (chained > 0) log.info({ chained }, 'audit records of earlier changes chained');
+  } catch (error) {
+    log.warn({ error: (error as Error).message }, 'chaining pending audit records failed');
+  }
   const { app, beginShutdown } = await buildApp({
     config,
     sql,

@@ -99,6 +99,19 @@ describe('audit chain and secrets after the local sign-in flows', async () => {
     const result = await cli();
     assert.equal(result.code, 0, result.stdout);
     assert.match(result.stdout, /^OK: \d+ records in 1 chains verified/m);
+    assert.doesNotMatch(result.stdout, /await chaining/);
+  });
+
+  it('says how many records of committed changes wait to join a chain, without failing for them', async () => {
+    await t.sql.begin((tx) => t.deps.audit.recordIn(tx, { event: 'client.deleted', subject: 'cli_gone' }));
+    const waiting = await cli();
+    assert.equal(waiting.code, 0, waiting.stdout);
+    assert.match(
+      waiting.stdout,
+      /^1 records of committed changes await chaining \(oldest from \d{4}-\d\d-\d\dT[^)]+\)/m,
+    );
+    assert.equal(await t.deps.audit.chainPending(), 1);
+    assert.doesNotMatch((await cli()).stdout, /await chaining/);
   });
 
   it('names a record whose details were edited in SQL', async () => {

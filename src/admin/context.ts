@@ -1,4 +1,6 @@
 // What every admin operation needs: its dependencies and who is acting, for the audit record.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql, Transaction } from '../db/pool.ts';
 
@@ -12,6 +14,7 @@ export interface AdminDeps {
   organizationId: string;
   /** The OAuth issuer: the audience of user access tokens, so no resource may take it. */
   issuer: string;
+  log: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 export interface Actor {
@@ -26,12 +29,15 @@ export interface AuditedChange {
   details?: Record<string, string | number | boolean | null>;
 }
 
+/** How long an answer waits for its record to join the chain before it goes out anyway (the chaining goes on). */
+export const CHAIN_WAIT_MS = 2000;
+
 /**
  * Runs `change` in one transaction with its audit record, so a change never commits without one: `describe` names
  * the record from the change's outcome, or returns null for an outcome that changed nothing (a refusal). After the
- * commit the record joins this node's chain. If that fails, the change still stands and its answer (a new client
- * secret, say) still reaches the caller: the record waits in audit_pending for the next chaining, at this node's next
- * change, any node's start, or hourly housekeeping, which logs a failure.
+ * commit the record joins this node's chain, so GET /admin/audit shows it at once. A failed or stalled chaining does
+ * not hold the answer (a new client secret, say) back: the record waits in audit_pending for the next chaining, at
+ * any node's next change or start, or in hourly housekeeping.
  */
 export async function changeAudited<T>(
   deps: AdminDeps,
@@ -39,9 +45,11 @@ export async function changeAudited<T>(
   change: (tx: Transaction) => Promise<T>,
   describe: (outcome: T) => AuditedChange | null,
 ): Promise<T> {
+  let recorded = false;
   const outcome = (await deps.sql.begin(async (tx) => {
     const result = await change(tx);
     const record = describe(result);
+    recorded = record !== null;
     if (record)
       await deps.audit.recordIn(tx, {
         event: record.event,
@@ -53,6 +61,15 @@ export async function changeAudited<T>(
       });
     return result;
   })) as T;
-  await deps.audit.chainPending().catch(() => {});
+  if (!recorded) return outcome;
+  const chaining = deps.audit.chainPending().catch((error: Error) => {
+    deps.log.warn({ error: error.message }, 'audit record committed but not chained yet; a later chaining will');
+  });
+  const timeout = new AbortController();
+  await Promise.race([
+    chaining,
+    delay(CHAIN_WAIT_MS, undefined, { signal: timeout.signal, ref: false }).catch(() => {}),
+  ]);
+  timeout.abort();
   return outcome;
 }

@@ -25,7 +25,7 @@ describe('audit.record and verifyAuditChains', async () => {
       ),
     );
     const report = await verifyAuditChains(sql, key);
-    assert.deepEqual(report, { chains: 2, records: 40, breaks: [] });
+    assert.deepEqual(report, { chains: 2, records: 40, breaks: [], pending: { count: 0, oldestAt: null } });
     const heads = await sql<{ seq: string }[]>`select seq::text from audit_chain_heads order by chain`;
     assert.deepEqual(
       heads.map((h) => h.seq),

@@ -1,8 +1,8 @@
 // The audit API every module calls: audit.record(event). Records form an HMAC chain per process (DESIGN.md
 // "Audit chain"): this node appends to its own chain, so writers never contend on a global lock, and
 // `gatehouse audit verify` walks every chain. Never pass a secret in `details`: records are for operators.
-// An administrative change writes its record in its own transaction instead (recordIn), into audit_pending, and
-// chainPending() moves it into the chain after the commit: a change never commits without its record.
+// An administrative change instead writes its record in the change's transaction (recordIn), into audit_pending,
+// and chainPending() moves it into the chain after the commit: a change never commits without its record.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Executor, Sql } from '../db/pool.ts';
@@ -118,15 +118,6 @@ export function createAudit(sql: Sql, key: Buffer, clock: () => Date = () => new
     }
   }
 
-  async function chainAll(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const chained = await withResync(chainBatch);
-      total += chained;
-      if (chained < PENDING_BATCH) return total;
-    }
-  }
-
   /** Appends are serialized within the process: each waits for the one before it, failed or not. */
   function serialized<T>(write: () => Promise<T>): Promise<T> {
     const result = tail.then(write);
@@ -143,6 +134,14 @@ export function createAudit(sql: Sql, key: Buffer, clock: () => Date = () => new
       return serialized(() => withResync(() => insert(event, occurredAt)));
     },
     recordIn: (tx, event) => insertPendingRecord(tx, pendingRecord(event, clock().toISOString())),
-    chainPending: () => serialized(chainAll),
+    // Each batch queues on its own, so sign-in records interleave with a long backlog instead of waiting it out.
+    async chainPending() {
+      let total = 0;
+      for (;;) {
+        const chained = await serialized(() => withResync(chainBatch));
+        total += chained;
+        if (chained < PENDING_BATCH) return total;
+      }
+    },
   };
 }

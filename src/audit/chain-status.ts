@@ -20,6 +20,9 @@ export interface ChainStatus {
   first_broken: BrokenRecord | null;
   /** The first break of each broken chain. */
   breaks: BrokenRecord[];
+  /** Records of committed changes waiting to join a chain, unprotected by any HMAC until they do. */
+  pending_records: number;
+  oldest_pending_at: string | null;
 }
 
 const toWire = (b: ChainBreak): BrokenRecord => ({ chain: b.chain, seq: b.seq, record_id: b.id, reason: b.problem });
@@ -37,6 +40,8 @@ export function createChainVerifier(sql: Sql, key: Buffer, clock: () => Date): (
       checked_at: checkedAt,
       first_broken: breaks[0] ?? null,
       breaks,
+      pending_records: report.pending.count,
+      oldest_pending_at: report.pending.oldestAt?.toISOString() ?? null,
     };
   };
   return () => {

@@ -36,8 +36,8 @@ export async function insertPendingRecord(tx: Executor, record: PendingRecord): 
 }
 
 /**
- * Removes and returns up to `limit` pending records, oldest first, for the caller's transaction to chain. Rows another
- * node is chaining at the same moment are skipped, not waited for: each record is chained once.
+ * Removes and returns up to `limit` pending records, oldest first, for the caller's transaction to chain. The delete
+ * is what makes each record chained once; SKIP LOCKED only spares a node waiting for rows another node is chaining.
  */
 export async function takePendingRecords(tx: Executor, limit: number): Promise<PendingRecord[]> {
   const rows = await tx<Omit<StoredChainRow, 'chain' | 'seq' | 'prev_hash' | 'hash'>[]>`
@@ -56,6 +56,13 @@ export async function takePendingRecords(tx: Executor, limit: number): Promise<P
       requestId: r.request_id,
       details: r.details,
     }));
+}
+
+/** How many records wait for a chain, and since when: unchained records carry no HMAC yet. */
+export async function pendingSummary(sql: Executor): Promise<{ count: number; oldestAt: Date | null }> {
+  const [row] = await sql<{ count: number; oldest_at: Date | null }[]>`
+    select count(*)::int as count, min(occurred_at) as oldest_at from audit_pending`;
+  return { count: row?.count ?? 0, oldestAt: row?.oldest_at ?? null };
 }
 
 export interface StoredChainRow {

@@ -4,7 +4,7 @@
 import { constantTimeEqual } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { canonicalRecord, chainHash, GENESIS_HASH } from './chain.ts';
-import { listChainHeads, type StoredChainRow, walkAuditChains } from './store.ts';
+import { listChainHeads, pendingSummary, type StoredChainRow, walkAuditChains } from './store.ts';
 
 export interface ChainBreak {
   chain: string;
@@ -18,6 +18,8 @@ export interface AuditReport {
   chains: number;
   records: number;
   breaks: ChainBreak[];
+  /** Records of committed changes not in a chain yet (audit_pending): until chained they carry no HMAC. */
+  pending: { count: number; oldestAt: Date | null };
 }
 
 interface ChainState {
@@ -58,7 +60,7 @@ export async function verifyAuditChains(sql: Sql, key: Buffer): Promise<AuditRep
         problem: `the chain head says record ${head.seq} is last, but the records end at ${state?.seq ?? 0}: records were deleted`,
       });
   }
-  return { chains: states.size, records, breaks };
+  return { chains: states.size, records, breaks, pending: await pendingSummary(sql) };
 }
 
 function checkRow(row: StoredChainRow, seq: number, state: ChainState, key: Buffer): string | null {

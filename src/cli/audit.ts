@@ -26,6 +26,12 @@ export const auditCommand: Command = {
     process.stdout.write(
       `${report.breaks.length === 0 ? 'OK' : 'FAILED'}: ${report.records} records in ${report.chains} chains verified\n`,
     );
+    const { count, oldestAt } = report.pending;
+    if (count > 0)
+      process.stdout.write(
+        `${count} records of committed changes await chaining (oldest from ${oldestAt?.toISOString()}): a running ` +
+          'server chains them at its next administrative change or hourly housekeeping, any server at its start\n',
+      );
     return report.breaks.length === 0 ? 0 : 1;
   },
 };

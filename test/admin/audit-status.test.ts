@@ -214,6 +214,8 @@ describe('GET /admin/audit/verify', () => {
       checked_at: t.clock.now().toISOString(),
       first_broken: null,
       breaks: [],
+      pending_records: 0,
+      oldest_pending_at: null,
     });
 
     const [row] = await t.sql<{ id: string; seq: string; chain: string; details: Json }[]>`

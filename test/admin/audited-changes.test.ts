@@ -71,6 +71,10 @@ describe('administrative changes and their audit records', async () => {
     assert.deepEqual(await chainedAbout(clientId), [['client.created', admin.sub]], 'not chained yet');
     assert.deepEqual(await pending(), [{ event: 'client.secret_rotated', subject: clientId, details: {} }]);
     assert.ok(!JSON.stringify(await pending()).includes(secret));
+    const verified = await call('GET', '/admin/audit/verify');
+    assert.equal(verified.json.ok, true);
+    assert.equal(verified.json.pending_records, 1, 'verification says a record is not protected yet');
+    assert.equal(typeof verified.json.oldest_pending_at, 'string');
 
     // The next chaining (here another node's) appends it, and every chain still verifies.
     assert.equal(await createAudit(t.sql, t.secrets.audit).chainPending(), 1);
@@ -102,12 +106,56 @@ describe('administrative changes and their audit records', async () => {
     assert.deepEqual(await chainedAbout(String(unused.json.id)), [['application.created', admin.sub]]);
   });
 
+  test('an answer does not wait for a stalled chaining, and the record is chained once the stall ends', {
+    timeout: 30_000,
+  }, async () => {
+    const created = await call('POST', '/admin/resources', {
+      audience: 'https://stock.example.test/',
+      name: 'Stock',
+      scopes: ['read'],
+    });
+    const resourceId = String(created.json.id);
+    // A second connection holds the chain's table locked, as a stuck disk or a long lock would: chaining waits.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = t.sql.begin(async (tx) => {
+      await tx`lock table audit_events in exclusive mode`;
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const renamed = await call('PATCH', `/admin/resources/${resourceId}`, { name: 'Stock levels' });
+    assert.equal(renamed.status, 200, 'answered while the chain was still locked');
+    assert.equal(renamed.json.name, 'Stock levels');
+    release();
+    await holder;
+
+    // The chaining that was waiting goes on; the next change's chaining waits for it (one queue per node).
+    await call('PATCH', `/admin/resources/${resourceId}`, { name: 'Stock' });
+    assert.deepEqual(await chainedAbout(resourceId), [
+      ['resource.created', admin.sub],
+      ['resource.updated', admin.sub],
+      ['resource.updated', admin.sub],
+    ]);
+    assert.deepEqual(await pending(), []);
+  });
+
   test('a refused change leaves no record, pending or chained', async () => {
     const before = await countChained();
     const inUse = await call('DELETE', `/admin/applications/${app.json.id}`, {});
     assertAdminError(inUse, 409, 'application_in_use', 'The application still has clients; delete them first.');
     assert.equal((await call('POST', '/admin/clients/cli_missing/secret', {})).status, 404);
     assert.equal((await call('DELETE', '/admin/resources/res_missing', {})).status, 404);
+    const same = await call('PUT', `/admin/organizations/acme/members/${admin.sub}`, { roles: ['owner'] });
+    assert.equal(same.status, 200, JSON.stringify(same.json));
+    const lastOwner = await call('DELETE', `/admin/organizations/acme/members/${admin.sub}`, {});
+    assert.equal(lastOwner.status, 409);
     assert.deepEqual(await pending(), []);
     assert.equal(await countChained(), before);
   });
@@ -123,10 +171,16 @@ describe('administrative changes and their audit records', async () => {
       counts.reduce((x, y) => x + y, 0),
       250,
     );
-    const rows = await t.sql<{ subject: string; n: number }[]>`
-      select subject, count(*)::int as n from audit_events where event = 'test.change' group by subject`;
+    const rows = await t.sql<{ chain: string; subject: string }[]>`
+      select chain, subject from audit_events where event = 'test.change' order by chain, seq`;
     assert.equal(rows.length, 250);
-    assert.ok(rows.every((r) => r.n === 1));
+    assert.equal(new Set(rows.map((r) => r.subject)).size, 250, 'each record once');
+    // Within a chain, records keep the order their changes wrote them in.
+    const order = (subject: string) => Number(subject.slice('sub_'.length));
+    for (let i = 1; i < rows.length; i++) {
+      const [earlier, later] = [rows[i - 1], rows[i]] as [(typeof rows)[0], (typeof rows)[0]];
+      if (earlier.chain === later.chain) assert.ok(order(earlier.subject) < order(later.subject));
+    }
     assert.deepEqual(await pending(), []);
     assert.deepEqual((await verifyAuditChains(t.sql, t.secrets.audit)).breaks, []);
   });

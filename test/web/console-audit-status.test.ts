@@ -57,6 +57,10 @@ describe('the console audit log and status pages (Chromium)', () => {
     assert.equal(await page.getByRole('cell', { name: 'client.created' }).count(), 0, 'only the chosen event');
     assert.equal(await page.getByRole('cell', { name: 'signin.succeeded' }).count(), 1);
 
+    // A change committed on a node that stopped before chaining its record: verified chains, one record waiting.
+    await t.sql.begin((tx) =>
+      t.deps.audit.recordIn(tx, { event: 'client.deleted', actor: owner.sub, subject: 'cli_x' }),
+    );
     await page.getByRole('button', { name: 'Verify the chain' }).click();
     const result = page.getByTestId('chain-result');
     await result.waitFor();
@@ -64,6 +68,11 @@ describe('the console audit log and status pages (Chromium)', () => {
       (await result.textContent()) ?? '',
       /^Verified 3 record\(s\) in 1 chain\(s\), none changed or missing/,
     );
+    assert.match(
+      (await page.getByTestId('chain-pending').textContent()) ?? '',
+      /^1 record\(s\) of committed changes wait to join a chain \(oldest from .+\); until they do, no HMAC protects them/,
+    );
+    await t.deps.audit.chainPending();
     await screenshot('console-audit-log');
 
     await page.getByRole('link', { name: 'Status' }).click();

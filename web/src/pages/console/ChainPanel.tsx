@@ -53,6 +53,13 @@ export function ChainPanel() {
             )}
           </div>
         )}
+        {result && result.pending_records > 0 && (
+          <p class="hint" data-testid="chain-pending">
+            {result.pending_records} record(s) of committed changes wait to join a chain (oldest from{' '}
+            {new Date(result.oldest_pending_at ?? result.checked_at).toLocaleString()}); until they do, no HMAC protects
+            them. A server chains them at its next change, its start or its hourly housekeeping.
+          </p>
+        )}
       </div>
     </section>
   );

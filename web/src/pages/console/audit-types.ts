@@ -31,6 +31,8 @@ export interface ChainStatus {
   checked_at: string;
   first_broken: BrokenRecord | null;
   breaks: BrokenRecord[];
+  pending_records: number;
+  oldest_pending_at: string | null;
 }
 
 export interface AuditFilters {
