@@ -5,6 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { assertSelfServiceAvailable } from '../delivery/status.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
+import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { listConnections, removeConnection } from './connections.ts';
 import type { AccountDeps } from './deps.ts';
@@ -36,8 +37,6 @@ const id = Type.Object(
 );
 const empty = Type.Union([body({}), Type.Null()]);
 
-const facts = (request: FastifyRequest) => ({ clientIp: request.clientIp, requestId: request.id });
-
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = async (app, { deps, sessions }) => {
   // Runs before validation, so a disabled service answers the same whatever was sent.
   app.addHook('onRequest', async () => assertSelfServiceAvailable(deps.config));
@@ -51,7 +50,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       schema: { body: body({ email, password, display_name: Type.String({ minLength: 1, maxLength: 200 }) }) },
     },
     async (request, reply) => {
-      const { identityId } = await signUp(deps, facts(request), {
+      const { identityId } = await signUp(deps, attemptContext(request), {
         email: request.body.email,
         password: request.body.password,
         displayName: request.body.display_name,
@@ -61,7 +60,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   );
 
   app.post('/account/email/verify', { onRequest: anonymous, schema: { body: body(verification) } }, async (request) => {
-    const { identityId } = await verifySignupEmail(deps, facts(request), {
+    const { identityId } = await verifySignupEmail(deps, attemptContext(request), {
       verificationId: request.body.verification_id,
       secret: request.body.secret,
     });
@@ -72,7 +71,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/password/forgot',
     { onRequest: anonymous, schema: { body: body({ email }) } },
     async (request, reply) => {
-      await requestPasswordReset(deps, facts(request), request.body.email);
+      await requestPasswordReset(deps, attemptContext(request), request.body.email);
       return reply.code(202).send({ status: 'sent_if_registered' });
     },
   );
@@ -81,7 +80,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/password/reset',
     { onRequest: anonymous, schema: { body: body({ ...verification, password }) } },
     async (request) => {
-      await resetPassword(deps, facts(request), {
+      await resetPassword(deps, attemptContext(request), {
         verificationId: request.body.verification_id,
         secret: request.body.secret,
         password: request.body.password,
@@ -94,7 +93,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/password/change',
     { schema: { body: body({ current_password: password, new_password: password }) } },
     async (request) => {
-      const result = await changePassword(deps, facts(request), await signedIn(request), {
+      const result = await changePassword(deps, attemptContext(request), await signedIn(request), {
         currentPassword: request.body.current_password,
         newPassword: request.body.new_password,
       });
@@ -108,7 +107,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/profile',
     { schema: { body: body({ display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }) } },
     async (request) =>
-      changeProfile(deps, facts(request), (await signedIn(request)).identityId, {
+      changeProfile(deps, attemptContext(request), (await signedIn(request)).identityId, {
         displayName: request.body.display_name,
       }),
   );
@@ -117,7 +116,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/email/change',
     { schema: { body: body({ new_email: email, password }) } },
     async (request, reply) => {
-      await startEmailChange(deps, facts(request), (await signedIn(request)).identityId, {
+      await startEmailChange(deps, attemptContext(request), (await signedIn(request)).identityId, {
         newEmail: request.body.new_email,
         password: request.body.password,
       });
@@ -129,7 +128,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/email/change/verify',
     { onRequest: anonymous, schema: { body: body(verification) } },
     async (request) =>
-      completeEmailChange(deps, facts(request), {
+      completeEmailChange(deps, attemptContext(request), {
         verificationId: request.body.verification_id,
         secret: request.body.secret,
       }),
@@ -138,14 +137,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   app.get('/account/totp', async (request) => totpStatus(deps, (await signedIn(request)).identityId));
 
   app.post('/account/totp/disable', { schema: { body: body({ password, code }) } }, async (request, reply) => {
-    await disableTotp(deps, facts(request), await signedIn(request), request.body, (tx, start) =>
+    await disableTotp(deps, attemptContext(request), await signedIn(request), request.body, (tx, start) =>
       sessions.establish(request, reply, start, tx),
     );
     return { enrollment_required: true };
   });
 
   app.post('/auth/recovery-codes', { schema: { body: empty } }, async (request) => ({
-    recovery_codes: await regenerateRecoveryCodes(deps, facts(request), await signedIn(request)),
+    recovery_codes: await regenerateRecoveryCodes(deps, attemptContext(request), await signedIn(request)),
   }));
 
   app.get('/account/connections', async (request) => ({
@@ -153,18 +152,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   }));
 
   app.post('/account/connections/:id/remove', { schema: { params: id, body: empty } }, async (request, reply) => {
-    await removeConnection(deps, facts(request), (await signedIn(request)).identityId, request.params.id);
+    await removeConnection(deps, attemptContext(request), (await signedIn(request)).identityId, request.params.id);
     return reply.code(204).send();
   });
 
   app.get('/account/sessions', async (request) => ({ sessions: await listMySessions(deps, await signedIn(request)) }));
 
   app.post('/account/sessions/:id/revoke', { schema: { params: id, body: empty } }, async (request, reply) => {
-    await revokeMySession(deps, facts(request), await signedIn(request), request.params.id);
+    await revokeMySession(deps, attemptContext(request), await signedIn(request), request.params.id);
     return reply.code(204).send();
   });
 
   app.post('/account/sessions/revoke-others', { schema: { body: empty } }, async (request) => ({
-    revoked: await revokeMyOtherSessions(deps, facts(request), await signedIn(request)),
+    revoked: await revokeMyOtherSessions(deps, attemptContext(request), await signedIn(request)),
   }));
 };

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Sub } from '../identity/ids.ts';
 import type { IdentityAssurance } from '../identity/store.ts';
+import { attemptContext } from '../login/local/deps.ts';
 import * as applications from './applications.ts';
 import * as clients from './clients.ts';
 import type { Actor, AdminDeps } from './context.ts';
@@ -26,7 +27,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   const actors = new WeakMap<FastifyRequest, Actor>();
   app.addHook('preValidation', async (request) => {
     const { identity } = await deps.requireAdmin(request);
-    actors.set(request, { sub: identity.id, clientIp: request.clientIp, requestId: request.id });
+    actors.set(request, { sub: identity.id, ...attemptContext(request) });
   });
   const actor = (request: FastifyRequest): Actor => {
     const found = actors.get(request);

@@ -6,6 +6,7 @@ import type { Sql } from '../db/pool.ts';
 import { assertSameOriginForm } from '../http/csrf.ts';
 import { type GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { parseFormBody } from '../http/form-body.ts';
+import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { bearerToken } from './bearer.ts';
 import { authenticateClient, type ClientAuthDeps, rejectAuthorizationHeader } from './client-auth.ts';
@@ -40,7 +41,6 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.get('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
   app.post('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
 
-  const attempt = (request: FastifyRequest) => ({ clientIp: request.clientIp, requestId: request.id });
   const tokenParam = (form: Record<string, string | undefined>) => {
     if (!form.token) throw new InvalidRequest('token is required');
     return form.token;
@@ -49,7 +49,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.post('/oauth/introspect', async (request) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
-    const caller = await authenticateClient(deps, form, attempt(request));
+    const caller = await authenticateClient(deps, form, attemptContext(request));
     if (!isConfidential(caller.kind)) throw new InvalidClient('Only confidential clients may introspect tokens');
     return introspect(deps, caller, tokenParam(form));
   });
@@ -58,7 +58,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.post('/oauth/revoke', { onSend: corsHeaders }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
-    await revokeToken(deps, await authenticateClient(deps, form, attempt(request)), tokenParam(form));
+    await revokeToken(deps, await authenticateClient(deps, form, attemptContext(request)), tokenParam(form));
     return reply.code(200).send();
   });
 

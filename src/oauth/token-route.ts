@@ -2,6 +2,7 @@
 // grant names. Responses are never cached (RFC 6749 §5.1); the error envelope carries the §5.2 members.
 import type { FastifyInstance } from 'fastify';
 import { InvalidRequest } from '../http/errors.ts';
+import { attemptContext } from '../login/local/deps.ts';
 import { rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
 import { UnsupportedGrantType } from './errors.ts';
@@ -22,7 +23,6 @@ export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise
       const value = body[name];
       if (value !== undefined) params[name] = value;
     }
-    const context = { clientIp: request.clientIp, requestId: request.id };
-    return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params, context));
+    return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params, attemptContext(request)));
   });
 }

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../../app.ts';
 import type { Audit } from '../../audit/audit.ts';
 import type { Config } from '../../config/schema.ts';
@@ -20,3 +21,8 @@ export interface AttemptContext {
   clientIp: string;
   requestId: string;
 }
+
+export const attemptContext = (request: FastifyRequest): AttemptContext => ({
+  clientIp: request.clientIp,
+  requestId: request.id,
+});

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { assertSameOriginJson } from '../../http/csrf.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import type { SessionHttp } from '../../session/http.ts';
-import type { LocalLoginDeps } from './deps.ts';
+import { attemptContext, type LocalLoginDeps } from './deps.ts';
 import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
 import { clearLoginCookie, readLoginCookie, setLoginCookie } from './login-cookie.ts';
 import { createLocalSignIn } from './sign-in.ts';
@@ -20,8 +20,6 @@ const body = <T extends Type.TProperties>(properties: T) => Type.Object(properti
 const opaqueId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const password = Type.String({ minLength: 1, maxLength: 1024 });
 
-const context = (request: FastifyRequest) => ({ clientIp: request.clientIp, requestId: request.id });
-
 export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions> = async (app, { deps, sessions }) => {
   const signIn = createLocalSignIn(deps);
   const sameOrigin = async (request: FastifyRequest) => assertSameOriginJson(request, sessions.issuerOrigin);
@@ -30,7 +28,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     '/auth/login',
     { schema: { body: body({ subject: Type.String({ minLength: 1, maxLength: 254 }) }) }, onRequest: sameOrigin },
     async (request, reply) => {
-      const started = await signIn.start(context(request), request.body.subject);
+      const started = await signIn.start(attemptContext(request), request.body.subject);
       setLoginCookie(reply, deps.issuer, started.cookie, started.expiresIn);
       return {
         transaction_id: started.transactionId,
@@ -58,7 +56,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
       const { transaction_id, challenge_id, totp, recovery_code } = request.body;
       if (totp !== undefined && recovery_code !== undefined)
         throw new InvalidRequest('Send totp or recovery_code, not both');
-      const start = await signIn.verify(context(request), {
+      const start = await signIn.verify(attemptContext(request), {
         transactionId: transaction_id,
         challengeId: challenge_id,
         cookie: readLoginCookie(request, deps.issuer),
@@ -76,7 +74,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     '/auth/enroll',
     { schema: { body: body({ token: opaqueId, password }) }, onRequest: sameOrigin },
     async (request, reply) => {
-      const start = await enrollWithToken(deps, context(request), request.body);
+      const start = await enrollWithToken(deps, attemptContext(request), request.body);
       const session = await sessions.establish(request, reply, start);
       return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
     },
@@ -84,7 +82,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
 
   app.post('/account/totp/start', { schema: { body: body({}) } }, async (request) => {
     const session = await sessions.require(request, { allowEnrollmentOnly: true });
-    const started = await startTotpEnrollment(deps, context(request), session);
+    const started = await startTotpEnrollment(deps, attemptContext(request), session);
     // The QR code is drawn here, not in the page, so the page needs no QR library and no inline data from elsewhere.
     // qrcode is loaded on first enrollment, not at startup: it and pngjs cost several MB resident for every node.
     const { default: QRCode } = await import('qrcode');
@@ -97,7 +95,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     { schema: { body: body({ code: Type.String({ pattern: '^[0-9]{6}$' }) }) } },
     async (request, reply) => {
       const session = await sessions.require(request, { allowEnrollmentOnly: true });
-      const done = await completeTotpEnrollment(deps, context(request), session, request.body.code);
+      const done = await completeTotpEnrollment(deps, attemptContext(request), session, request.body.code);
       // A privilege change (aal1 → aal2): a new session id, the old one revoked (DESIGN.md "Session cookie").
       const next = await sessions.establish(request, reply, done.start);
       return { recovery_codes: done.recoveryCodes, aal: next.aal, amr: next.amr };
