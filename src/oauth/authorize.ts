@@ -51,8 +51,14 @@ function backToClient(issuer: string, request: AuthorizationRequest, params: Rec
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
+// The fields are JSON-encoded, not joined with a separator that a state value may itself contain: with joined fields,
+// login_after "L:cli_x" for a state "S" and login_after "L" for a state "cli_x:S" signed the same bytes.
 const loginMac = (deps: AuthorizeDeps, loginAfter: string, r: AuthorizationRequest) =>
-  hmac(deps.macKey, 'login-after:', loginAfter, ':', r.client.id, ':', r.state).toString('base64url');
+  hmac(deps.macKey, 'login-after:', JSON.stringify([loginAfter, r.client.id, r.state])).toString('base64url');
+
+/** A login_after is honoured for this long after it was issued: time enough to sign in, not a saved return link. */
+export const LOGIN_AFTER_TTL_MS = 15 * 60 * 1000;
+const LOGIN_AFTER = /^\d{1,15}$/;
 
 const consentToken = (deps: AuthorizeDeps, session: Session, query: string) =>
   hmac(deps.macKey, 'consent:', session.id, ':', query).toString('base64url');
@@ -83,9 +89,17 @@ function signIn(deps: AuthorizeDeps, r: ValidatedRequest, force: boolean): Autho
 function needsFreshLogin(deps: AuthorizeDeps, r: ValidatedRequest, session: Session): boolean {
   const loginAfter = r.query.get('login_after');
   const mac = r.query.get('login_mac');
-  if (loginAfter !== null && mac !== null && constantTimeEqual(mac, loginMac(deps, loginAfter, r)))
+  if (
+    loginAfter !== null &&
+    mac !== null &&
+    LOGIN_AFTER.test(loginAfter) &&
+    constantTimeEqual(mac, loginMac(deps, loginAfter, r))
+  ) {
+    // A stale marker proves nothing about the session at hand: sign in again, which issues a new one.
+    if (deps.clock().getTime() - Number(loginAfter) > LOGIN_AFTER_TTL_MS) return true;
     // Milliseconds, strictly after: a session from the same instant as the forced redirect is the old one.
     return session.authTime.getTime() <= Number(loginAfter);
+  }
   return r.maxAge !== null && seconds(deps.clock()) - seconds(session.authTime) > r.maxAge;
 }
 

@@ -198,6 +198,46 @@ describe('GET /oauth/authorize', async () => {
     );
   });
 
+  test('a login_after signed for another state does not satisfy max_age', async () => {
+    // The marker of a request whose state is "<client id>:S" once signed the same bytes as login_after
+    // "<L>:<client id>" with state "S", and a login_after that is not a number compared as fresh.
+    t.clock.advance(2);
+    const first = await get(authorizeUrl({ client, challenge, extra: { state: `${client.id}:S`, prompt: 'login' } }));
+    const marker = new URL(
+      new URL(first.headers.location as string, issuer).searchParams.get('return_to') as string,
+      issuer,
+    ).searchParams;
+    const replayed = await get(
+      authorizeUrl({
+        client,
+        challenge,
+        extra: {
+          state: 'S',
+          max_age: '0',
+          login_after: `${marker.get('login_after')}:${client.id}`,
+          login_mac: marker.get('login_mac') as string,
+        },
+      }),
+    );
+    assert.equal(replayed.statusCode, 302);
+    assert.ok((replayed.headers.location as string).startsWith('/signin?'), replayed.headers.location as string);
+  });
+
+  test('a login_after is honoured for 15 minutes: a saved return link then asks for a sign-in again', async () => {
+    const r = await get(authorizeUrl({ client, challenge, extra: { prompt: 'login' } }));
+    const returnTo = new URL(r.headers.location as string, issuer).searchParams.get('return_to') as string;
+    t.clock.advance(2);
+    const { cookie: fresh } = await makeSession(t, sub);
+    t.clock.advance(15 * 60 - 5);
+    const inTime = await get(returnTo, { cookie: fresh });
+    assert.ok(redirectParams(inTime.headers.location as string).code, 'within the window the marker settles it');
+    t.clock.advance(10);
+    const late = await get(returnTo, { cookie: fresh });
+    const signin = new URL(late.headers.location as string, issuer);
+    assert.equal(signin.pathname, '/signin');
+    assert.equal(signin.searchParams.get('prompt'), 'login');
+  });
+
   for (const [name, extra] of [
     ['prompt=login', { prompt: 'login' }],
     ['max_age=0', { max_age: '0' }],
