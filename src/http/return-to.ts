@@ -1,6 +1,7 @@
 // `return_to` is only ever a local path (DESIGN.md "no open redirect anywhere"): one leading "/", not "//" or "/\"
 // (browsers read both as scheme-relative URLs to another host), no control characters or backslashes that a
 // browser might normalize into one of those. Anything else falls back to "/".
+// The web UI imports this module for its sign-in and enrollment pages, so browser and tests share one rule.
 const MAX_LENGTH = 2048;
 
 export function safeReturnTo(value: unknown): string {

@@ -25,6 +25,18 @@ async function submit(page: import('playwright-core').Page, password: string, co
 }
 
 describe('sign-in failures and consent (Chromium)', () => {
+  // Browsers strip tabs and newlines from a URL and read a backslash as "/", so "/<tab>/evil.example" is
+  // "//evil.example", another host.
+  for (const returnTo of ['/\t/evil.example', '/\n/evil.example', '/\\evil.example', '//evil.example'])
+    test(`a return_to of ${JSON.stringify(returnTo)} does not leave this origin after sign-in`, async () => {
+      const account = await makeAccount(t.sql, t.secrets, t.config);
+      const { page } = await openSignIn(account.email, returnTo);
+      t.clock.advance(30);
+      await submit(page, account.password, totpCode(account.totpSeed ?? '', t.clock.now()));
+      await page.waitForURL((at) => at.pathname !== '/signin');
+      assert.equal(new URL(page.url()).origin, new URL(t.url).origin, page.url());
+    });
+
   test('a wrong password and a wrong code show the same message with a request id, and a retry succeeds', async () => {
     const account = await makeAccount(t.sql, t.secrets, t.config);
     const { page, problems, screenshot } = await openSignIn(account.email);

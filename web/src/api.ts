@@ -79,8 +79,6 @@ export async function api<T>(
   return data as T;
 }
 
-/** A local path to continue to after sign-in; anything else (another origin, `//host`, `/\host`) becomes "/". */
-export function safeReturnTo(value: string | null): string {
-  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  return value;
-}
+// The server's rule, not a copy of it: a browser strips tabs and newlines and reads a backslash as "/", so the weaker check
+// that stood here let "/\t/evil.example" leave the origin after sign-in.
+export { safeReturnTo } from '../../src/http/return-to.ts';
