@@ -8,9 +8,9 @@ export function applySecurityHeaders(reply: FastifyReply, tls: boolean): void {
   reply.header('x-frame-options', 'DENY');
   if (!reply.hasHeader('content-security-policy'))
     reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
-  if (!reply.hasHeader('cache-control')) {
-    reply.header('cache-control', 'no-store');
-    reply.header('pragma', 'no-cache');
-  }
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  // RFC 6749 §5.1 asks for Pragma beside no-store on token responses, which set Cache-Control themselves, as do
+  // error envelopes; every no-store answer gets it.
+  if (reply.getHeader('cache-control') === 'no-store' && !reply.hasHeader('pragma')) reply.header('pragma', 'no-cache');
   if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
 }

@@ -122,4 +122,7 @@ export function assertEnvelope(
 ) {
   assert.equal(r.status, status);
   assert.deepEqual(r.json, { error, error_description: description, request_id: r.headers['x-request-id'] });
+  // RFC 6749 §5.1/§5.2: never cached, Pragma included.
+  assert.equal(r.headers['cache-control'], 'no-store');
+  assert.equal(r.headers.pragma, 'no-cache');
 }

@@ -36,6 +36,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     const r = await exchange(await obtainCode(t, { client, cookie, challenge }), verifier);
     assert.equal(r.status, 200);
     assert.equal(r.headers['cache-control'], 'no-store');
+    assert.equal(r.headers.pragma, 'no-cache', 'RFC 6749 §5.1');
     assert.deepEqual(Object.keys(r.json).sort(), [
       'access_token',
       'expires_in',
