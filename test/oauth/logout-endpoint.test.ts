@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { userTokens } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, userTokens } from '../helpers/oauth-flow.ts';
 
-describe('GET /oauth/logout', async () => {
+describe('GET and POST /oauth/logout', async () => {
   const t = await startTestApp();
   const bye = 'https://app.example.test/bye';
   const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret, { postLogoutRedirectUris: [bye] });
@@ -98,6 +98,89 @@ describe('GET /oauth/logout', async () => {
     assert.equal(post.statusCode, 303);
     assert.equal(post.headers.location, `${bye}?state=s1`);
     assert.ok(await revokedAt(own.id));
+  });
+
+  /** A relying party's form POST from its own origin; a cross-site POST carries no SameSite=Lax cookie. */
+  const rpPost = (body: string, cookie?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/oauth/logout',
+      headers: {
+        origin: 'https://app.example.test',
+        'sec-fetch-site': 'cross-site',
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(cookie ? { cookie } : {}),
+      },
+      payload: body,
+    });
+
+  test('POST from a relying party is sent on to the GET with 303; a hint of this session then signs out', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const { id_token } = await tokensFor(cookie);
+    const params = { id_token_hint: id_token, post_logout_redirect_uri: bye, state: 'st-post' };
+    const post = await rpPost(new URLSearchParams(params).toString());
+    assert.equal(post.statusCode, 303);
+    assert.equal(post.headers.location, `/oauth/logout?${new URLSearchParams(params)}`);
+    assert.equal(await revokedAt(session.id), null);
+    // The browser follows with a top-level GET, which carries the session cookie.
+    const get = await t.app.inject({ method: 'GET', url: post.headers.location as string, headers: { cookie } });
+    assert.equal(get.statusCode, 302);
+    assert.equal(get.headers.location, `${bye}?state=st-post`);
+    assert.ok(await revokedAt(session.id));
+  });
+
+  test('a cross-origin POST never ends a session without confirmation, even when it carries the cookie', async () => {
+    const { cookie: theirs } = await makeSession(t, await makeIdentity(t.sql));
+    const { id_token: theirHint } = await tokensFor(theirs);
+    const { cookie, session } = await makeSession(t, sub);
+    const requests: Record<string, string>[] = [
+      { client_id: client.id, post_logout_redirect_uri: bye, state: 'x' },
+      { id_token_hint: theirHint, post_logout_redirect_uri: bye },
+      {},
+    ];
+    for (const params of requests) {
+      const post = await rpPost(new URLSearchParams(params).toString(), cookie);
+      assert.equal(post.statusCode, 303);
+      assert.equal(post.headers.location, `/oauth/logout?${new URLSearchParams(params)}`);
+      assert.equal(post.headers['set-cookie'], undefined);
+      const get = await t.app.inject({ method: 'GET', url: post.headers.location as string, headers: { cookie } });
+      assert.equal(get.statusCode, 200);
+      assert.match(get.body, /Sign out\?/);
+    }
+    assert.equal(await revokedAt(session.id), null);
+  });
+
+  test('POST refuses a repeated parameter with an error page, signing nobody out', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const { id_token } = await tokensFor(cookie);
+    const body = `${new URLSearchParams({ id_token_hint: id_token, post_logout_redirect_uri: bye, state: 'a' })}&state=b`;
+    for (const origin of ['https://app.example.test', 'http://localhost:8080']) {
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/logout',
+        headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: body,
+      });
+      assert.equal(r.statusCode, 400);
+      assert.equal(r.headers.location, undefined);
+      assert.match(String(r.headers['content-type']), /^text\/html/);
+      assert.match(r.body, /Parameter state is included more than once/);
+      assert.match(r.body, /<code>invalid_request<\/code>/);
+    }
+    assert.equal(await revokedAt(session.id), null);
+    // Other refusals keep the common JSON envelope.
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/logout',
+      headers: { cookie, origin: 'https://app.example.test', 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    assertEnvelope(
+      { status: json.statusCode, json: JSON.parse(json.body), headers: json.headers },
+      415,
+      'unsupported_media_type',
+      'Send the parameters as application/x-www-form-urlencoded',
+    );
   });
 
   test('refuses an id_token_hint we did not sign', async () => {
