@@ -1,6 +1,7 @@
 // DESIGN.md "CSRF": a cookie-authenticated state change must come from our own origin. JSON endpoints also require
 // a JSON body (a cross-site form cannot send one without a CORS preflight we never grant); the few HTML forms
-// (consent, sign-out) are checked by origin alone. A body of another type is answered 415 before the origin is
+// (consent, sign-out) are checked by origin alone; a sign-out POST from elsewhere is not refused but counts as no
+// confirmation (src/oauth/endpoints-routes.ts). A body of another type is answered 415 before the origin is
 // looked at (docs/decisions.md "Foundation and identity leftovers"): either way nothing changes.
 import type { FastifyRequest } from 'fastify';
 import { GatehouseError } from './errors.ts';

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isConfidential } from '../admin/client-rules.ts';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
-import { assertSameOriginForm } from '../http/csrf.ts';
-import { type GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { isSameOrigin } from '../http/csrf.ts';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { parseFormBody } from '../http/form-body.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
@@ -88,8 +88,21 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     }
     return logout(request, reply, params, false);
   });
-  app.post('/oauth/logout', async (request, reply) => {
-    assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The sign-out form');
-    return logout(request, reply, formParams(request), true);
+  // RP-Initiated Logout 1.0 §2: the end-session endpoint takes POST as well as GET. Only our own confirmation
+  // form (same origin) means "confirmed". A relying party's form POST goes on to the GET with the same parameters
+  // (303), so the GET's rules decide, and the browser's top-level GET carries the SameSite=Lax session cookie that a
+  // cross-site POST may lack. A malformed body (a repeated parameter) gets the GET's error page.
+  const logoutFormError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof GatehouseError && error.code === 'invalid_request') return logoutError(request, reply, error);
+    throw error;
+  };
+  app.post('/oauth/logout', { errorHandler: logoutFormError }, async (request, reply) => {
+    const params = formParams(request);
+    if (!isSameOrigin(request, deps.sessions.issuerOrigin))
+      return reply
+        .code(303)
+        .header('location', `/oauth/logout?${new URLSearchParams(params as Record<string, string>)}`)
+        .send();
+    return logout(request, reply, params, true);
   });
 }

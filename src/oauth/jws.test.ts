@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { importSPKI, jwtVerify } from 'jose';
-import { signRs256, verifyRs256 } from './jws.ts';
+import { isCompactJws, signRs256, verifyRs256 } from './jws.ts';
 
 describe('RS256 compact JWS', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -34,5 +34,21 @@ describe('RS256 compact JWS', () => {
     );
     assert.equal(await verifyRs256('not-a-jwt', keyFor), null);
     assert.equal(await verifyRs256(`${b64([1])}.${payload}.${s}`, keyFor), null);
+  });
+
+  test('isCompactJws tells a JWT shape from anything else, whoever signed it', async () => {
+    const token = await signRs256(other.privateKey, { kid: 'k9' }, { sub: 'x' });
+    assert.equal(isCompactJws(token), true);
+    assert.equal(await verifyRs256(token, keyFor), null);
+    const [h, p] = token.split('.') as [string, string];
+    for (const shape of [
+      'a.b.c',
+      'not-a-jwt',
+      `${h}.${p}`,
+      `${h}.${p}.s.x`,
+      `${b64([1])}.${p}.s`,
+      `${h}.${b64('x')}.s`,
+    ])
+      assert.equal(isCompactJws(shape), false, shape);
   });
 });

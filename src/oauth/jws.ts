@@ -54,3 +54,13 @@ export async function verifyRs256(
   const payload = decodeObject(encodedPayload);
   return payload ? { header, payload } : null;
 }
+
+/**
+ * Whether `token` is shaped like a compact JWS at all (three base64url segments, header and payload JSON objects),
+ * regardless of who signed it. Says nothing about where it came from.
+ */
+export function isCompactJws(token: string): boolean {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((p) => SEGMENT.test(p))) return false;
+  return decodeObject(parts[0] as string) !== null && decodeObject(parts[1] as string) !== null;
+}

@@ -49,11 +49,30 @@ export async function describeKey(
   return { kid, publicKey, publicJwk: { kty: jwk.kty, n: jwk.n, e: jwk.e, kid, use: 'sig', alg: 'RS256' } };
 }
 
+/**
+ * The least time between two loads of the key set that an unknown `kid` may cause. Anyone can send a token naming a
+ * key nobody has, so misses share one load and start another at most this often.
+ */
+export const KEY_MISS_RELOAD_MS = 1000;
+
+interface InitialKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  publicJwk: JWK;
+}
+
 export class Keyring {
   readonly #deps: KeyringDeps;
   #keys: LoadedKey[] = [];
+  /** The sealed private key each loaded kid came from, so a reload that finds it unchanged keeps its KeyObjects. */
+  #sealed = new Map<string, string | null>();
+  #initial: InitialKey | null = null;
   #loadedAt = Number.NEGATIVE_INFINITY;
+  #lastLoadStartedAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | null = null;
+  #loadsStarted = 0;
+  #loadApplied = 0;
 
   constructor(deps: KeyringDeps) {
     this.#deps = deps;
@@ -83,14 +102,19 @@ export class Keyring {
     return this.#keys.filter((k) => k.retiredAt === null || k.retiredAt.getTime() > cutoff);
   }
 
+  /**
+   * The public key for `kid`, the same object for as long as the key is published (the verified-token cache relies
+   * on that). An unknown `kid` may be a key another node added moments ago, so it reloads the key set: a miss joins
+   * a load under way, or starts one if none started in the last KEY_MISS_RELOAD_MS.
+   */
   async findVerificationKey(kid: string | undefined): Promise<KeyObject | null> {
-    let found = (await this.verificationKeys()).find((k) => k.kid === kid);
-    if (!found && this.#deps.clock().getTime() - this.#loadedAt > 1000) {
-      // Another node may have rotated moments ago.
-      await this.refresh();
-      found = (await this.verificationKeys()).find((k) => k.kid === kid);
-    }
-    return found?.publicKey ?? null;
+    if (kid === undefined) return null;
+    const found = (await this.verificationKeys()).find((k) => k.kid === kid);
+    if (found) return found.publicKey;
+    const sinceLastLoad = this.#deps.clock().getTime() - this.#lastLoadStartedAt;
+    if (this.#loading === null && sinceLastLoad >= 0 && sinceLastLoad < KEY_MISS_RELOAD_MS) return null;
+    await (this.#loading ?? this.#startLoad());
+    return (await this.verificationKeys()).find((k) => k.kid === kid)?.publicKey ?? null;
   }
 
   async jwks(): Promise<{ keys: JWK[] }> {
@@ -101,7 +125,7 @@ export class Keyring {
   async rotate(): Promise<string> {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const added = await describeKey(privateKey);
-    const initial = await describeKey(createPrivateKey(this.#deps.initialPem));
+    const initial = await this.#initialKey();
     const now = this.#deps.clock();
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
     await insertRotatedSigningKey(
@@ -119,44 +143,77 @@ export class Keyring {
     return added.kid;
   }
 
-  async refresh(): Promise<void> {
-    const initialPrivate = createPrivateKey(this.#deps.initialPem);
-    const initial = await describeKey(initialPrivate);
+  /** Loads the key set now (after a rotation, and in tests); requests arriving meanwhile share this load. */
+  refresh(): Promise<void> {
+    return this.#startLoad();
+  }
+
+  #startLoad(): Promise<void> {
+    const loading: Promise<void> = this.#load().finally(() => {
+      if (this.#loading === loading) this.#loading = null;
+    });
+    this.#loading = loading;
+    return loading;
+  }
+
+  async #load(): Promise<void> {
+    this.#lastLoadStartedAt = this.#deps.clock().getTime();
+    const sequence = ++this.#loadsStarted;
+    const initial = await this.#initialKey();
     const stored = await listSigningKeys(this.#deps.sql);
+    // A forced refresh may overlap an older load; whichever started later wins, so old rows never come back.
+    if (sequence < this.#loadApplied) return;
+    const previous = new Map(this.#keys.map((k) => [k.kid, k]));
     const keys: LoadedKey[] = [];
-    if (!stored.some((k) => k.kid === initial.kid))
-      keys.push({
-        ...initial,
-        privateKey: initialPrivate,
-        createdAt: new Date(0),
-        retiredAt: null,
-      });
+    const sealed = new Map<string, string | null>();
+    if (!stored.some((k) => k.kid === initial.kid)) {
+      keys.push({ ...initial, createdAt: new Date(0), retiredAt: null });
+      sealed.set(initial.kid, null);
+    }
     for (const row of stored) {
-      const privateKey =
+      const known = previous.get(row.kid);
+      // The same kid with the same sealed key is the same key: keep its objects (and skip the unsealing), so a
+      // reload that finds nothing new changes nothing for the verified-token cache.
+      const pair =
         row.privateKeySealed === null
-          ? initialPrivate
-          : createPrivateKey(open(this.#deps.sealKey, row.privateKeySealed, purpose(row.kid)).toString('utf8'));
-      const publicKey = createPublicKey(privateKey);
+          ? initial
+          : known && this.#sealed.get(row.kid) === row.privateKeySealed
+            ? known
+            : this.#unseal(row.kid, row.privateKeySealed);
       keys.push({
         kid: row.kid,
-        privateKey,
-        publicKey,
+        privateKey: pair.privateKey,
+        publicKey: pair.publicKey,
         publicJwk: row.publicJwk,
         createdAt: row.createdAt,
         retiredAt: row.retiredAt,
       });
+      sealed.set(row.kid, row.privateKeySealed);
     }
     keys.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     this.#keys = keys;
+    this.#sealed = sealed;
+    this.#loadApplied = sequence;
     this.#loadedAt = this.#deps.clock().getTime();
+  }
+
+  #unseal(kid: string, sealedKey: string): { privateKey: KeyObject; publicKey: KeyObject } {
+    const privateKey = createPrivateKey(open(this.#deps.sealKey, sealedKey, purpose(kid)).toString('utf8'));
+    return { privateKey, publicKey: createPublicKey(privateKey) };
+  }
+
+  /** The key from the secrets directory, parsed once: its file does not change while the process runs. */
+  async #initialKey(): Promise<InitialKey> {
+    if (!this.#initial) {
+      const privateKey = createPrivateKey(this.#deps.initialPem);
+      this.#initial = { ...(await describeKey(privateKey)), privateKey };
+    }
+    return this.#initial;
   }
 
   async #fresh(): Promise<void> {
     const ageMs = this.#deps.clock().getTime() - this.#loadedAt;
     if (ageMs >= 0 && ageMs < KEY_RELOAD_SECONDS * 1000) return;
-    this.#loading ??= this.refresh().finally(() => {
-      this.#loading = null;
-    });
-    await this.#loading;
+    await (this.#loading ?? this.#startLoad());
   }
 }

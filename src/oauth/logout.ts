@@ -3,10 +3,12 @@
 // The session ends without asking only when the hint is an ID token of this very session (same `sub`, and same
 // `sid` when it has one): any ID token we ever signed is not enough, or a page holding someone's old hint could
 // sign the current user out silently (§4 lets the OP ask the user). Everyone else confirms first.
+// A well-formed hint we cannot verify (its key left the JWKS after a rotation, or a bad signature) proves nothing and
+// counts as absent: the user confirms, and the redirect URI needs `client_id` to be tied to a client.
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import type { Session } from '../session/types.ts';
 import type { ClientDirectory } from './client-directory.ts';
-import { verifyRs256 } from './jws.ts';
+import { isCompactJws, verifyRs256 } from './jws.ts';
 import type { Keyring } from './keyring.ts';
 
 export interface LogoutParams {
@@ -33,9 +35,13 @@ interface Hint {
   sid: string | null;
 }
 
+/** A hint shaped like a JWT that no key we publish verifies: old RPs' hints after a rotation (§2: expiry is fine). */
+const UNVERIFIABLE = Symbol('unverifiable hint');
+
 /** What an ID token we signed says about its holder; expiry does not matter (§2). Access tokens are refused. */
-async function readHint(deps: LogoutDeps, hint: string): Promise<Hint | GatehouseError> {
+async function readHint(deps: LogoutDeps, hint: string): Promise<Hint | GatehouseError | typeof UNVERIFIABLE> {
   const verified = await verifyRs256(hint, (kid) => deps.keyring.findVerificationKey(kid));
+  if (!verified && isCompactJws(hint)) return UNVERIFIABLE;
   if (!verified || verified.payload.iss !== deps.issuer)
     return new InvalidRequest('id_token_hint is not an ID token we issued');
   // Our ID tokens carry typ JWT; access tokens at+jwt (RFC 9068 §2.1), and those are not hints.
@@ -63,25 +69,33 @@ export async function planLogout(
 ): Promise<LogoutPlan> {
   let clientId = params.client_id ?? null;
   let hint: Hint | null = null;
+  let unverifiableHint = false;
   if (params.id_token_hint) {
     const read = await readHint(deps, params.id_token_hint);
-    if (read instanceof GatehouseError) return { kind: 'error-page', error: read };
-    if (clientId !== null && clientId !== read.clientId)
-      return { kind: 'error-page', error: new InvalidRequest('client_id does not match the id_token_hint') };
-    hint = read;
-    clientId = read.clientId;
+    if (read === UNVERIFIABLE) unverifiableHint = true;
+    else if (read instanceof GatehouseError) return { kind: 'error-page', error: read };
+    else {
+      if (clientId !== null && clientId !== read.clientId)
+        return { kind: 'error-page', error: new InvalidRequest('client_id does not match the id_token_hint') };
+      hint = read;
+      clientId = read.clientId;
+    }
   }
   let location: string | null = null;
   if (params.post_logout_redirect_uri) {
     const client = clientId ? await deps.clients.findClient(clientId) : null;
-    if (!client?.postLogoutRedirectUris.includes(params.post_logout_redirect_uri))
+    if (client?.postLogoutRedirectUris.includes(params.post_logout_redirect_uri)) {
+      const url = new URL(params.post_logout_redirect_uri);
+      if (params.state) url.searchParams.append('state', params.state);
+      location = url.href;
+    } else if (!(unverifiableHint && clientId === null)) {
       return {
         kind: 'error-page',
         error: new InvalidRequest('post_logout_redirect_uri is not registered for this client'),
       };
-    const url = new URL(params.post_logout_redirect_uri);
-    if (params.state) url.searchParams.append('state', params.state);
-    location = url.href;
+    }
+    // Else only the unverifiable hint could have named the client. The relying party did nothing wrong (its hint was
+    // good when issued), so the user may still sign out here, but goes nowhere unverified (§3).
   }
   if (session && !confirmed && !(hint && belongsTo(hint, session))) {
     const fields = Object.fromEntries(Object.entries(params).filter(([, v]) => typeof v === 'string')) as Record<

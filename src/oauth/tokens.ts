@@ -138,10 +138,10 @@ interface VerifiedToken {
  * RSA verification (about 40 µs) runs once per token and key set. The cache is keyed by the token's last characters
  * (signature bytes, distinct per token) rather than the whole token, whose hash (900 characters, hashed afresh for
  * every request's new string) cost more than the lookup; a hit counts only when the whole token is equal. A hit still
- * asks the keyring for the token's key and must get the very object that verified it: every keyring reload (rotation,
- * removal, the periodic refresh) builds new key objects, and a retired key past its publication window is not returned
- * at all, so a key change invalidates every entry at once. The time checks run on every call; only successful
- * verifications are cached.
+ * asks the keyring for the token's key and must get the very object that verified it: the keyring keeps a key's
+ * objects while it publishes the key (a reload that finds the key unchanged keeps them), builds new ones if its stored
+ * key changed, and does not return a retired key past its publication window at all, so an entry lasts exactly as long
+ * as its key verifies. The time checks run on every call; only successful verifications are cached.
  */
 export function createAccessTokenVerifier(deps: TokenVerifierDeps) {
   const verified = new BoundedMap<string, VerifiedToken>(VERIFIED_TOKENS_CACHED);
