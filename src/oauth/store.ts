@@ -139,6 +139,20 @@ export async function revokeGrant(sql: Executor, grantId: string, now: Date): Pr
   return rows.length > 0;
 }
 
+/**
+ * Narrows a grant's scope to `allowed` (the scopes its client may still have). Only ever removes scopes, so a
+ * concurrent narrowing by another node's refresh ends in the same place.
+ */
+export async function narrowGrantScope(sql: Executor, grantId: string, allowed: string[]): Promise<void> {
+  await sql`
+    update oauth_grants set scope = (
+      select coalesce(string_agg(s, ' ' order by n), '')
+      from unnest(string_to_array(scope, ' ')) with ordinality as u(s, n)
+      where s = any(${allowed}::text[])
+    )
+    where id = ${grantId}`;
+}
+
 export interface Rotation {
   tokenHash: string;
   clientId: string;

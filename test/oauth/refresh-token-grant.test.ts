@@ -114,6 +114,30 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     );
   });
 
+  test('a scope taken away from the client leaves its grants at the next refresh', async () => {
+    const { client: app, secret: appSecret } = await makeClient(t.sql, t.secrets.clientSecret);
+    const { refresh_token } = await userTokens(t, { client: app, secret: appSecret, cookie });
+    await t.sql`update oauth_clients set scopes = array_remove(scopes, 'email') where id = ${app.id}`;
+    t.clock.advance(CACHE_SECONDS);
+    const refreshed = await refreshTokens(t, app, appSecret, refresh_token);
+    assert.equal(refreshed.status, 200);
+    assert.equal(refreshed.json.scope, 'openid profile offline_access');
+    assert.equal(decodeJwt(refreshed.json.access_token as string).scope, 'openid profile offline_access');
+    const claims = await t.app.inject({
+      method: 'GET',
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${refreshed.json.access_token}` },
+    });
+    assert.equal(claims.statusCode, 200);
+    assert.equal(claims.json().email, undefined, 'userinfo no longer shows the email claim');
+    // The grant itself is narrowed: the next refresh, and introspection of the refresh token, say the same.
+    const [grant] = await t.sql`select g.scope from oauth_grants g join oauth_refresh_tokens r on r.grant_id = g.id
+      where r.token_hash = ${tokenHash(refreshed.json.refresh_token as string)}`;
+    assert.equal(grant?.scope, 'openid profile offline_access');
+    const again = await refreshTokens(t, app, appSecret, refreshed.json.refresh_token as string);
+    assert.equal(again.json.scope, 'openid profile offline_access');
+  });
+
   test('rejects an unknown refresh token with invalid_grant', async () => {
     assertEnvelope(await refresh('never-issued-refresh-token'), 400, 'invalid_grant', 'The refresh token is invalid');
   });

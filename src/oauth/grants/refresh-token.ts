@@ -5,6 +5,7 @@ import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { UnauthorizedClient } from '../errors.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
+import { narrowGrantScope } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant } from './types.ts';
 
@@ -19,6 +20,13 @@ export const refreshTokenGrant: Grant<'refresh_token'> = {
     if (!client.scopes.includes('offline_access'))
       throw new UnauthorizedClient('The client is no longer allowed refresh tokens (offline_access)');
     const { grant, refreshToken } = await rotateRefresh(deps, client.id, params.refresh_token);
+    // Likewise any other scope the administrator took away: the grant keeps only what the client may still have, so
+    // its tokens stop carrying it from this refresh on (RFC 6749 §5.1 lets the issued scope differ).
+    const kept = grant.scope.split(' ').filter((scope) => client.scopes.includes(scope));
+    if (kept.length < grant.scope.split(' ').length) {
+      await narrowGrantScope(deps.sql, grant.grantId, client.scopes);
+      return userTokenResponse(deps.signer, deps.issuer, { ...grant, scope: kept.join(' ') }, refreshToken);
+    }
     return userTokenResponse(deps.signer, deps.issuer, grant, refreshToken);
   },
 };
