@@ -1,7 +1,8 @@
-// GET /oauth/authorize and the consent form's POST. The route reads the query and session, asks authorize.ts, and
+// GET (and POST) /oauth/authorize and the consent form's POST. The route reads the query and session, asks authorize.ts, and
 // writes what it decided: a redirect (302 for GET, 303 after a POST per DESIGN.md), the consent page or an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertSameOriginForm } from '../http/csrf.ts';
+import { GatehouseError } from '../http/errors.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } from './authorize.ts';
 import { formParams, rawQuery } from './form.ts';
@@ -36,6 +37,19 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
     const query = new URLSearchParams(rawQuery(request.url));
     const outcome = await authorize(deps, query, await deps.sessions.current(request));
     return send(deps, request, reply, outcome, 302);
+  });
+
+  // OIDC Core §3.1.2.1: the endpoint takes POST as well as GET. A relying party's form POST goes on to the GET with
+  // the same parameters (303): the browser's top-level GET carries the SameSite=Lax session cookie that a cross-site
+  // POST lacks, and the GET's rules decide the rest. A body the form parser refuses (a repeated or over-long
+  // parameter) gets the GET's error page; the request cannot be trusted enough to redirect.
+  const formError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (!(error instanceof GatehouseError) || error.code !== 'invalid_request') throw error;
+    return send(deps, request, reply, { kind: 'error-page', error }, 303);
+  };
+  app.post('/oauth/authorize', { errorHandler: formError }, async (request, reply) => {
+    const params = new URLSearchParams(formParams(request) as Record<string, string>);
+    return reply.code(303).header('location', `/oauth/authorize?${params}`).send();
   });
 
   app.post('/oauth/authorize/consent', async (request, reply) => {

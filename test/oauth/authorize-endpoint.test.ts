@@ -352,4 +352,53 @@ describe('GET /oauth/authorize', async () => {
     assert.equal(r.statusCode, 400);
     assert.match(r.body, /Parameter state is included more than once/);
   });
+
+  describe('POST (OIDC Core §3.1.2.1)', () => {
+    const post = (payload: string, headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/oauth/authorize',
+        payload,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      });
+
+    test('a form POST goes on to the GET with the same parameters, which issues the code', async () => {
+      const query = authorizeUrl({ client, challenge }).split('?')[1] as string;
+      // A cross-site POST carries no SameSite=Lax cookie: the answer must not depend on one.
+      const r = await post(query);
+      assert.equal(r.statusCode, 303);
+      const next = new URL(r.headers.location as string, issuer);
+      assert.equal(next.pathname, '/oauth/authorize');
+      assert.deepEqual([...next.searchParams], [...new URLSearchParams(query)]);
+      const back = await get(`${next.pathname}${next.search}`);
+      assert.equal(back.statusCode, 302);
+      assert.ok(redirectParams(back.headers.location as string).code);
+      assert.equal(redirectParams(back.headers.location as string).state, 'st-123');
+    });
+
+    test('a repeated or over-long parameter shows the error page instead of redirecting', async () => {
+      const query = authorizeUrl({ client, challenge }).split('?')[1] as string;
+      for (const [payload, message] of [
+        [`${query}&state=again`, /Parameter state is included more than once/],
+        [`${query}&login_hint=${'a'.repeat(9000)}`, /Parameter login_hint is too long/],
+      ] as const) {
+        const r = await post(payload, { cookie });
+        assert.equal(r.statusCode, 400);
+        assert.equal(r.headers.location, undefined);
+        assert.match(r.headers['content-type'] as string, /^text\/html/);
+        assert.match(r.body, message);
+      }
+    });
+
+    test('a body that is not a form is refused with 415', async () => {
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/authorize',
+        payload: { client_id: client.id },
+        headers: { cookie },
+      });
+      assert.equal(r.statusCode, 415);
+      assert.equal(r.headers.location, undefined);
+    });
+  });
 });
