@@ -5,6 +5,7 @@ import type { Client } from '../admin/store.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
+import { CONTROL } from './form.ts';
 import { isCodeChallenge } from './pkce.ts';
 import { matchesRedirectUri } from './redirect-uri.ts';
 import { parseScope } from './scopes.ts';
@@ -60,6 +61,8 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
 /** Stage two: everything else; failures are redirected to the client with `error`. */
 export function validateRequest(request: AuthorizationRequest): ValidatedRequest {
   const q = request.query;
+  for (const [name, value] of q)
+    if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${name} contains a control character`);
   if (q.get('response_type') !== 'code')
     throw new GatehouseError('unsupported_response_type', 'response_type must be code');
   // OIDC Core §3.1.2.6 names an error for each (discovery says neither is supported).

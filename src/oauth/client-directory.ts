@@ -10,6 +10,7 @@ import type { Sql } from '../db/pool.ts';
 export const CACHE_SECONDS = 5;
 const MAX_ENTRIES = 10_000;
 const MAX_ID = 64;
+const CLIENT_ID = /^[A-Za-z0-9_-]+$/;
 
 export interface ClientDirectory {
   findClient(id: string): Promise<Client | null>;
@@ -63,9 +64,12 @@ export function createClientDirectory(deps: { sql: Sql; clock: () => Date }): Cl
     const [found] = await findResourcesByAudience(deps.sql, [audience]);
     return found ? found.scopes : null;
   });
+  // Ids are generated (`cli_` and base64url); anything longer or with other characters, a NUL included, which
+  // PostgreSQL would refuse as text, names no client and costs no query.
+  const possible = (id: string) => id.length <= MAX_ID && CLIENT_ID.test(id);
   return {
-    findClient: (id) => (id.length <= MAX_ID ? clients.get(id) : Promise.resolve(null)),
-    reloadClient: (id) => (id.length <= MAX_ID ? clients.reload(id) : Promise.resolve(null)),
+    findClient: (id) => (possible(id) ? clients.get(id) : Promise.resolve(null)),
+    reloadClient: (id) => (possible(id) ? clients.reload(id) : Promise.resolve(null)),
     findResourceScopes: (audience) => (audience.length <= 2000 ? resources.get(audience) : Promise.resolve(null)),
   };
 }

@@ -347,6 +347,21 @@ describe('GET /oauth/authorize', async () => {
     assert.match(r.body, /Request ID: <code>[A-Za-z0-9_-]{16}<\/code>/);
   });
 
+  test('a control character: an error page for client_id, a redirected invalid_request after that', async () => {
+    const unknown = await get(authorizeUrl({ client, challenge, extra: { client_id: 'cli_\u0000' } }));
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(unknown.headers.location, undefined);
+    assert.match(unknown.body, /<code>invalid_client<\/code>/);
+    const nonce = await get(authorizeUrl({ client, challenge, extra: { nonce: 'a\u0000b' } }));
+    assert.equal(nonce.statusCode, 302);
+    assert.deepEqual(redirectParams(nonce.headers.location as string), {
+      error: 'invalid_request',
+      error_description: 'Parameter nonce contains a control character',
+      state: 'st-123',
+      iss: issuer,
+    });
+  });
+
   test('a repeated parameter shows an error page', async () => {
     const r = await get(`${authorizeUrl({ client, challenge })}&state=again`);
     assert.equal(r.statusCode, 400);

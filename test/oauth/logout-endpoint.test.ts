@@ -76,6 +76,15 @@ describe('GET and POST /oauth/logout', async () => {
     assert.equal(literal.headers.location, `${bye}?state=a%3Fx%3D1`);
   });
 
+  test('a client_id with a NUL names no client: the error page, not a database error', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const r = await logout({ client_id: 'cli_\u0000', post_logout_redirect_uri: bye }, cookie);
+    assert.equal(r.statusCode, 400);
+    assert.match(r.headers['content-type'] as string, /^text\/html/);
+    assert.match(r.body, /post_logout_redirect_uri is not registered for this client/);
+    assert.equal(await revokedAt(session.id), null);
+  });
+
   test('refuses an unregistered post_logout_redirect_uri with an error page', async () => {
     const { cookie } = await makeSession(t, sub);
     const r = await logout({ client_id: client.id, post_logout_redirect_uri: 'https://evil.example.test/' }, cookie);
