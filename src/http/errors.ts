@@ -1,5 +1,17 @@
 import { type CatalogueEntry, type ErrorCode, errorCatalogue } from './error-catalogue.ts';
 
+const ECHO_MAX = 64;
+
+/**
+ * A client-sent value quoted in an error description: RFC 6749 §5.2 limits `error_description` to %x20-21 / %x23-5B /
+ * %x5D-7E, so every other character (a quote, a backslash, control and non-ASCII characters) becomes "?", and a long
+ * value is cut short.
+ */
+export function echoInput(value: string): string {
+  const shown = value.length > ECHO_MAX ? `${value.slice(0, ECHO_MAX)}...` : value;
+  return shown.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?');
+}
+
 export interface FieldProblem {
   path: string;
   problem: string;

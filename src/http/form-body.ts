@@ -3,7 +3,7 @@
 // The parser is registered only inside the plugins whose routes take forms (Fastify encapsulates content-type
 // parsers), so a form body anywhere else answers 415 unsupported_media_type at parsing, like any non-JSON body.
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequest } from './errors.ts';
+import { echoInput, InvalidRequest } from './errors.ts';
 
 export function addFormBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -18,7 +18,8 @@ export function addFormBodyParser(app: FastifyInstance): void {
 export function parseFormBody(body: string): Record<string, string> {
   const result: Record<string, string> = Object.create(null);
   for (const [name, value] of new URLSearchParams(body)) {
-    if (Object.hasOwn(result, name)) throw new InvalidRequest(`Parameter ${name} is included more than once`);
+    if (Object.hasOwn(result, name))
+      throw new InvalidRequest(`Parameter ${echoInput(name)} is included more than once`);
     result[name] = value;
   }
   return { ...result };

@@ -2,7 +2,7 @@
 // differently: until the client and redirect URI are known good, an error is shown as a page and never redirected
 // (RFC 6749 §4.1.2.1); after that, errors go back to the client's redirect URI.
 import type { Client } from '../admin/store.ts';
-import { GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
 import { CONTROL } from './form.ts';
@@ -42,8 +42,10 @@ const MAX_PARAMETER = 2048;
 export async function resolveClient(clients: ClientDirectory, query: URLSearchParams): Promise<AuthorizationRequest> {
   const seen = new Set<string>();
   for (const [name, value] of query) {
-    if (seen.has(name)) throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${name} is included more than once`));
-    if (value.length > MAX_PARAMETER) throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${name} is too long`));
+    if (seen.has(name))
+      throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${echoInput(name)} is included more than once`));
+    if (value.length > MAX_PARAMETER)
+      throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${echoInput(name)} is too long`));
     seen.add(name);
   }
   const clientId = query.get('client_id');
@@ -62,7 +64,7 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
 export function validateRequest(request: AuthorizationRequest): ValidatedRequest {
   const q = request.query;
   for (const [name, value] of q)
-    if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${name} contains a control character`);
+    if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
   if (q.get('response_type') !== 'code')
     throw new GatehouseError('unsupported_response_type', 'response_type must be code');
   // OIDC Core §3.1.2.6 names an error for each (discovery says neither is supported).

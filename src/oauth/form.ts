@@ -1,7 +1,7 @@
 // The parsed form body of an OAuth endpoint. The shared parser already refused repeated parameters (RFC 6749 §3.1);
 // here a body of another type, or none, is refused with the envelope.
 import type { FastifyRequest } from 'fastify';
-import { GatehouseError } from '../http/errors.ts';
+import { echoInput, GatehouseError } from '../http/errors.ts';
 
 // Large enough for an ID token hint or the consent form's copy of an authorization request; bounded all the same.
 const MAX_VALUE = 8192;
@@ -15,9 +15,10 @@ export function formParams(request: FastifyRequest): Record<string, string | und
     throw new GatehouseError('unsupported_media_type', 'Send the parameters as application/x-www-form-urlencoded');
   const body = (request.body ?? {}) as Record<string, string>;
   for (const [name, value] of Object.entries(body)) {
-    if (value.length > MAX_VALUE) throw new GatehouseError('invalid_request', `Parameter ${name} is too long`);
+    if (value.length > MAX_VALUE)
+      throw new GatehouseError('invalid_request', `Parameter ${echoInput(name)} is too long`);
     if (CONTROL.test(value))
-      throw new GatehouseError('invalid_request', `Parameter ${name} contains a control character`);
+      throw new GatehouseError('invalid_request', `Parameter ${echoInput(name)} contains a control character`);
   }
   return body;
 }

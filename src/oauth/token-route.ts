@@ -1,7 +1,7 @@
 // POST /oauth/token (RFC 6749 §3.2): form body only; keeps only the parameters the grant declares and knows no
 // grant names. Responses are never cached (RFC 6749 §5.1); the error envelope carries the §5.2 members.
 import type { FastifyInstance } from 'fastify';
-import { InvalidRequest } from '../http/errors.ts';
+import { echoInput, InvalidRequest } from '../http/errors.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import { rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
@@ -17,7 +17,7 @@ export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise
     const body = formParams(request);
     if (!body.grant_type) throw new InvalidRequest('grant_type is required');
     const grant = findGrant(body.grant_type);
-    if (!grant) throw new UnsupportedGrantType(`grant_type ${body.grant_type} is not supported`);
+    if (!grant) throw new UnsupportedGrantType(`grant_type ${echoInput(body.grant_type)} is not supported`);
     const params: Record<string, string> = {};
     for (const name of ['client_id', 'client_secret', ...grant.parameters]) {
       const value = body[name];

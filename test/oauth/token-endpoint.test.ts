@@ -312,6 +312,13 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       'grant_type password is not supported',
     );
     assertEnvelope(await postForm(t, '/oauth/token', {}), 400, 'invalid_request', 'grant_type is required');
+    // RFC 6749 §5.2: the description quotes the value only in the characters it allows.
+    assertEnvelope(
+      await postForm(t, '/oauth/token', { grant_type: `a"é\\${'x'.repeat(100)}` }),
+      400,
+      'unsupported_grant_type',
+      `grant_type a???${'x'.repeat(60)}... is not supported`,
+    );
     const json = await t.app.inject({
       method: 'POST',
       url: '/oauth/token',
