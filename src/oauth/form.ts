@@ -7,6 +7,7 @@ import { echoInput, GatehouseError } from '../http/errors.ts';
 const MAX_VALUE = 8192;
 /** No OAuth parameter's syntax allows one (RFC 6749 Appendix A: VSCHAR and NQCHAR are %x20-7E and beyond), and
  * PostgreSQL refuses a NUL in text: refused here, the answer names the parameter instead of a database error. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for.
 export const CONTROL = /[\x00-\x1f\x7f]/;
 
 export function formParams(request: FastifyRequest): Record<string, string | undefined> {
