@@ -36,6 +36,21 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal(r.headers['www-authenticate'], 'Bearer');
   });
 
+  test('userinfo with another scheme: the bare challenge; with malformed Bearer credentials: 400 invalid_request', async () => {
+    const basic = await userinfo('Basic dXNlcjpwYXNz');
+    assertEnvelope(basic, 401, 'invalid_token', 'Send the access token as Authorization: Bearer <token>');
+    assert.equal(basic.headers['www-authenticate'], 'Bearer');
+    const description = 'The Authorization header must be Bearer, a space and one access token';
+    for (const header of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer a"b', 'bearer tok=en']) {
+      const r = await userinfo(header);
+      assertEnvelope(r, 400, 'invalid_request', description);
+      assert.equal(r.headers['www-authenticate'], `Bearer error="invalid_request", error_description="${description}"`);
+    }
+    // RFC 6750 §2.1: "Bearer" 1*SP b64token, so more than one space is still well-formed.
+    const { access_token } = await issued();
+    assert.equal((await userinfo(`Bearer   ${access_token}`)).status, 200);
+  });
+
   test('userinfo by POST answers the same claims as GET', async () => {
     const { access_token } = await issued();
     const r = await t.app.inject({
