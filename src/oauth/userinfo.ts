@@ -23,7 +23,8 @@ export async function userinfoClaims(
   const profile = await findLiveUserinfoProfile(deps, { sub: claims.sub, grantId: claims.gid, jti: claims.jti });
   if (!profile) throw new InvalidToken();
   const result: Record<string, unknown> = { sub: claims.sub };
-  if (scopes.includes('profile')) result.name = profile.displayName;
+  // OIDC Core §5.3.2: a claim without a value is left out, not sent empty (a display name may be blank).
+  if (scopes.includes('profile') && profile.displayName !== '') result.name = profile.displayName;
   if (scopes.includes('email') && profile.email !== null) {
     result.email = profile.email;
     result.email_verified = profile.emailVerified;

@@ -51,6 +51,15 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal((await userinfo(`Bearer   ${access_token}`)).status, 200);
   });
 
+  test('userinfo leaves out a blank name instead of sending it empty (OIDC Core §5.3.2)', async () => {
+    const blank = await makeIdentity(t.sql, { displayName: '' });
+    const { cookie: blankCookie } = await makeSession(t, blank);
+    const { access_token } = await userTokens(t, { client, secret, cookie: blankCookie, scope: 'openid profile' });
+    const r = await userinfo(`Bearer ${access_token}`);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.json, { sub: blank });
+  });
+
   test('userinfo by POST answers the same claims as GET', async () => {
     const { access_token } = await issued();
     const r = await t.app.inject({
