@@ -8,6 +8,10 @@ import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } f
 import { formParams, rawQuery } from './form.ts';
 import { consentPage, errorPage, sendPage } from './pages.ts';
 
+// The consent form carries the authorization request's query as URLSearchParams writes it. The request line that
+// brought it is at most Node's 16 KB header limit, and re-encoding can triple a character ("/" becomes "%2F").
+const CONSENT_REQUEST_MAX = 3 * 16_384;
+
 type Deps = AuthorizeDeps & { sessions: SessionHttp; stylesheet: string | null };
 
 function send(
@@ -54,7 +58,7 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
 
   app.post('/oauth/authorize/consent', async (request, reply) => {
     assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The consent form');
-    const form = formParams(request);
+    const form = formParams(request, { request: CONSENT_REQUEST_MAX });
     const outcome = await answerConsent(
       deps,
       { request: form.request ?? '', csrf: form.csrf ?? '', decision: form.decision ?? '' },

@@ -311,6 +311,30 @@ describe('GET /oauth/authorize', async () => {
     assert.equal(redirectParams(more.headers.location as string).error, 'consent_required');
   });
 
+  test('consent completes for a request at the parameter limits, though its encoded copy outgrows 8 KB', async () => {
+    const long = '/'.repeat(2048);
+    const url = authorizeUrl({
+      client: thirdParty,
+      challenge,
+      scope: 'openid',
+      extra: { state: long, nonce: long, prompt: 'consent' },
+    });
+    const page = await get(url.replaceAll('%2F', '/'));
+    assert.equal(page.statusCode, 200, page.body);
+    const field = (name: string) =>
+      (new RegExp(`name="${name}" value="([^"]*)"`).exec(page.body)?.[1] ?? '').replaceAll('&#38;', '&');
+    assert.ok(field('request').length > 8192);
+    const allowed = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/authorize/consent',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:8080' },
+      payload: new URLSearchParams({ request: field('request'), csrf: field('csrf'), decision: 'allow' }).toString(),
+    });
+    assert.equal(allowed.statusCode, 303, allowed.body);
+    assert.ok(redirectParams(allowed.headers.location as string).code);
+    assert.equal(redirectParams(allowed.headers.location as string).state, long);
+  });
+
   test('the consent page names a resource scope by its resource and links the UI stylesheet under a strict CSP', async () => {
     await makeResource(t.sql, 'https://api.acme-robotics.dev/billing', ['billing:read', 'billing:write']);
     const { client: partner } = await makeClient(t.sql, t.secrets.clientSecret, {
