@@ -1,6 +1,7 @@
 // Protected API resource registration; every change audited.
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newResourceId } from '../oauth/ids.ts';
+import { hasUserCredentials } from '../oauth/redirect-uri.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import * as store from './store.ts';
 
@@ -20,7 +21,8 @@ export const presentResource = (r: store.Resource) => ({
 });
 
 /**
- * An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized. It is
+ * An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized; it
+ * carries no user credentials (RFC 3986 §3.2.1), since audiences appear in every token issued for them. It is
  * never the issuer (with or without a final slash): that is the audience of every user access token, and a service
  * client provisioned for it could introspect them all and mint tokens that look like them (RFC 9068 §4).
  */
@@ -32,6 +34,7 @@ export function audienceProblem(value: string, issuer: string): string | null {
     return 'must be an absolute URI';
   }
   if (value.includes('#')) return 'must not contain a fragment';
+  if (hasUserCredentials(url)) return 'must not contain user credentials';
   if (url.href !== value) return `must be written in normalized form: ${url.href}`;
   if (value.replace(/\/$/, '') === issuer.replace(/\/$/, ''))
     return 'must not be the issuer, which is the audience of user access tokens';
