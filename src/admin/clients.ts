@@ -4,6 +4,7 @@ import type { Executor } from '../db/pool.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
 import { newClientId } from '../oauth/ids.ts';
+import { changedFields } from './changed-fields.ts';
 import { type ClientSpec, clientProblems, isConfidential } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import * as store from './store.ts';
@@ -110,8 +111,17 @@ export async function listClients(deps: AdminDeps) {
   return { clients: (await store.listClients(deps.sql)).map(presentClient) };
 }
 
+const CLIENT_FIELDS = {
+  name: 'name',
+  redirectUris: 'redirect_uris',
+  postLogoutRedirectUris: 'post_logout_redirect_uris',
+  scopes: 'scopes',
+  audiences: 'audiences',
+  firstParty: 'first_party',
+} as const;
+
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
-  const updated = await changeAudited(
+  const outcome = await changeAudited(
     deps,
     actor,
     async (tx) => {
@@ -126,6 +136,7 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         scopes: changes.scopes ?? current.scopes,
         audiences: changes.audiences ?? current.audiences,
       };
+      // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
       await assertValid(tx, current.applicationId, sent);
       const next: store.Client = {
         ...current,
@@ -133,12 +144,18 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         ...deduplicated(sent),
         firstParty: changes.first_party ?? current.firstParty,
       };
-      return store.updateClient(tx, id, next, deps.clock());
+      const changed = changedFields(current, next, CLIENT_FIELDS);
+      if (changed.length === 0) return { client: current, changed };
+      const updated = await store.updateClient(tx, id, next, deps.clock());
+      return updated && { client: updated, changed };
     },
-    (c) => (c ? { event: 'client.updated', subject: id, details: { fields: Object.keys(changes).join(',') } } : null),
+    (o) =>
+      o && o.changed.length > 0
+        ? { event: 'client.updated', subject: id, details: { fields: o.changed.join(',') } }
+        : null,
   );
-  if (!updated) throw new NotFound('No such client');
-  return presentClient(updated);
+  if (!outcome) throw new NotFound('No such client');
+  return presentClient(outcome.client);
 }
 
 export async function rotateClientSecret(deps: AdminDeps, actor: Actor, id: string) {

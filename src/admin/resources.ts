@@ -2,6 +2,7 @@
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newResourceId } from '../oauth/ids.ts';
 import { hasUserCredentials } from '../oauth/redirect-uri.ts';
+import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import * as store from './store.ts';
 
@@ -77,29 +78,44 @@ export async function listResources(deps: AdminDeps) {
   return { resources: (await store.listResources(deps.sql)).map(presentResource) };
 }
 
+const RESOURCE_FIELDS = { name: 'name', scopes: 'scopes' } as const;
+
+type ResourceUpdate = { resource: store.Resource; changed: string[] } | 'missing' | store.HeldScope;
+
 export async function updateResource(
   deps: AdminDeps,
   actor: Actor,
   id: string,
   changes: { name?: string; scopes?: string[] },
 ) {
-  const resource = await changeAudited(
+  const outcome = await changeAudited(
     deps,
     actor,
-    async (tx) =>
-      (await store.lockResource(tx, id)) ? store.updateResource(tx, id, changes, deps.clock()) : ('missing' as const),
-    (r) =>
-      r !== 'missing' && !('clientId' in r)
-        ? { event: 'resource.updated', subject: id, details: { fields: Object.keys(changes).join(',') } }
+    async (tx): Promise<ResourceUpdate> => {
+      const current = await store.lockResource(tx, id);
+      if (!current) return 'missing';
+      const next = {
+        ...current,
+        name: changes.name ?? current.name,
+        scopes: changes.scopes ? [...new Set(changes.scopes)] : current.scopes,
+      };
+      const changed = changedFields(current, next, RESOURCE_FIELDS);
+      if (changed.length === 0) return { resource: current, changed };
+      const updated = await store.updateResource(tx, id, { name: next.name, scopes: next.scopes }, deps.clock());
+      return updated === 'missing' || 'clientId' in updated ? updated : { resource: updated, changed };
+    },
+    (o) =>
+      typeof o === 'object' && 'changed' in o && o.changed.length > 0
+        ? { event: 'resource.updated', subject: id, details: { fields: o.changed.join(',') } }
         : null,
   );
-  if (resource === 'missing') throw new NotFound('No such resource');
-  if ('clientId' in resource)
+  if (outcome === 'missing') throw new NotFound('No such resource');
+  if ('clientId' in outcome)
     throw new GatehouseError(
       'resource_scope_in_use',
-      `Client ${resource.clientId} still holds scope ${resource.scope} of this resource; update the client first.`,
+      `Client ${outcome.clientId} still holds scope ${outcome.scope} of this resource; update the client first.`,
     );
-  return presentResource(resource);
+  return presentResource(outcome.resource);
 }
 
 export async function deleteResource(deps: AdminDeps, actor: Actor, id: string) {

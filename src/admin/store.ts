@@ -227,15 +227,16 @@ export async function lockResourcesByAudience(tx: Executor, audiences: string[])
 const RESOURCE_CHANGES_LOCK = 0x7265_736f; // "reso"
 
 /**
- * Locks a resource for an update or delete in this transaction; false when there is none. A client write that
- * share-locked it commits first, and the in-use check that follows is a new statement, so under READ COMMITTED it
- * sees that client; a client write that comes later waits, then validates against the changed resource. Resource
+ * Locks a resource for an update or delete in this transaction and reads it; null when there is none. A client
+ * write that share-locked it commits first, and the in-use check that follows is a new statement, so under READ
+ * COMMITTED it sees that client; a client write that comes later waits, then validates against the changed resource. Resource
  * changes also take one transaction-level advisory lock, so two of them never pass each other: the in-use check
  * lets a resource drop a scope another resource of the client defines, which must not be dropped meanwhile.
  */
-export async function lockResource(tx: Executor, id: string): Promise<boolean> {
+export async function lockResource(tx: Executor, id: string): Promise<Resource | null> {
   await tx`select pg_advisory_xact_lock(${RESOURCE_CHANGES_LOCK})`;
-  return (await tx`select 1 from oauth_resources where id = ${id} for update`).length > 0;
+  const [row] = await tx`select * from oauth_resources where id = ${id} for update`;
+  return row ? toResource(row) : null;
 }
 
 /** Resources that define any of `scopes` (scopes are not namespaced, so several may). */
