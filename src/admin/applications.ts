@@ -5,6 +5,7 @@ import { newApplicationId } from '../oauth/ids.ts';
 import { changedFields } from './changed-fields.ts';
 import { redirectProblems } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
+import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
 import * as store from './store.ts';
 
 export interface ApplicationInput {
@@ -45,8 +46,11 @@ export async function getApplication(deps: AdminDeps, id: string) {
   return presentApplication(app);
 }
 
-export async function listApplications(deps: AdminDeps) {
-  return { applications: (await store.listApplications(deps.sql)).map(presentApplication) };
+/** One page, newest first (see paging.ts). */
+export async function listApplications(deps: AdminDeps, query: PageQuery) {
+  const { limit, after } = pageRequest(query);
+  const page = pageOf(await store.listApplications(deps.sql, limit + 1, after), limit, byCreation);
+  return { applications: page.items.map(presentApplication), next_cursor: page.nextCursor };
 }
 
 /** Refuses an environment its clients' redirect URIs do not fit (localhost outside development), naming one. */

@@ -7,6 +7,7 @@ import { newClientId } from '../oauth/ids.ts';
 import { changedFields } from './changed-fields.ts';
 import { type ClientSpec, clientProblems, isConfidential } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
+import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
 import * as store from './store.ts';
 
 export interface ClientInput {
@@ -107,8 +108,11 @@ export async function getClient(deps: AdminDeps, id: string) {
   return presentClient(await requireClient(deps, id));
 }
 
-export async function listClients(deps: AdminDeps) {
-  return { clients: (await store.listClients(deps.sql)).map(presentClient) };
+/** One page, newest first (see paging.ts). */
+export async function listClients(deps: AdminDeps, query: PageQuery) {
+  const { limit, after } = pageRequest(query);
+  const page = pageOf(await store.listClients(deps.sql, limit + 1, after), limit, byCreation);
+  return { clients: page.items.map(presentClient), next_cursor: page.nextCursor };
 }
 
 const CLIENT_FIELDS = {

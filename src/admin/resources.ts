@@ -4,6 +4,7 @@ import { newResourceId } from '../oauth/ids.ts';
 import { hasUserCredentials } from '../oauth/redirect-uri.ts';
 import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
+import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
 import * as store from './store.ts';
 
 export interface ResourceInput {
@@ -74,8 +75,11 @@ export async function getResource(deps: AdminDeps, id: string) {
   return presentResource(resource);
 }
 
-export async function listResources(deps: AdminDeps) {
-  return { resources: (await store.listResources(deps.sql)).map(presentResource) };
+/** One page, newest first (see paging.ts). */
+export async function listResources(deps: AdminDeps, query: PageQuery) {
+  const { limit, after } = pageRequest(query);
+  const page = pageOf(await store.listResources(deps.sql, limit + 1, after), limit, byCreation);
+  return { resources: page.items.map(presentResource), next_cursor: page.nextCursor };
 }
 
 const RESOURCE_FIELDS = { name: 'name', scopes: 'scopes' } as const;
