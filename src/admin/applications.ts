@@ -2,8 +2,10 @@
 import type { Executor } from '../db/pool.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newApplicationId } from '../oauth/ids.ts';
+import { changedFields } from './changed-fields.ts';
 import { redirectProblems } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
+import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
 import * as store from './store.ts';
 
 export interface ApplicationInput {
@@ -20,6 +22,8 @@ export const presentApplication = (a: store.Application) => ({
   created_at: a.createdAt.toISOString(),
   updated_at: a.updatedAt.toISOString(),
 });
+
+const APPLICATION_FIELDS = { identifier: 'identifier', name: 'name', environment: 'environment' } as const;
 
 const conflict = (error: unknown): never => {
   if (store.isUniqueViolation(error)) throw new GatehouseError('application_exists');
@@ -42,8 +46,11 @@ export async function getApplication(deps: AdminDeps, id: string) {
   return presentApplication(app);
 }
 
-export async function listApplications(deps: AdminDeps) {
-  return { applications: (await store.listApplications(deps.sql)).map(presentApplication) };
+/** One page, newest first (see paging.ts). */
+export async function listApplications(deps: AdminDeps, query: PageQuery) {
+  const { limit, after } = pageRequest(query);
+  const page = pageOf(await store.listApplications(deps.sql, limit + 1, after), limit, byCreation);
+  return { applications: page.items.map(presentApplication), next_cursor: page.nextCursor };
 }
 
 /** Refuses an environment its clients' redirect URIs do not fit (localhost outside development), naming one. */
@@ -60,21 +67,29 @@ async function assertClientsFit(tx: Executor, id: string, environment: store.Env
 }
 
 export async function updateApplication(deps: AdminDeps, actor: Actor, id: string, changes: Partial<ApplicationInput>) {
-  const app = await changeAudited(
+  const outcome = await changeAudited(
     deps,
     actor,
     async (tx) => {
       const current = await store.lockApplication(tx, id, 'update');
       if (!current) throw new NotFound('No such application');
-      if (changes.environment && changes.environment !== current.environment)
-        await assertClientsFit(tx, id, changes.environment);
-      return store.updateApplication(tx, id, changes, deps.clock()).catch(conflict);
+      const next = {
+        ...current,
+        identifier: changes.identifier ?? current.identifier,
+        name: changes.name ?? current.name,
+        environment: changes.environment ?? current.environment,
+      };
+      const changed = changedFields(current, next, APPLICATION_FIELDS);
+      if (changed.length === 0) return { application: current, changed };
+      if (next.environment !== current.environment) await assertClientsFit(tx, id, next.environment);
+      const updated = await store.updateApplication(tx, id, next, deps.clock()).catch(conflict);
+      if (!updated) throw new NotFound('No such application');
+      return { application: updated, changed };
     },
-    (a) =>
-      a ? { event: 'application.updated', subject: id, details: { fields: Object.keys(changes).join(',') } } : null,
+    ({ changed }) =>
+      changed.length > 0 ? { event: 'application.updated', subject: id, details: { fields: changed.join(',') } } : null,
   );
-  if (!app) throw new NotFound('No such application');
-  return presentApplication(app);
+  return presentApplication(outcome.application);
 }
 
 export async function deleteApplication(deps: AdminDeps, actor: Actor, id: string) {

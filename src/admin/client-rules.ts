@@ -1,4 +1,5 @@
 // What a client registration may say. Returns every problem with its field path, so the admin sees them all at once.
+// The lists are checked as sent (repeats included), so `body.scopes.2` is the third scope the caller sent.
 import type { FieldProblem } from '../http/errors.ts';
 import { redirectUriProblem } from '../oauth/redirect-uri.ts';
 import { OIDC_SCOPES } from '../oauth/scopes.ts';
@@ -43,9 +44,12 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
   const problems: FieldProblem[] = redirectProblems(spec, environment).map(({ path, problem }) => ({ path, problem }));
 
   if (spec.kind === 'service') {
-    // A service client has no user and no browser: it only uses client_credentials (SPEC.md "Client kinds").
+    // A service client has no user and no browser: it only uses client_credentials (SPEC.md "Client kinds"), so
+    // it has no sign-in to return to and no sign-out to return from.
     if (spec.redirectUris.length > 0)
       problems.push({ path: 'body.redirect_uris', problem: 'must be empty for a service client' });
+    if (spec.postLogoutRedirectUris.length > 0)
+      problems.push({ path: 'body.post_logout_redirect_uris', problem: 'must be empty for a service client' });
     if (spec.audiences.length === 0)
       problems.push({ path: 'body.audiences', problem: 'a service client must be provisioned with audiences' });
     spec.audiences.forEach((audience, i) => {

@@ -4,8 +4,10 @@ import type { Executor } from '../db/pool.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
 import { newClientId } from '../oauth/ids.ts';
-import { clientProblems, isConfidential } from './client-rules.ts';
+import { changedFields } from './changed-fields.ts';
+import { type ClientSpec, clientProblems, isConfidential } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
+import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
 import * as store from './store.ts';
 
 export interface ClientInput {
@@ -35,36 +37,51 @@ export const presentClient = (c: store.Client) => ({
   updated_at: c.updatedAt.toISOString(),
 });
 
-const unique = (values: string[] | undefined) => [...new Set(values ?? [])];
+const unique = (values: string[]) => [...new Set(values)];
+
+type ClientLists = Pick<ClientSpec, 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences'>;
+
+/** Each list once per entry, in the order first sent: what is stored once the lists as sent passed validation. */
+const deduplicated = (lists: ClientLists): ClientLists => ({
+  redirectUris: unique(lists.redirectUris),
+  postLogoutRedirectUris: unique(lists.postLogoutRedirectUris),
+  scopes: unique(lists.scopes),
+  audiences: unique(lists.audiences),
+});
 
 /**
- * Validates inside the transaction that writes, holding the application and the client's resources (see
+ * Validates the lists as sent, before de-duplication, so each problem's path names the entry at the index the caller
+ * sent it. Runs inside the transaction that writes, holding the application and the client's resources (see
  * store.lockApplication and store.lockResourcesByAudience), so no concurrent change to them slips past the checks.
  */
-async function assertValid(tx: Executor, client: Omit<store.Client, 'createdAt' | 'updatedAt'>) {
-  const application = await store.lockApplication(tx, client.applicationId, 'share');
+async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec) {
+  const application = await store.lockApplication(tx, applicationId, 'share');
   if (!application)
     throw new InvalidRequest('body.application_id is not a registered application', {
       fields: [{ path: 'body.application_id', problem: 'is not a registered application' }],
     });
-  const resources = await store.lockResourcesByAudience(tx, client.audiences);
-  const problems = clientProblems(client, application.environment, resources);
+  const resources = await store.lockResourcesByAudience(tx, unique(spec.audiences));
+  const problems = clientProblems(spec, application.environment, resources);
   const first = problems[0];
   if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });
 }
 
 export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {
   const secret = isConfidential(input.kind) ? newClientSecret() : null;
+  const sent: ClientSpec = {
+    kind: input.kind,
+    redirectUris: input.redirect_uris ?? [],
+    postLogoutRedirectUris: input.post_logout_redirect_uris ?? [],
+    scopes: input.scopes,
+    audiences: input.audiences ?? [],
+  };
   const client = {
     id: newClientId(),
     applicationId: input.application_id,
     name: input.name,
     kind: input.kind,
     secretHmac: secret ? clientSecretHmac(deps.clientSecretKey, secret) : null,
-    redirectUris: unique(input.redirect_uris),
-    postLogoutRedirectUris: unique(input.post_logout_redirect_uris),
-    scopes: unique(input.scopes),
-    audiences: unique(input.audiences),
+    ...deduplicated(sent),
     firstParty: input.first_party ?? false,
     createdAt: deps.clock(),
   };
@@ -72,7 +89,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     deps,
     actor,
     async (tx) => {
-      await assertValid(tx, client);
+      await assertValid(tx, client.applicationId, sent);
       return store.insertClient(tx, client);
     },
     (c) => ({ event: 'client.created', subject: c.id, details: { kind: c.kind, application: c.applicationId } }),
@@ -91,36 +108,58 @@ export async function getClient(deps: AdminDeps, id: string) {
   return presentClient(await requireClient(deps, id));
 }
 
-export async function listClients(deps: AdminDeps) {
-  return { clients: (await store.listClients(deps.sql)).map(presentClient) };
+/** One page, newest first (see paging.ts). */
+export async function listClients(deps: AdminDeps, query: PageQuery) {
+  const { limit, after } = pageRequest(query);
+  const page = pageOf(await store.listClients(deps.sql, limit + 1, after), limit, byCreation);
+  return { clients: page.items.map(presentClient), next_cursor: page.nextCursor };
 }
 
+const CLIENT_FIELDS = {
+  name: 'name',
+  redirectUris: 'redirect_uris',
+  postLogoutRedirectUris: 'post_logout_redirect_uris',
+  scopes: 'scopes',
+  audiences: 'audiences',
+  firstParty: 'first_party',
+} as const;
+
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
-  const updated = await changeAudited(
+  const outcome = await changeAudited(
     deps,
     actor,
     async (tx) => {
       // Read under the row lock: a concurrent update waits, then applies its fields on top of this one's.
       const current = await store.lockClient(tx, id);
       if (!current) return null;
+      // Lists not sent keep their stored entries (and those entries' indexes in any problem found).
+      const sent: ClientSpec = {
+        kind: current.kind,
+        redirectUris: changes.redirect_uris ?? current.redirectUris,
+        postLogoutRedirectUris: changes.post_logout_redirect_uris ?? current.postLogoutRedirectUris,
+        scopes: changes.scopes ?? current.scopes,
+        audiences: changes.audiences ?? current.audiences,
+      };
+      // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
+      await assertValid(tx, current.applicationId, sent);
       const next: store.Client = {
         ...current,
         name: changes.name ?? current.name,
-        redirectUris: changes.redirect_uris ? unique(changes.redirect_uris) : current.redirectUris,
-        postLogoutRedirectUris: changes.post_logout_redirect_uris
-          ? unique(changes.post_logout_redirect_uris)
-          : current.postLogoutRedirectUris,
-        scopes: changes.scopes ? unique(changes.scopes) : current.scopes,
-        audiences: changes.audiences ? unique(changes.audiences) : current.audiences,
+        ...deduplicated(sent),
         firstParty: changes.first_party ?? current.firstParty,
       };
-      await assertValid(tx, next);
-      return store.updateClient(tx, id, next, deps.clock());
+      const changed = changedFields(current, next, CLIENT_FIELDS);
+      if (changed.length === 0) return { client: current, changed };
+      const updated = await store.updateClient(tx, id, next, deps.clock());
+      return updated && { client: updated, changed };
     },
-    (c) => (c ? { event: 'client.updated', subject: id, details: { fields: Object.keys(changes).join(',') } } : null),
+    (o) =>
+      o && o.changed.length > 0
+        ? { event: 'client.updated', subject: id, details: { fields: o.changed.join(',') } }
+        : null,
   );
-  if (!updated) throw new NotFound('No such client');
-  return presentClient(updated);
+  if (!outcome) throw new NotFound('No such client');
+  return presentClient(outcome.client);
 }
 
 export async function rotateClientSecret(deps: AdminDeps, actor: Actor, id: string) {

@@ -42,6 +42,12 @@ export function pageRequest(query: PageQuery): PageRequest {
   };
 }
 
+/** The position of a row paged in creation order (applications, clients, resources). */
+export const byCreation = (row: { createdAt: Date; id: string }): Position => ({
+  createdAt: row.createdAt,
+  id: row.id,
+});
+
 /** Rows were fetched with limit + 1: the extra one only says whether another page exists. */
 export function pageOf<T>(rows: T[], limit: number, position: (row: T) => Position) {
   const items = rows.slice(0, limit);

@@ -1,7 +1,10 @@
 // Protected API resource registration; every change audited.
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { newResourceId } from '../oauth/ids.ts';
+import { hasUserCredentials } from '../oauth/redirect-uri.ts';
+import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
+import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
 import * as store from './store.ts';
 
 export interface ResourceInput {
@@ -20,7 +23,8 @@ export const presentResource = (r: store.Resource) => ({
 });
 
 /**
- * An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized. It is
+ * An audience is an absolute URI without fragment (RFC 8707 §2), compared exactly, so it must be normalized; it
+ * carries no user credentials (RFC 3986 §3.2.1), since audiences appear in every token issued for them. It is
  * never the issuer (with or without a final slash): that is the audience of every user access token, and a service
  * client provisioned for it could introspect them all and mint tokens that look like them (RFC 9068 §4).
  */
@@ -32,6 +36,7 @@ export function audienceProblem(value: string, issuer: string): string | null {
     return 'must be an absolute URI';
   }
   if (value.includes('#')) return 'must not contain a fragment';
+  if (hasUserCredentials(url)) return 'must not contain user credentials';
   if (url.href !== value) return `must be written in normalized form: ${url.href}`;
   if (value.replace(/\/$/, '') === issuer.replace(/\/$/, ''))
     return 'must not be the issuer, which is the audience of user access tokens';
@@ -70,9 +75,16 @@ export async function getResource(deps: AdminDeps, id: string) {
   return presentResource(resource);
 }
 
-export async function listResources(deps: AdminDeps) {
-  return { resources: (await store.listResources(deps.sql)).map(presentResource) };
+/** One page, newest first (see paging.ts). */
+export async function listResources(deps: AdminDeps, query: PageQuery) {
+  const { limit, after } = pageRequest(query);
+  const page = pageOf(await store.listResources(deps.sql, limit + 1, after), limit, byCreation);
+  return { resources: page.items.map(presentResource), next_cursor: page.nextCursor };
 }
+
+const RESOURCE_FIELDS = { name: 'name', scopes: 'scopes' } as const;
+
+type ResourceUpdate = { resource: store.Resource; changed: string[] } | 'missing' | store.HeldScope;
 
 export async function updateResource(
   deps: AdminDeps,
@@ -80,23 +92,34 @@ export async function updateResource(
   id: string,
   changes: { name?: string; scopes?: string[] },
 ) {
-  const resource = await changeAudited(
+  const outcome = await changeAudited(
     deps,
     actor,
-    async (tx) =>
-      (await store.lockResource(tx, id)) ? store.updateResource(tx, id, changes, deps.clock()) : ('missing' as const),
-    (r) =>
-      r !== 'missing' && !('clientId' in r)
-        ? { event: 'resource.updated', subject: id, details: { fields: Object.keys(changes).join(',') } }
+    async (tx): Promise<ResourceUpdate> => {
+      const current = await store.lockResource(tx, id);
+      if (!current) return 'missing';
+      const next = {
+        ...current,
+        name: changes.name ?? current.name,
+        scopes: changes.scopes ? [...new Set(changes.scopes)] : current.scopes,
+      };
+      const changed = changedFields(current, next, RESOURCE_FIELDS);
+      if (changed.length === 0) return { resource: current, changed };
+      const updated = await store.updateResource(tx, id, { name: next.name, scopes: next.scopes }, deps.clock());
+      return updated === 'missing' || 'clientId' in updated ? updated : { resource: updated, changed };
+    },
+    (o) =>
+      typeof o === 'object' && 'changed' in o && o.changed.length > 0
+        ? { event: 'resource.updated', subject: id, details: { fields: o.changed.join(',') } }
         : null,
   );
-  if (resource === 'missing') throw new NotFound('No such resource');
-  if ('clientId' in resource)
+  if (outcome === 'missing') throw new NotFound('No such resource');
+  if ('clientId' in outcome)
     throw new GatehouseError(
       'resource_scope_in_use',
-      `Client ${resource.clientId} still holds scope ${resource.scope} of this resource; update the client first.`,
+      `Client ${outcome.clientId} still holds scope ${outcome.scope} of this resource; update the client first.`,
     );
-  return presentResource(resource);
+  return presentResource(outcome.resource);
 }
 
 export async function deleteResource(deps: AdminDeps, actor: Actor, id: string) {

@@ -36,11 +36,12 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   };
   const byId = { params: schemas.IdParams };
   const remove = { params: schemas.IdParams, body: schemas.EmptyBody };
+  const list = { schema: { querystring: schemas.ListPage } };
 
   app.post('/admin/applications', { schema: { body: schemas.ApplicationCreate } }, async (request, reply) =>
     reply.code(201).send(await applications.createApplication(deps, actor(request), request.body as never)),
   );
-  app.get('/admin/applications', async () => applications.listApplications(deps));
+  app.get('/admin/applications', list, async (request) => applications.listApplications(deps, request.query as never));
   app.get<Id>('/admin/applications/:id', { schema: byId }, async (request) =>
     applications.getApplication(deps, request.params.id),
   );
@@ -55,7 +56,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.post('/admin/clients', { schema: { body: schemas.ClientCreate } }, async (request, reply) =>
     reply.code(201).send(await clients.createClient(deps, actor(request), request.body as never)),
   );
-  app.get('/admin/clients', async () => clients.listClients(deps));
+  app.get('/admin/clients', list, async (request) => clients.listClients(deps, request.query as never));
   app.get<Id>('/admin/clients/:id', { schema: byId }, async (request) => clients.getClient(deps, request.params.id));
   app.patch<Id>('/admin/clients/:id', { schema: { ...byId, body: schemas.ClientUpdate } }, async (request) =>
     clients.updateClient(deps, actor(request), request.params.id, request.body as never),
@@ -71,7 +72,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.post('/admin/resources', { schema: { body: schemas.ResourceCreate } }, async (request, reply) =>
     reply.code(201).send(await resources.createResource(deps, actor(request), request.body as never)),
   );
-  app.get('/admin/resources', async () => resources.listResources(deps));
+  app.get('/admin/resources', list, async (request) => resources.listResources(deps, request.query as never));
   app.get<Id>('/admin/resources/:id', { schema: byId }, async (request) =>
     resources.getResource(deps, request.params.id),
   );
@@ -110,7 +111,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.get('/admin/organizations', async () => members.listOrganizations(deps));
   app.get<Id>(
     '/admin/organizations/:id/members',
-    { schema: { params: schemas.OrganizationParams, querystring: schemas.MemberList } },
+    { schema: { params: schemas.OrganizationParams, querystring: schemas.ListPage } },
     async (request) => members.listMembers(deps, request.params.id, request.query as never),
   );
   app.put<Member & { Body: { roles: string[] } }>(

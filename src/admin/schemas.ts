@@ -79,7 +79,8 @@ export const IdentitySearch = Type.Object(
   { q: Type.Optional(Type.String({ maxLength: 320 })), ...Page },
   { additionalProperties: false },
 );
-export const MemberList = Type.Object(Page, { additionalProperties: false });
+/** Members, applications, clients and resources: a page, nothing else. */
+export const ListPage = Type.Object(Page, { additionalProperties: false });
 
 export const AssuranceChange = Type.Object({ ial: Type.Enum(['ial1', 'ial2']) }, { additionalProperties: false });
 

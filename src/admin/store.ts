@@ -1,6 +1,7 @@
 // The only SQL for oauth_applications, oauth_clients and oauth_resources: what the admin API registers and the
 // OAuth engine reads. Uniqueness is the database's job (unique constraints), so two racing creates cannot both win.
 import type { Executor, Transaction } from '../db/pool.ts';
+import type { Position } from '../identity/directory-store.ts';
 import type { ClientId } from '../oauth/ids.ts';
 
 export type Environment = 'development' | 'staging' | 'production';
@@ -73,6 +74,24 @@ const toResource = (r: Record<string, unknown>): Resource => ({
   updatedAt: r.updated_at as Date,
 });
 
+/**
+ * A page of one of our tables, newest first (as identities and the audit log list, so a record just made leads the
+ * first page), at most `limit` rows after `after`. Ordered and compared at millisecond precision, ties broken by id,
+ * because a position carries a JavaScript Date (as identity/directory-store.ts pages).
+ */
+async function pageRows(
+  sql: Executor,
+  table: 'oauth_applications' | 'oauth_clients' | 'oauth_resources',
+  limit: number,
+  after: Position | null,
+) {
+  return sql`
+    select * from ${sql(table)}
+    where ${after === null} or (date_trunc('milliseconds', created_at), id) < (${after?.createdAt ?? null}::timestamptz, ${after?.id ?? null}::text)
+    order by date_trunc('milliseconds', created_at) desc, id desc
+    limit ${limit}`;
+}
+
 /** Postgres unique_violation: the caller maps it to its 409 code. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
@@ -102,8 +121,8 @@ export async function lockApplication(tx: Executor, id: string, mode: 'update' |
   return row ? toApplication(row) : null;
 }
 
-export async function listApplications(sql: Executor): Promise<Application[]> {
-  return (await sql`select * from oauth_applications order by created_at, id`).map(toApplication);
+export async function listApplications(sql: Executor, limit: number, after: Position | null): Promise<Application[]> {
+  return (await pageRows(sql, 'oauth_applications', limit, after)).map(toApplication);
 }
 
 export async function updateApplication(
@@ -161,8 +180,8 @@ export async function lockClient(tx: Executor, id: string): Promise<Client | nul
   return row ? toClient(row) : null;
 }
 
-export async function listClients(sql: Executor): Promise<Client[]> {
-  return (await sql`select * from oauth_clients order by created_at, id`).map(toClient);
+export async function listClients(sql: Executor, limit: number, after: Position | null): Promise<Client[]> {
+  return (await pageRows(sql, 'oauth_clients', limit, after)).map(toClient);
 }
 
 export async function listApplicationClients(sql: Executor, applicationId: string): Promise<Client[]> {
@@ -227,15 +246,16 @@ export async function lockResourcesByAudience(tx: Executor, audiences: string[])
 const RESOURCE_CHANGES_LOCK = 0x7265_736f; // "reso"
 
 /**
- * Locks a resource for an update or delete in this transaction; false when there is none. A client write that
- * share-locked it commits first, and the in-use check that follows is a new statement, so under READ COMMITTED it
- * sees that client; a client write that comes later waits, then validates against the changed resource. Resource
+ * Locks a resource for an update or delete in this transaction and reads it; null when there is none. A client
+ * write that share-locked it commits first, and the in-use check that follows is a new statement, so under READ
+ * COMMITTED it sees that client; a client write that comes later waits, then validates against the changed resource. Resource
  * changes also take one transaction-level advisory lock, so two of them never pass each other: the in-use check
  * lets a resource drop a scope another resource of the client defines, which must not be dropped meanwhile.
  */
-export async function lockResource(tx: Executor, id: string): Promise<boolean> {
+export async function lockResource(tx: Executor, id: string): Promise<Resource | null> {
   await tx`select pg_advisory_xact_lock(${RESOURCE_CHANGES_LOCK})`;
-  return (await tx`select 1 from oauth_resources where id = ${id} for update`).length > 0;
+  const [row] = await tx`select * from oauth_resources where id = ${id} for update`;
+  return row ? toResource(row) : null;
 }
 
 /** Resources that define any of `scopes` (scopes are not namespaced, so several may). */
@@ -244,8 +264,8 @@ export async function findResourcesByScopes(sql: Executor, scopes: string[]): Pr
   return (await sql`select * from oauth_resources where scopes && ${scopes}::text[] order by name, id`).map(toResource);
 }
 
-export async function listResources(sql: Executor): Promise<Resource[]> {
-  return (await sql`select * from oauth_resources order by created_at, id`).map(toResource);
+export async function listResources(sql: Executor, limit: number, after: Position | null): Promise<Resource[]> {
+  return (await pageRows(sql, 'oauth_resources', limit, after)).map(toResource);
 }
 
 /** A scope an update would take from a resource while a client provisioned for it still holds it. */

@@ -27,6 +27,12 @@ describe('redirect URI registration', () => {
     assert.equal(redirectUriProblem('https://app.test/cb', web), null);
     assert.equal(redirectUriProblem('/cb', web), 'must be an absolute URI');
     assert.equal(redirectUriProblem('https://app.test/cb#x', web), 'must not contain a fragment');
+    for (const uri of ['https://u:p@app.test/cb', 'https://u@app.test/cb', 'https://:p@app.test/cb'])
+      assert.equal(redirectUriProblem(uri, web), 'must not contain user credentials', uri);
+    assert.equal(
+      redirectUriProblem('com.example.app://u:p@cb/x', { native: true, development: false }),
+      'must not contain user credentials',
+    );
     assert.match(redirectUriProblem('http://app.test/cb', web) ?? '', /^must use https/);
     assert.match(redirectUriProblem('http://localhost:3000/cb', web) ?? '', /^must use https/);
     assert.equal(redirectUriProblem('http://localhost:3000/cb', { native: false, development: true }), null);

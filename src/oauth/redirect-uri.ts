@@ -33,7 +33,14 @@ export interface RedirectRegistrationContext {
 }
 
 /**
- * Why a URI may not be registered, or null when it may: absolute, no fragment (RFC 6749 §3.1.2), https; http only
+ * `user:password@` in a URI (RFC 3986 §3.2.1: deprecated, a password in a URI is plain text wherever the URI goes).
+ * A registered URI is echoed in redirects, browser history, logs and a page's CSP, so it must hold no credentials.
+ */
+export const hasUserCredentials = (url: URL) => url.username !== '' || url.password !== '';
+
+/**
+ * Why a URI may not be registered, or null when it may: absolute, no fragment (RFC 6749 §3.1.2), no user
+ * credentials (RFC 3986 §3.2.1), https; http only
  * for a native client's loopback (RFC 8252 §7.3) or localhost in a `development` application; a native client may
  * also use a private-use scheme in reverse-domain form (RFC 8252 §7.1).
  */
@@ -41,6 +48,7 @@ export function redirectUriProblem(value: string, context: RedirectRegistrationC
   const url = parse(value);
   if (!url || value.length > 2000) return 'must be an absolute URI';
   if (value.includes('#')) return 'must not contain a fragment';
+  if (hasUserCredentials(url)) return 'must not contain user credentials';
   if (url.href !== value) return `must be written in normalized form: ${url.href}`;
   if (url.protocol === 'https:') return url.hostname === '' ? 'must name a host' : null;
   if (url.protocol === 'http:') {

@@ -92,3 +92,18 @@ export function adminFixtures(call: AdminCall) {
     },
   };
 }
+
+/**
+ * Every application, client and resource row and the number of audit records (chained or pending), to show that a
+ * refused or empty request changed nothing.
+ */
+export async function registrySnapshot(t: Pick<TestApp, 'sql'>) {
+  const [audit] = await t.sql<{ n: number }[]>`
+    select (select count(*) from audit_events)::int + (select count(*) from audit_pending)::int as n`;
+  return {
+    applications: [...(await t.sql`select * from oauth_applications order by id`)],
+    clients: [...(await t.sql`select * from oauth_clients order by id`)],
+    resources: [...(await t.sql`select * from oauth_resources order by id`)],
+    auditRecords: audit?.n,
+  };
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { adminCaller, adminFixtures, assertAdminEnvelope } from '../helpers/admin-api.ts';
+import { adminCaller, adminFixtures, assertAdminEnvelope, registrySnapshot } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 
@@ -222,6 +222,99 @@ describe('PATCH /admin/applications/{id} environment', async () => {
     assert.equal(
       r.json.error_description,
       'body.redirect_uris.0 must use https (http only for loopback on native clients or localhost in development applications)',
+    );
+  });
+});
+
+describe('PATCH of an application, client or resource that changes nothing', async () => {
+  const t = await startTestApp();
+  const admin = await makeAdmin(t);
+  const call = adminCaller(t, admin.cookie);
+  const { resource, serviceClient, audienceOf } = adminFixtures(call);
+
+  const app = await call('POST', '/admin/applications', { identifier: 'crm', name: 'CRM', environment: 'staging' });
+  const cb = 'https://crm.example.test/cb';
+  const web = await call('POST', '/admin/clients', {
+    application_id: app.json.id,
+    name: 'CRM web',
+    kind: 'web',
+    redirect_uris: [cb],
+    post_logout_redirect_uris: ['https://crm.example.test/bye'],
+    scopes: ['openid', 'email'],
+  });
+  const api = await resource('crm-api', ['crm:read', 'crm:write']);
+  const worker = await serviceClient('crm-worker', ['crm-api'], ['crm:read']);
+  const { client_secret: _w, ...webShown } = web.json;
+  const { client_secret: _s, ...workerShown } = worker.json;
+
+  const cases: [string, string, Record<string, unknown>, Record<string, unknown>][] = [
+    ['an empty application PATCH', `/admin/applications/${app.json.id}`, {}, app.json],
+    [
+      'an application PATCH with its current values',
+      `/admin/applications/${app.json.id}`,
+      { identifier: 'crm', name: 'CRM', environment: 'staging' },
+      app.json,
+    ],
+    ['an empty client PATCH', `/admin/clients/${web.json.client_id}`, {}, webShown],
+    [
+      'a client PATCH with its current values, a list entry repeated',
+      `/admin/clients/${web.json.client_id}`,
+      {
+        name: 'CRM web',
+        redirect_uris: [cb, cb],
+        post_logout_redirect_uris: ['https://crm.example.test/bye'],
+        scopes: ['openid', 'email'],
+        first_party: false,
+      },
+      webShown,
+    ],
+    [
+      'a service client PATCH with its current audiences and scopes',
+      `/admin/clients/${worker.json.client_id}`,
+      { audiences: [audienceOf('crm-api')], scopes: ['crm:read'] },
+      workerShown,
+    ],
+    ['an empty resource PATCH', `/admin/resources/${api.json.id}`, {}, api.json],
+    [
+      'a resource PATCH with its current values, a scope repeated',
+      `/admin/resources/${api.json.id}`,
+      { name: 'crm-api', scopes: ['crm:read', 'crm:write', 'crm:read'] },
+      api.json,
+    ],
+  ];
+  for (const [name, url, body, current] of cases)
+    test(`${name} answers 200 with the current record, writes no audit record and keeps updated_at`, async () => {
+      t.clock.advance(60); // a write now would move updated_at
+      const before = await registrySnapshot(t);
+      const r = await call('PATCH', url, body);
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      assert.deepEqual(r.json, current);
+      assert.deepEqual(await registrySnapshot(t), before, 'no row and no audit record changed');
+    });
+
+  test('a PATCH that changes some of what it sends records only the fields that changed', async () => {
+    t.clock.advance(60);
+    const url = `/admin/applications/${app.json.id}`;
+    const r = await call('PATCH', url, { identifier: 'crm', name: 'CRM 2', environment: 'staging' });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.name, 'CRM 2');
+    assert.notEqual(r.json.updated_at, app.json.updated_at);
+    const client = await call('PATCH', `/admin/clients/${web.json.client_id}`, { name: 'CRM web', scopes: ['openid'] });
+    assert.equal(client.status, 200);
+    const res = await call('PATCH', `/admin/resources/${api.json.id}`, {
+      name: 'CRM API',
+      scopes: ['crm:read', 'crm:write'],
+    });
+    assert.equal(res.status, 200);
+    const updates = await t.sql`
+      select subject, details from audit_events where event like '%.updated' order by id`;
+    assert.deepEqual(
+      updates.map((u) => [u.subject, u.details]),
+      [
+        [app.json.id, { fields: 'name' }],
+        [web.json.client_id, { fields: 'scopes' }],
+        [api.json.id, { fields: 'name' }],
+      ],
     );
   });
 });

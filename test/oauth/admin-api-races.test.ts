@@ -42,7 +42,7 @@ describe('administration API: client and resource changes racing', async () => {
     // A resource update in flight drops race:c; a client update asking for race:c meanwhile waits, then is refused.
     let takeC: ReturnType<typeof call> | undefined;
     await t.sql.begin(async (tx) => {
-      assert.equal(await store.lockResource(tx, resource.json.id as string), true);
+      assert.equal((await store.lockResource(tx, resource.json.id as string))?.id, resource.json.id);
       await store.updateResource(tx, resource.json.id as string, { scopes: ['race:a', 'race:b'] }, new Date());
       takeC = call('PATCH', clientUrl, { scopes: ['race:a', 'race:b', 'race:c'] });
       await untilBlocked(t.sql, takeC);
@@ -62,7 +62,7 @@ describe('administration API: client and resource changes racing', async () => {
     assert.equal(both.status, 200);
     let dropTwin: ReturnType<typeof call> | undefined;
     await t.sql.begin(async (tx) => {
-      assert.equal(await store.lockResource(tx, resource.json.id as string), true);
+      assert.equal((await store.lockResource(tx, resource.json.id as string))?.id, resource.json.id);
       const dropped = await store.updateResource(tx, resource.json.id as string, { scopes: ['race:a'] }, new Date());
       assert.deepEqual((dropped as store.Resource).scopes, ['race:a']);
       dropTwin = call('PATCH', `/admin/resources/${twin.json.id}`, { scopes: ['race:twin'] });

@@ -8,6 +8,13 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
+/** On a 401 sends the browser to sign-in and back to this page, and says so. */
+export function sentToSignIn(caught: unknown): boolean {
+  if (!(caught instanceof ApiError && caught.status === 401)) return false;
+  location.assign(`/signin?return_to=${encodeURIComponent(location.pathname + location.search)}`);
+  return true;
+}
+
 /** GETs `path` on mount and on reload(); a 401 sends the browser to sign-in and back here. */
 export function useApi<T>(path: string): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
@@ -25,11 +32,7 @@ export function useApi<T>(path: string): Loaded<T> {
         setError(null);
       })
       .catch((caught: unknown) => {
-        if (!live) return;
-        if (caught instanceof ApiError && caught.status === 401) {
-          location.assign(`/signin?return_to=${encodeURIComponent(location.pathname + location.search)}`);
-          return;
-        }
+        if (!live || sentToSignIn(caught)) return;
         setError(caught instanceof ApiError ? caught : null);
       })
       .finally(() => live && setLoading(false));

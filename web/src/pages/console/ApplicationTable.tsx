@@ -4,16 +4,21 @@ import type { Application } from './types.ts';
 /** The registered applications, each row with Edit and Delete buttons named for the application. */
 export function ApplicationTable({
   applications,
+  more = false,
   onEdit,
   onDelete,
 }: {
   applications: Application[];
+  /** Whether the server has more than these (the page offers "Show more"). */
+  more?: boolean;
   onEdit: (application: Application) => void;
   onDelete: (application: Application) => void;
 }) {
   return (
     <table>
-      <caption>{applications.length} application(s)</caption>
+      <caption>
+        {applications.length} application(s){more ? '; more are available' : ''}
+      </caption>
       <thead>
         <tr>
           <th scope="col">Identifier</th>

@@ -4,19 +4,21 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { StatusNotice } from '../../components/StatusNotice.tsx';
-import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { ApplicationEditForm } from './ApplicationEditForm.tsx';
 import { ApplicationTable } from './ApplicationTable.tsx';
 import { ConfirmDelete } from './ConfirmDelete.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { EnvironmentSelect } from './EnvironmentSelect.tsx';
 import { problemFor } from './field-problems.ts';
+import { ShowMore } from './ShowMore.tsx';
 import type { Application, Environment } from './types.ts';
 import { useRecordPanel } from './use-record-panel.ts';
 
 export function Applications() {
-  const list = useApi<{ applications: Application[] }>('/admin/applications');
+  const list = usePagedList<Application>('/admin/applications', 'applications');
   const changes = useRecordPanel((a: Application) => a.id, list.reload);
   const action = useAction();
   const form = useOutcomeFocus<HTMLFormElement>();
@@ -43,13 +45,15 @@ export function Applications() {
         <StatusNotice message={changes.done} />
       </div>
       <LoadState loading={list.loading} error={list.error} />
-      {list.data && (
+      {list.items && (
         <ApplicationTable
-          applications={list.data.applications}
+          applications={list.items}
+          more={list.more}
           onEdit={(a) => changes.open('edit', a)}
           onDelete={(a) => changes.open('delete', a)}
         />
       )}
+      <ShowMore list={list} noun="applications" />
       {panel?.mode === 'edit' && (
         <ApplicationEditForm
           key={panel.record.id}

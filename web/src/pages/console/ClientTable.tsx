@@ -4,12 +4,15 @@ import type { Client } from './types.ts';
 /** The registered clients, each row with its actions; buttons carry the client's name so each is unambiguous. */
 export function ClientTable({
   clients,
+  more = false,
   busy,
   onEdit,
   onDelete,
   onRotate,
 }: {
   clients: Client[];
+  /** Whether the server has more than these (the page offers "Show more"). */
+  more?: boolean;
   busy: boolean;
   onEdit: (client: Client) => void;
   onDelete: (client: Client) => void;
@@ -17,7 +20,9 @@ export function ClientTable({
 }) {
   return (
     <table>
-      <caption>{clients.length} client(s)</caption>
+      <caption>
+        {clients.length} client(s){more ? '; more are available' : ''}
+      </caption>
       <thead>
         <tr>
           <th scope="col">Name</th>

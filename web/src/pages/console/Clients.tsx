@@ -4,20 +4,23 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
 import { StatusNotice } from '../../components/StatusNotice.tsx';
-import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useAction } from '../../hooks/use-api.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { ClientEditForm } from './ClientEditForm.tsx';
 import { ClientForm } from './ClientForm.tsx';
 import { ClientTable } from './ClientTable.tsx';
 import { ConfirmDelete } from './ConfirmDelete.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { ShowMore } from './ShowMore.tsx';
 import type { Application, Client } from './types.ts';
 import { useRecordPanel } from './use-record-panel.ts';
 
 type ShownSecret = { clientId: string; value: string };
 
 export function Clients() {
-  const list = useApi<{ clients: Client[] }>('/admin/clients');
-  const applications = useApi<{ applications: Application[] }>('/admin/applications');
+  const list = usePagedList<Client>('/admin/clients', 'clients');
+  // Every application, however many pages: the new-client form's select must offer each one.
+  const applications = usePagedList<Application>('/admin/applications', 'applications', { all: true });
   const rotation = useAction();
   const changes = useRecordPanel((c: Client) => c.client_id, list.reload);
   // Held only in component state: gone on reload, as the server will never send it again.
@@ -61,15 +64,17 @@ export function Clients() {
         <ErrorNotice error={rotation.error} />
       </div>
       <LoadState loading={list.loading} error={list.error} />
-      {list.data && (
+      {list.items && (
         <ClientTable
-          clients={list.data.clients}
+          clients={list.items}
+          more={list.more}
           busy={rotation.busy}
           onEdit={(client) => changes.open('edit', client)}
           onDelete={(client) => changes.open('delete', client)}
           onRotate={(client) => void rotate(client)}
         />
       )}
+      <ShowMore list={list} noun="clients" />
       {panel?.mode === 'edit' && (
         <ClientEditForm
           key={panel.record.client_id}
@@ -89,7 +94,8 @@ export function Clients() {
           onCancel={changes.cancel}
         />
       )}
-      {applications.data && <ClientForm applications={applications.data.applications} onCreated={created} />}
+      <ErrorNotice error={applications.error} />
+      {applications.items && <ClientForm applications={applications.items} onCreated={created} />}
     </ConsoleLayout>
   );
 }

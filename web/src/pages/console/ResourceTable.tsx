@@ -4,16 +4,21 @@ import type { Resource } from './types.ts';
 /** The registered resources, each row with Edit and Delete buttons named for the resource. */
 export function ResourceTable({
   resources,
+  more = false,
   onEdit,
   onDelete,
 }: {
   resources: Resource[];
+  /** Whether the server has more than these (the page offers "Show more"). */
+  more?: boolean;
   onEdit: (resource: Resource) => void;
   onDelete: (resource: Resource) => void;
 }) {
   return (
     <table>
-      <caption>{resources.length} resource(s)</caption>
+      <caption>
+        {resources.length} resource(s){more ? '; more are available' : ''}
+      </caption>
       <thead>
         <tr>
           <th scope="col">Audience</th>

@@ -4,18 +4,20 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { StatusNotice } from '../../components/StatusNotice.tsx';
-import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { ConfirmDelete } from './ConfirmDelete.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { problemFor } from './field-problems.ts';
 import { ResourceEditForm } from './ResourceEditForm.tsx';
 import { ResourceTable } from './ResourceTable.tsx';
+import { ShowMore } from './ShowMore.tsx';
 import { type Resource, splitList } from './types.ts';
 import { useRecordPanel } from './use-record-panel.ts';
 
 export function Resources() {
-  const list = useApi<{ resources: Resource[] }>('/admin/resources');
+  const list = usePagedList<Resource>('/admin/resources', 'resources');
   const changes = useRecordPanel((r: Resource) => r.id, list.reload);
   const action = useAction();
   const form = useOutcomeFocus<HTMLFormElement>();
@@ -43,13 +45,15 @@ export function Resources() {
         <StatusNotice message={changes.done} />
       </div>
       <LoadState loading={list.loading} error={list.error} />
-      {list.data && (
+      {list.items && (
         <ResourceTable
-          resources={list.data.resources}
+          resources={list.items}
+          more={list.more}
           onEdit={(r) => changes.open('edit', r)}
           onDelete={(r) => changes.open('delete', r)}
         />
       )}
+      <ShowMore list={list} noun="resources" />
       {panel?.mode === 'edit' && (
         <ResourceEditForm
           key={panel.record.id}

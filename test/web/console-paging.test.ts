@@ -1,0 +1,103 @@
+// The console's application, client and resource lists are paged by the API (25 a page), in Chromium: each table
+// shows the newest page and "Show more" appends the next, a row edited after "Show more" stays on screen, and the
+// new-client form's application select offers every application, however many pages they take.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
+import { adminCaller } from '../helpers/admin-api.ts';
+import { newPage } from '../helpers/browser.ts';
+import { startBrowserApp } from '../helpers/browser-app.ts';
+import { signInThrough } from '../helpers/browser-sign-in.ts';
+import { makeConfig } from '../helpers/config.ts';
+
+const t = await startBrowserApp(makeConfig({ organization: { id: 'acme', name: 'Acme', owner_subject: '' } }));
+await t.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
+const owner = await makeAccount(t.sql, t.secrets, t.config, {
+  email: 'owner@acme-robotics.dev',
+  roles: ['owner'],
+  assurance: 'ial2',
+  organizationId: 'acme',
+});
+const call = adminCaller(t, await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: t.clock.now() }), t.url);
+
+const pad = (n: number) => String(n).padStart(3, '0');
+// 105 applications: more than one request of 100, so the select must follow next_cursor. One second apart, so the
+// newest-first order is the creation order reversed.
+let first = '';
+for (let n = 1; n <= 105; n++) {
+  const created = await call('POST', '/admin/applications', {
+    identifier: `app-${pad(n)}`,
+    name: `App ${pad(n)}`,
+    environment: 'production',
+  });
+  assert.equal(created.status, 201);
+  if (n === 1) first = String(created.json.id);
+  t.clock.advance(1);
+}
+for (let n = 1; n <= 30; n++) {
+  const resource = await call('POST', '/admin/resources', {
+    audience: `https://api.acme-robotics.dev/r${pad(n)}`,
+    name: `API ${pad(n)}`,
+    scopes: ['read'],
+  });
+  const client = await call('POST', '/admin/clients', {
+    application_id: first,
+    name: `Client ${pad(n)}`,
+    kind: 'browser',
+    redirect_uris: [`https://app.acme-robotics.dev/${pad(n)}/callback`],
+    scopes: ['openid'],
+  });
+  assert.deepEqual([resource.status, client.status], [201, 201]);
+  t.clock.advance(1);
+}
+
+describe('console: paged lists of applications, clients and resources (Chromium)', () => {
+  test('each list shows 25 and more on request, an edited row stays, and the client form offers every application', async () => {
+    const { page, problems, screenshot } = await newPage({ width: 1280, height: 900 });
+    await signInThrough(t, page, '/admin/console/applications', owner);
+    await page.getByRole('heading', { name: 'Applications' }).waitFor();
+    problems.splice(0); // the signed-out visit answered 401; from here on nothing may fail
+
+    const caption = page.locator('table caption');
+    await caption.getByText('25 application(s); more are available').waitFor();
+    await page.getByRole('cell', { name: 'app-105', exact: true }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: 'app-080', exact: true }).count(), 0, 'the 26th is not shown');
+    await page.getByRole('button', { name: 'Show more applications' }).click();
+    await caption.getByText('50 application(s); more are available').waitFor();
+    await page.getByRole('cell', { name: 'app-056', exact: true }).waitFor();
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Clients' }).click();
+    await page.getByRole('heading', { name: 'OAuth clients' }).waitFor();
+    await caption.getByText('25 client(s); more are available').waitFor();
+    const select = page.getByLabel('Application');
+    await select.locator('option').nth(104).waitFor({ state: 'attached' });
+    assert.equal(await select.locator('option').count(), 105, 'every application, from both requests');
+    assert.equal(await select.locator('option', { hasText: '(app-001, production)' }).count(), 1);
+    await page.getByRole('button', { name: 'Show more clients' }).click();
+    await caption.getByText('30 client(s)', { exact: true }).waitFor();
+    await page.getByRole('cell', { name: 'Client 001', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show more clients' }).count(), 0, 'nothing more to show');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Resources' }).click();
+    await page.getByRole('heading', { name: 'Protected API resources' }).waitFor();
+    await caption.getByText('25 resource(s); more are available').waitFor();
+    await page.getByRole('button', { name: 'Show more resources' }).click();
+    await caption.getByText('30 resource(s)', { exact: true }).waitFor();
+    // The oldest resource came with "Show more"; after saving it the list reloads, and it is still there.
+    await page.getByRole('button', { name: 'Edit API 001' }).click();
+    await page
+      .getByRole('form', { name: 'Edit resource https://api.acme-robotics.dev/r001' })
+      .getByLabel('Scopes')
+      .fill('read write');
+    await page.getByRole('button', { name: 'Save resource' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved resource https://api.acme-robotics.dev/r001.' }).waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'r001' })
+      .getByRole('cell', { name: 'read write', exact: true })
+      .waitFor();
+    await caption.getByText('30 resource(s)', { exact: true }).waitFor();
+    await screenshot('console-paged-resources');
+    assert.deepEqual(problems, []);
+  });
+});
