@@ -2,6 +2,9 @@
 // than once makes the request invalid, so a repeated name is refused instead of silently taking one value.
 // The parser is registered only inside the plugins whose routes take forms (Fastify encapsulates content-type
 // parsers), so a form body anywhere else answers 415 unsupported_media_type at parsing, like any non-JSON body.
+// No OAuth parameter's syntax allows a control character (RFC 6749 Appendix A: VSCHAR and NQCHAR are %x20-7E and
+// beyond), and PostgreSQL refuses a NUL in text, so one is refused here, by name, for every form and for the
+// logout endpoint's query alike.
 import type { FastifyInstance } from 'fastify';
 import { echoInput, InvalidRequest } from './errors.ts';
 
@@ -15,11 +18,15 @@ export function addFormBodyParser(app: FastifyInstance): void {
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for.
+export const CONTROL = /[\x00-\x1f\x7f]/;
+
 export function parseFormBody(body: string): Record<string, string> {
   const result: Record<string, string> = Object.create(null);
   for (const [name, value] of new URLSearchParams(body)) {
     if (Object.hasOwn(result, name))
       throw new InvalidRequest(`Parameter ${echoInput(name)} is included more than once`);
+    if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
     result[name] = value;
   }
   return { ...result };

@@ -3,9 +3,9 @@
 // (RFC 6749 §4.1.2.1); after that, errors go back to the client's redirect URI.
 import type { Client } from '../admin/store.ts';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { CONTROL } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
-import { CONTROL } from './form.ts';
 import { isCodeChallenge } from './pkce.ts';
 import { matchesRedirectUri } from './redirect-uri.ts';
 import { parseScope } from './scopes.ts';

@@ -5,7 +5,7 @@ import { assertSameOriginForm } from '../http/csrf.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } from './authorize.ts';
-import { formParams, rawQuery } from './form.ts';
+import { formParams, forwardedQuery, rawQuery } from './form.ts';
 import { consentPage, errorPage, sendPage } from './pages.ts';
 
 // The consent form carries the authorization request's query as URLSearchParams writes it. The request line that
@@ -46,14 +46,17 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
   // OIDC Core §3.1.2.1: the endpoint takes POST as well as GET. A relying party's form POST goes on to the GET with
   // the same parameters (303): the browser's top-level GET carries the SameSite=Lax session cookie that a cross-site
   // POST lacks, and the GET's rules decide the rest. A body the form parser refuses (a repeated or over-long
-  // parameter) gets the GET's error page; the request cannot be trusted enough to redirect.
+  // parameter, a control character, more than a URL can carry) gets the GET's error page; the request cannot be
+  // trusted enough to redirect.
   const formError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     if (!(error instanceof GatehouseError) || error.code !== 'invalid_request') throw error;
     return send(deps, request, reply, { kind: 'error-page', error }, 303);
   };
   app.post('/oauth/authorize', { errorHandler: formError }, async (request, reply) => {
-    const params = new URLSearchParams(formParams(request) as Record<string, string>);
-    return reply.code(303).header('location', `/oauth/authorize?${params}`).send();
+    return reply
+      .code(303)
+      .header('location', `/oauth/authorize?${forwardedQuery(formParams(request))}`)
+      .send();
   });
 
   app.post('/oauth/authorize/consent', async (request, reply) => {

@@ -12,10 +12,10 @@ import { bearerToken } from './bearer.ts';
 import { authenticateClient, type ClientAuthDeps, rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
 import { InvalidClient } from './errors.ts';
-import { formParams, rawQuery } from './form.ts';
+import { formParams, forwardedQuery, rawQuery } from './form.ts';
 import { introspect } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
-import { type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
+import { LOGOUT_PARAMETERS, type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
 import { errorPage, logoutConfirmPage, sendPage, signedOutPage } from './pages.ts';
 import { revokeToken } from './revocation.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
@@ -101,7 +101,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     if (!isSameOrigin(request, deps.sessions.issuerOrigin))
       return reply
         .code(303)
-        .header('location', `/oauth/logout?${new URLSearchParams(params as Record<string, string>)}`)
+        .header('location', `/oauth/logout?${forwardedQuery(params, LOGOUT_PARAMETERS)}`)
         .send();
     return logout(request, reply, params, true);
   });

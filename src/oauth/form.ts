@@ -1,18 +1,16 @@
-// The parsed form body of an OAuth endpoint. The shared parser already refused repeated parameters (RFC 6749 §3.1);
-// here a body of another type, or none, is refused with the envelope.
+// The parsed form body of an OAuth endpoint. The shared parser already refused repeated parameters (RFC 6749 §3.1)
+// and control characters; here a body of another type, or none, is refused with the envelope.
 import type { FastifyRequest } from 'fastify';
 import { echoInput, GatehouseError } from '../http/errors.ts';
 
 // Large enough for an ID token hint; bounded all the same.
 const MAX_VALUE = 8192;
-/** No OAuth parameter's syntax allows one (RFC 6749 Appendix A: VSCHAR and NQCHAR are %x20-7E and beyond), and
- * PostgreSQL refuses a NUL in text: refused here, the answer names the parameter instead of a database error. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for.
-export const CONTROL = /[\x00-\x1f\x7f]/;
+/** The longest query a POST is passed on with to its GET: Node refuses a request head over 16 KB. */
+const MAX_FORWARDED = 12_000;
 
 /**
  * The form's parameters, each at most MAX_VALUE characters unless `longer` allows a parameter more. Refused with the
- * envelope: another body type, an over-long value, a control character.
+ * envelope: another body type, an over-long value.
  */
 export function formParams(
   request: FastifyRequest,
@@ -22,13 +20,24 @@ export function formParams(
   if (type !== 'application/x-www-form-urlencoded')
     throw new GatehouseError('unsupported_media_type', 'Send the parameters as application/x-www-form-urlencoded');
   const body = (request.body ?? {}) as Record<string, string>;
-  for (const [name, value] of Object.entries(body)) {
-    if (value.length > (longer[name] ?? MAX_VALUE))
+  // Own keys only: a parameter named "constructor" must not find Object.prototype's.
+  for (const [name, value] of Object.entries(body))
+    if (value.length > (Object.hasOwn(longer, name) ? (longer[name] as number) : MAX_VALUE))
       throw new GatehouseError('invalid_request', `Parameter ${echoInput(name)} is too long`);
-    if (CONTROL.test(value))
-      throw new GatehouseError('invalid_request', `Parameter ${echoInput(name)} contains a control character`);
-  }
   return body;
+}
+
+/**
+ * The query that passes a form POST on to the GET of the same endpoint: only `names` when given. Refused when it
+ * would make a URL the GET could not take.
+ */
+export function forwardedQuery(params: Record<string, string | undefined>, names?: readonly string[]): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && (!names || names.includes(name))) query.append(name, value);
+  const text = query.toString();
+  if (text.length > MAX_FORWARDED) throw new GatehouseError('invalid_request', 'The request is too long');
+  return text;
 }
 
 /** The raw query string of a request URL: everything after the first `?`, which may itself hold more (RFC 3986 §3.4). */

@@ -11,6 +11,9 @@ import type { ClientDirectory } from './client-directory.ts';
 import { isCompactJws, verifyRs256 } from './jws.ts';
 import type { Keyring } from './keyring.ts';
 
+/** What RP-Initiated Logout 1.0 §2 parameters the endpoint reads; a cross-site POST passes on only these. */
+export const LOGOUT_PARAMETERS = ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] as const;
+
 export interface LogoutParams {
   id_token_hint?: string | undefined;
   post_logout_redirect_uri?: string | undefined;
@@ -84,7 +87,8 @@ export async function planLogout(
   let location: string | null = null;
   if (params.post_logout_redirect_uri) {
     const client = clientId ? await deps.clients.findClient(clientId) : null;
-    if (client?.postLogoutRedirectUris.includes(params.post_logout_redirect_uri)) {
+    // A service client has no browser to send back; URIs it kept from before that rule are not honoured.
+    if (client?.kind !== 'service' && client?.postLogoutRedirectUris.includes(params.post_logout_redirect_uri)) {
       const url = new URL(params.post_logout_redirect_uri);
       if (params.state) url.searchParams.append('state', params.state);
       location = url.href;

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { rotateSigningKey } from '../../src/cli/keys.ts';
 import { KEY_RELOAD_SECONDS } from '../../src/oauth/keyring.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, userTokens } from '../helpers/oauth-flow.ts';
 
 describe('GET and POST /oauth/logout', async () => {
@@ -76,13 +76,32 @@ describe('GET and POST /oauth/logout', async () => {
     assert.equal(literal.headers.location, `${bye}?state=a%3Fx%3D1`);
   });
 
-  test('a client_id with a NUL names no client: the error page, not a database error', async () => {
+  test('a client_id with a NUL gets the error page naming it, not a database error', async () => {
     const { cookie, session } = await makeSession(t, sub);
     const r = await logout({ client_id: 'cli_\u0000', post_logout_redirect_uri: bye }, cookie);
     assert.equal(r.statusCode, 400);
     assert.match(r.headers['content-type'] as string, /^text\/html/);
-    assert.match(r.body, /post_logout_redirect_uri is not registered for this client/);
+    assert.match(r.body, /Parameter client_id contains a control character/);
     assert.equal(await revokedAt(session.id), null);
+  });
+
+  test('a control character in the query gets the error page, signing nobody out', async () => {
+    const { cookie, session } = await makeSession(t, sub);
+    const r = await logout({ client_id: client.id, post_logout_redirect_uri: bye, state: 'a\u0001' }, cookie);
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers.location, undefined);
+    assert.match(r.body, /Parameter state contains a control character/);
+    assert.equal(await revokedAt(session.id), null);
+  });
+
+  test('a post-logout URI a service client kept from before the rule is not honoured', async () => {
+    const { client: service } = await makeServiceClient(t.sql, t.secrets.clientSecret);
+    await t.sql`update oauth_clients set post_logout_redirect_uris = ${[bye]} where id = ${service.id}`;
+    const { cookie } = await makeSession(t, sub);
+    const r = await logout({ client_id: service.id, post_logout_redirect_uri: bye }, cookie);
+    assert.equal(r.statusCode, 400);
+    assert.equal(r.headers.location, undefined);
+    assert.match(r.body, /post_logout_redirect_uri is not registered for this client/);
   });
 
   test('refuses an unregistered post_logout_redirect_uri with an error page', async () => {
@@ -129,7 +148,8 @@ describe('GET and POST /oauth/logout', async () => {
     const { cookie, session } = await makeSession(t, sub);
     const { id_token } = await tokensFor(cookie);
     const params = { id_token_hint: id_token, post_logout_redirect_uri: bye, state: 'st-post' };
-    const post = await rpPost(new URLSearchParams(params).toString());
+    // Only the logout parameters travel on into the URL, not whatever else the form held.
+    const post = await rpPost(`${new URLSearchParams(params)}&session_note=private`);
     assert.equal(post.statusCode, 303);
     assert.equal(post.headers.location, `/oauth/logout?${new URLSearchParams(params)}`);
     assert.equal(await revokedAt(session.id), null);
