@@ -38,6 +38,28 @@ export class InvalidTarget extends GatehouseError {
   }
 }
 
+/**
+ * RFC 6750 §3.1: a request without Bearer credentials gets a bare challenge, with no error code in it. The envelope
+ * still has to name an error, and `invalid_token` is the one a client acts on (send a token).
+ */
+export class MissingBearerToken extends GatehouseError {
+  constructor() {
+    super('invalid_token', 'Send the access token as Authorization: Bearer <token>', {
+      headers: { 'www-authenticate': 'Bearer' },
+    });
+  }
+}
+
+/** RFC 6750 §3.1: Bearer credentials that are malformed are invalid_request (400). */
+export class MalformedBearerCredentials extends GatehouseError {
+  constructor() {
+    const description = 'The Authorization header must be Bearer, a space and one access token';
+    super('invalid_request', description, {
+      headers: { 'www-authenticate': `Bearer error="invalid_request", error_description="${description}"` },
+    });
+  }
+}
+
 /** RFC 6750 §3: a bearer-token failure names itself in WWW-Authenticate. */
 export class InvalidToken extends GatehouseError {
   constructor(description = 'The access token is invalid, expired or revoked') {

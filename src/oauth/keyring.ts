@@ -67,7 +67,7 @@ export class Keyring {
   #keys: LoadedKey[] = [];
   /** The sealed private key each loaded kid came from, so a reload that finds it unchanged keeps its KeyObjects. */
   #sealed = new Map<string, string | null>();
-  #initial: InitialKey | null = null;
+  #initial: Promise<InitialKey> | null = null;
   #loadedAt = Number.NEGATIVE_INFINITY;
   #lastLoadStartedAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | null = null;
@@ -202,12 +202,15 @@ export class Keyring {
     return { privateKey, publicKey: createPublicKey(privateKey) };
   }
 
-  /** The key from the secrets directory, parsed once: its file does not change while the process runs. */
-  async #initialKey(): Promise<InitialKey> {
-    if (!this.#initial) {
+  /**
+   * The key from the secrets directory, parsed once: its file does not change while the process runs. The promise is
+   * kept, so two loads that overlap on the first one share the same objects.
+   */
+  #initialKey(): Promise<InitialKey> {
+    this.#initial ??= (async () => {
       const privateKey = createPrivateKey(this.#deps.initialPem);
-      this.#initial = { ...(await describeKey(privateKey)), privateKey };
-    }
+      return { ...(await describeKey(privateKey)), privateKey };
+    })();
     return this.#initial;
   }
 

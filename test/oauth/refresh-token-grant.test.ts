@@ -134,6 +134,13 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     const [grant] = await t.sql`select g.scope from oauth_grants g join oauth_refresh_tokens r on r.grant_id = g.id
       where r.token_hash = ${tokenHash(refreshed.json.refresh_token as string)}`;
     assert.equal(grant?.scope, 'openid profile offline_access');
+    const introspected = await postForm(t, '/oauth/introspect', {
+      client_id: app.id,
+      client_secret: appSecret as string,
+      token: refreshed.json.refresh_token as string,
+    });
+    assert.equal(introspected.json.active, true);
+    assert.equal(introspected.json.scope, 'openid profile offline_access');
     const again = await refreshTokens(t, app, appSecret, refreshed.json.refresh_token as string);
     assert.equal(again.json.scope, 'openid profile offline_access');
   });
