@@ -100,4 +100,39 @@ describe('console: paged lists of applications, clients and resources (Chromium)
     await screenshot('console-paged-resources');
     assert.deepEqual(problems, []);
   });
+
+  test('a "Show more" answer that arrives after the list reloaded is dropped, not appended twice', async () => {
+    const { page, problems } = await newPage({ width: 1280, height: 900 });
+    await signInThrough(t, page, '/admin/console/applications', owner);
+    const caption = page.locator('table caption');
+    await caption.getByText('25 application(s); more are available').waitFor();
+    problems.splice(0);
+
+    // Hold the next page's answer while an edit reloads the list from the start.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      void page.route(/\/admin\/applications\?cursor=/, async (route) => {
+        resolve();
+        await new Promise<void>((go) => {
+          release = go;
+        });
+        await route.continue();
+      });
+    });
+    await page.getByRole('button', { name: 'Show more applications' }).click();
+    await held;
+    await page.getByRole('button', { name: 'Edit app-105' }).click();
+    await page.getByRole('form', { name: 'Edit application app-105' }).getByLabel('Name').fill('App 105 renamed');
+    await page.getByRole('button', { name: 'Save application' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved application app-105.' }).waitFor();
+    await page.getByRole('cell', { name: 'App 105 renamed', exact: true }).waitFor();
+
+    const answered = page.waitForResponse(/\/admin\/applications\?cursor=/);
+    release();
+    await answered;
+    await page.getByRole('button', { name: 'Show more applications' }).waitFor();
+    await caption.getByText('25 application(s); more are available').waitFor();
+    assert.equal(await page.getByRole('row').count(), 26, 'a header and the 25 rows of the reload, nothing appended');
+    assert.deepEqual(problems, []);
+  });
 });

@@ -15,6 +15,12 @@ export function sentToSignIn(caught: unknown): boolean {
   return true;
 }
 
+/** What went wrong, as the envelope a page shows: anything but an API answer (a network failure) included. */
+export const asApiError = (caught: unknown): ApiError =>
+  caught instanceof ApiError
+    ? caught
+    : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null);
+
 /** GETs `path` on mount and on reload(); a 401 sends the browser to sign-in and back here. */
 export function useApi<T>(path: string): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
@@ -54,11 +60,7 @@ export function useAction() {
     try {
       return await work();
     } catch (caught) {
-      setError(
-        caught instanceof ApiError
-          ? caught
-          : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null),
-      );
+      setError(asApiError(caught));
       return null;
     } finally {
       setBusy(false);

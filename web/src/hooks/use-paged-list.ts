@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, api } from '../api.ts';
-import { sentToSignIn, useAction } from './use-api.ts';
+import { asApiError, sentToSignIn, useAction } from './use-api.ts';
 
 export interface PagedList<T> {
   /** Every row fetched so far; null until the first load. */
@@ -36,6 +36,9 @@ export function usePagedList<T>(path: string, key: string, { all = false } = {})
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(true);
   const [generation, setGeneration] = useState(0);
+  // The generation a "Show more" answer belongs to: one that arrives after a reload started is dropped.
+  const current = useRef(0);
+  current.current = generation;
   const shown = useRef(0);
   const paging = useAction();
   const limit = all ? 100 : null;
@@ -72,7 +75,7 @@ export function usePagedList<T>(path: string, key: string, { all = false } = {})
       })
       .catch((caught: unknown) => {
         if (!live || sentToSignIn(caught)) return;
-        setError(caught as ApiError);
+        setError(asApiError(caught));
       })
       .finally(() => live && setLoading(false));
     return () => {
@@ -82,8 +85,16 @@ export function usePagedList<T>(path: string, key: string, { all = false } = {})
 
   const loadMore = async () => {
     if (!cursor || loading) return;
-    const page = await paging.run(() => fetchPage(cursor));
-    if (!page) return;
+    const started = current.current;
+    const page = await paging.run(async () => {
+      try {
+        return await fetchPage(cursor);
+      } catch (caught) {
+        if (sentToSignIn(caught)) return null;
+        throw caught;
+      }
+    });
+    if (!page || started !== current.current) return;
     setItems((rows) => {
       const grown = [...(rows ?? []), ...page.rows];
       shown.current = grown.length;
