@@ -72,5 +72,12 @@ describe('key set reloads on an unknown kid: GET /oauth/userinfo', async () => {
     await t.services.keyring.refresh();
     assert.equal(await t.services.keyring.findVerificationKey(kid), key);
     assert.equal((await userinfo(access_token)).status, 200);
+    // The rotated-in key is stored sealed: reloads that find its row unchanged keep its objects too, even when they
+    // overlap.
+    const rotated = (await t.services.keyring.jwks()).keys.at(-1)?.kid as string;
+    const sealedKey = await t.services.keyring.findVerificationKey(rotated);
+    assert.ok(sealedKey);
+    await Promise.all([t.services.keyring.refresh(), t.services.keyring.refresh()]);
+    assert.equal(await t.services.keyring.findVerificationKey(rotated), sealedKey);
   });
 });
