@@ -5,24 +5,13 @@
 // still in use). After each change focus is on its outcome, so a keyboard or screen-reader user learns it there.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
-import { adminCaller } from '../helpers/admin-api.ts';
 import { newPage } from '../helpers/browser.ts';
-import { startBrowserApp } from '../helpers/browser-app.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
-import { makeConfig } from '../helpers/config.ts';
+import { startConsoleApp } from '../helpers/console-app.ts';
 import { assertFocused } from '../helpers/focus.ts';
 
-const t = await startBrowserApp(makeConfig({ organization: { id: 'acme', name: 'Acme', owner_subject: '' } }));
-await t.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
-const owner = await makeAccount(t.sql, t.secrets, t.config, {
-  email: 'owner@acme-robotics.dev',
-  roles: ['owner'],
-  assurance: 'ial2',
-  organizationId: 'acme',
-});
-// Records are registered through the API; the browser only edits and deletes them.
-const call = adminCaller(t, await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: t.clock.now() }), t.url);
+const { t, owner, call } = await startConsoleApp();
+// Records are registered through the API (`call`); the browser only edits and deletes them.
 
 async function register(tag: string) {
   const application = await call('POST', '/admin/applications', {

@@ -3,22 +3,11 @@
 // new-client form's application select offers every application, however many pages they take.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
-import { adminCaller } from '../helpers/admin-api.ts';
 import { newPage } from '../helpers/browser.ts';
-import { startBrowserApp } from '../helpers/browser-app.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
-import { makeConfig } from '../helpers/config.ts';
+import { startConsoleApp } from '../helpers/console-app.ts';
 
-const t = await startBrowserApp(makeConfig({ organization: { id: 'acme', name: 'Acme', owner_subject: '' } }));
-await t.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
-const owner = await makeAccount(t.sql, t.secrets, t.config, {
-  email: 'owner@acme-robotics.dev',
-  roles: ['owner'],
-  assurance: 'ial2',
-  organizationId: 'acme',
-});
-const call = adminCaller(t, await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: t.clock.now() }), t.url);
+const { t, owner, call } = await startConsoleApp();
 
 const pad = (n: number) => String(n).padStart(3, '0');
 // 105 applications: more than one request of 100, so the select must follow next_cursor. One second apart, so the

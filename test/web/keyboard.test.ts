@@ -2,20 +2,12 @@
 // link, which must be the first stop and must move focus to the main content.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { makeAccount, totpCode } from '../helpers/accounts.ts';
+import { totpCode } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
-import { startBrowserApp } from '../helpers/browser-app.ts';
-import { makeConfig } from '../helpers/config.ts';
+import { startConsoleApp } from '../helpers/console-app.ts';
 import { assertFocused, focusedElement } from '../helpers/focus.ts';
 
-const t = await startBrowserApp(makeConfig({ organization: { id: 'acme', name: 'Acme', owner_subject: '' } }));
-await t.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
-const owner = await makeAccount(t.sql, t.secrets, t.config, {
-  email: 'owner@acme-robotics.dev',
-  roles: ['owner'],
-  assurance: 'ial2',
-  organizationId: 'acme',
-});
+const { t, owner } = await startConsoleApp();
 
 describe('keyboard use of /signin and the console (Chromium)', () => {
   test('Tab moves from the email field to Continue, then through password, code and Sign in; Enter submits each step', async () => {
