@@ -219,21 +219,26 @@ describe('HTTP envelope for framework errors', async () => {
 
 describe('form body parser (fuzz)', () => {
   test('random bodies either parse to string fields or raise invalid_request', async () => {
-    const { parseFormBody } = await import('./form-body.ts');
+    const { CONTROL, parseFormBody } = await import('./form-body.ts');
     const { GatehouseError } = await import('./errors.ts');
-    const alphabet = 'ab=&%2F+_-x\u00e9\u0000';
+    const alphabet = ['a', 'b', '=', '&', '%2F', '%00', '%1F', '%7F', '+', '_', '-', 'x', '\u00e9', '\u0000', '"'];
     for (let i = 0; i < 5000; i += 1) {
       let body = '';
       for (let j = Math.floor(Math.random() * 40); j > 0; j -= 1)
         body += alphabet[Math.floor(Math.random() * alphabet.length)];
       try {
         const parsed = parseFormBody(body);
-        for (const value of Object.values(parsed)) assert.equal(typeof value, 'string');
+        for (const value of Object.values(parsed)) {
+          assert.equal(typeof value, 'string');
+          assert.doesNotMatch(value, CONTROL, `${JSON.stringify(body)}: no control character gets through`);
+        }
       } catch (error) {
         assert.ok(
           error instanceof GatehouseError && error.code === 'invalid_request',
           `${JSON.stringify(body)}: ${error}`,
         );
+        // RFC 6749 §5.2's error_description characters, whatever the body held.
+        assert.match(error.message, /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/, JSON.stringify(body));
       }
     }
   });
