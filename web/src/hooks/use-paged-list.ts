@@ -16,19 +16,21 @@ export interface PagedList<T> {
   reload: () => void;
 }
 
+/** `path` may carry its own query (the audit log's filters); the page parameters are added to it. */
 const pageUrl = (path: string, limit: number | null, cursor: string | null) => {
   const query = new URLSearchParams();
   if (limit !== null) query.set('limit', String(limit));
   if (cursor) query.set('cursor', cursor);
   const text = query.toString();
-  return text ? `${path}?${text}` : path;
+  if (!text) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}${text}`;
 };
 
 /**
  * A keyset-paged admin list (`{[key]: rows, next_cursor}`, docs/oauth.md). With `all`, follows `next_cursor` to the
  * end, for a select that must offer every record. Otherwise shows the first page and `loadMore()` appends the next;
  * `reload()` (after a change) fetches from the start again as many rows as were shown, so the row just edited stays
- * on screen. A 401 sends the browser to sign-in, as useApi does.
+ * on screen; a new `path` starts from one page. A 401 sends the browser to sign-in, as useApi does.
  */
 export function usePagedList<T>(path: string, key: string, { all = false } = {}): PagedList<T> {
   const [items, setItems] = useState<T[] | null>(null);
@@ -40,6 +42,8 @@ export function usePagedList<T>(path: string, key: string, { all = false } = {})
   const current = useRef(0);
   current.current = generation;
   const shown = useRef(0);
+  // The path `shown` counts rows of: another path (new filters) starts again from one page.
+  const shownPath = useRef(path);
   const paging = useAction();
   const limit = all ? 100 : null;
 
@@ -53,7 +57,8 @@ export function usePagedList<T>(path: string, key: string, { all = false } = {})
 
   useEffect(() => {
     let live = true;
-    const wanted = shown.current;
+    const wanted = shownPath.current === path ? shown.current : 0;
+    shownPath.current = path;
     setLoading(true);
     (async () => {
       const rows: T[] = [];
@@ -81,7 +86,7 @@ export function usePagedList<T>(path: string, key: string, { all = false } = {})
     return () => {
       live = false;
     };
-  }, [fetchPage, all, generation]);
+  }, [fetchPage, path, all, generation]);
 
   const loadMore = async () => {
     if (!cursor || loading) return;

@@ -1,12 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from '../../api.ts';
-import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { useState } from 'preact/hooks';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
-import { useAction, useApi } from '../../hooks/use-api.ts';
-import { type AuditFilters, type AuditPage, type AuditRecord, auditQuery, NO_FILTERS } from './audit-types.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
+import { type AuditFilters, type AuditRecord, auditQuery, NO_FILTERS } from './audit-types.ts';
 import { ChainPanel } from './ChainPanel.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { ShowMore } from './ShowMore.tsx';
 
 const detailText = (details: Record<string, unknown>) =>
   Object.entries(details)
@@ -35,40 +34,25 @@ function DateField({
 export function AuditLog() {
   const [form, setForm] = useState<AuditFilters>(NO_FILTERS);
   const [applied, setApplied] = useState<AuditFilters>(NO_FILTERS);
-  const first = useApi<AuditPage>(auditQuery(applied));
-  // Older pages fetched with "Load more", appended below the first one.
-  const [more, setMore] = useState<AuditRecord[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const paging = useAction();
-
-  useEffect(() => {
-    setMore([]);
-    setCursor(first.data?.next_cursor ?? null);
-  }, [first.data]);
+  // Newest first; "Show more records" appends older pages. New filters start again from one page, and applying the
+  // same ones again reloads (records keep arriving).
+  const list = usePagedList<AuditRecord>(auditQuery(applied), 'records');
 
   const set = (key: keyof AuditFilters) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
   const apply = (event: Event) => {
     event.preventDefault();
     setApplied({ ...form });
-    first.reload();
+    list.reload();
   };
   const clear = () => {
     setForm(NO_FILTERS);
     setApplied(NO_FILTERS);
-    first.reload();
+    list.reload();
   };
-  const loadMore = async () => {
-    if (!cursor) return;
-    const page = await paging.run(() => api<AuditPage>('GET', auditQuery(applied, cursor)));
-    if (page) {
-      setMore((shown) => [...shown, ...page.records]);
-      setCursor(page.next_cursor);
-    }
-  };
-  const records = first.data && !first.loading ? [...first.data.records, ...more] : null;
+  const records = list.items && !list.loading ? list.items : null;
 
   return (
-    <ConsoleLayout section="audit" title="Audit log" access={first.error}>
+    <ConsoleLayout section="audit" title="Audit log" access={list.error}>
       <form class="filters" onSubmit={apply} aria-labelledby="audit-filters">
         <h2 id="audit-filters">Filter</h2>
         <Field
@@ -102,11 +86,11 @@ export function AuditLog() {
         </button>
       </form>
 
-      <LoadState loading={first.loading} error={first.error} />
+      <LoadState loading={list.loading} error={list.error} />
       {records && (
         <table class="audit">
           <caption>
-            {records.length} record(s), newest first{cursor ? '; older records are available' : ''}
+            {records.length} record(s), newest first{list.more ? '; older records are available' : ''}
           </caption>
           <thead>
             <tr>
@@ -137,12 +121,7 @@ export function AuditLog() {
           </tbody>
         </table>
       )}
-      <ErrorNotice error={paging.error} />
-      {records && cursor && (
-        <button type="button" class="secondary" onClick={loadMore} disabled={paging.busy}>
-          {paging.busy ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      {records && <ShowMore list={list} noun="records" />}
 
       <ChainPanel />
     </ConsoleLayout>

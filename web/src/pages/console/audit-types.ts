@@ -12,11 +12,6 @@ export interface AuditRecord {
   seq: number;
 }
 
-export interface AuditPage {
-  records: AuditRecord[];
-  next_cursor: string | null;
-}
-
 export interface BrokenRecord {
   chain: string;
   seq: number;
@@ -46,8 +41,8 @@ export interface AuditFilters {
 
 export const NO_FILTERS: AuditFilters = { event: '', actor: '', subject: '', from: '', to: '' };
 
-/** The query string for the filters: dates become instants (from: start of that day; to: start of the next). */
-export function auditQuery(filters: AuditFilters, cursor?: string): string {
+/** The audit log's path for the filters: dates become instants (from: start of that day; to: start of the next). */
+export function auditQuery(filters: AuditFilters): string {
   const query = new URLSearchParams();
   for (const key of ['event', 'actor', 'subject'] as const) {
     const value = filters[key].trim();
@@ -59,7 +54,6 @@ export function auditQuery(filters: AuditFilters, cursor?: string): string {
     end.setDate(end.getDate() + 1);
     query.set('until', end.toISOString());
   }
-  if (cursor) query.set('cursor', cursor);
   const text = query.toString();
   return text ? `/admin/audit?${text}` : '/admin/audit';
 }
