@@ -26,6 +26,8 @@ describe('POST /oauth/authorize', async () => {
     // A cross-site POST carries no SameSite=Lax cookie: the answer must not depend on one.
     const r = await post(query);
     assert.equal(r.statusCode, 303);
+    // DESIGN.md: the authorization endpoint sends no CORS headers, by POST either.
+    assert.equal(r.headers['access-control-allow-origin'], undefined);
     const next = new URL(r.headers.location as string, issuer);
     assert.equal(next.pathname, '/oauth/authorize');
     assert.deepEqual([...next.searchParams], [...new URLSearchParams(query)]);

@@ -158,6 +158,9 @@ describe('GET and POST /oauth/logout', async () => {
     assert.equal(get.statusCode, 302);
     assert.equal(get.headers.location, `${bye}?state=st-post`);
     assert.ok(await revokedAt(session.id));
+    // The hint now travels in a URL; the access log keeps only the path (SPEC.md's never-log list).
+    assert.ok(t.logs.text.includes('/oauth/logout'));
+    assert.ok(!t.logs.text.includes(id_token));
   });
 
   test('a cross-origin POST never ends a session without confirmation, even when it carries the cookie', async () => {

@@ -22,11 +22,11 @@ export const refreshTokenGrant: Grant<'refresh_token'> = {
     const { grant, refreshToken } = await rotateRefresh(deps, client.id, params.refresh_token);
     // Likewise any other scope the administrator took away: the grant keeps only what the client may still have, so
     // its tokens stop carrying it from this refresh on (RFC 6749 §5.1 lets the issued scope differ).
-    const kept = grant.scope.split(' ').filter((scope) => client.scopes.includes(scope));
-    if (kept.length < grant.scope.split(' ').length) {
-      await narrowGrantScope(deps.sql, grant.grantId, client.scopes);
-      return userTokenResponse(deps.signer, deps.issuer, { ...grant, scope: kept.join(' ') }, refreshToken);
-    }
-    return userTokenResponse(deps.signer, deps.issuer, grant, refreshToken);
+    const granted = grant.scope.split(' ');
+    if (granted.every((scope) => client.scopes.includes(scope)))
+      return userTokenResponse(deps.signer, deps.issuer, grant, refreshToken);
+    await narrowGrantScope(deps.sql, grant.grantId, client.scopes);
+    const kept = granted.filter((scope) => client.scopes.includes(scope)).join(' ');
+    return userTokenResponse(deps.signer, deps.issuer, { ...grant, scope: kept }, refreshToken);
   },
 };
