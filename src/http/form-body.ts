@@ -22,12 +22,14 @@ export function addFormBodyParser(app: FastifyInstance): void {
 export const CONTROL = /[\x00-\x1f\x7f]/;
 
 export function parseFormBody(body: string): Record<string, string> {
-  const result: Record<string, string> = Object.create(null);
+  const result: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(body)) {
     if (Object.hasOwn(result, name))
       throw new InvalidRequest(`Parameter ${echoInput(name)} is included more than once`);
     if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
-    result[name] = value;
+    // Assigning "__proto__" would set the prototype (or, a string, be ignored); it is a parameter like any other.
+    if (name === '__proto__') Object.defineProperty(result, name, { value, enumerable: true, writable: true });
+    else result[name] = value;
   }
-  return { ...result };
+  return result;
 }

@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { echoInput, GatehouseError } from '../http/errors.ts';
 
+const FORM = 'application/x-www-form-urlencoded';
 // Large enough for an ID token hint; bounded all the same.
 const MAX_VALUE = 8192;
 /** The longest query a POST is passed on with to its GET: Node refuses a request head over 16 KB. */
@@ -16,15 +17,23 @@ export function formParams(
   request: FastifyRequest,
   longer: Readonly<Record<string, number>> = {},
 ): Record<string, string | undefined> {
-  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded')
+  const type = request.headers['content-type'];
+  if (type !== FORM && type?.split(';')[0]?.trim().toLowerCase() !== FORM)
     throw new GatehouseError('unsupported_media_type', 'Send the parameters as application/x-www-form-urlencoded');
   const body = (request.body ?? {}) as Record<string, string>;
-  // Own keys only: a parameter named "constructor" must not find Object.prototype's.
-  for (const [name, value] of Object.entries(body))
-    if (value.length > (Object.hasOwn(longer, name) ? (longer[name] as number) : MAX_VALUE))
+  for (const name in body) {
+    // Own keys only: a parameter named "constructor" must not find Object.prototype's.
+    const limit = Object.hasOwn(longer, name) ? (longer[name] as number) : MAX_VALUE;
+    if ((body[name] as string).length > limit)
       throw new GatehouseError('invalid_request', `Parameter ${echoInput(name)} is too long`);
+  }
   return body;
+}
+
+/** The `token` parameter of introspection (RFC 7662 §2.1) and revocation (RFC 7009 §2.1): required. */
+export function tokenParameter(form: { token?: string | undefined }): string {
+  if (!form.token) throw new GatehouseError('invalid_request', 'token is required');
+  return form.token;
 }
 
 /**
