@@ -14,6 +14,8 @@ const CLIENT_ID = /^[A-Za-z0-9_-]+$/;
 
 export interface ClientDirectory {
   findClient(id: string): Promise<Client | null>;
+  /** The client as this node keeps it, without a promise; undefined when findClient would have to load it. */
+  cachedClient(id: string): Client | undefined;
   /** Reads the client from the database now, and keeps what it read. */
   reloadClient(id: string): Promise<Client | null>;
   /** The scopes a registered resource defines, or null when no resource has this audience. */
@@ -53,6 +55,11 @@ export function cached<T>(clock: () => Date, load: (key: string) => Promise<T | 
       if (hit && hit.until > now) return Promise.resolve(hit.value);
       return loading.get(key) ?? reload(key, now);
     },
+    /** What is kept and still fresh, without a promise; undefined when get() would have to load. */
+    peek(key: string): T | undefined {
+      const hit = entries.get(key);
+      return hit && hit.until > clock().getTime() ? hit.value : undefined;
+    },
     /** Skips what is kept and what is loading: for a caller that knows the kept value may be stale. */
     reload: (key: string) => reload(key, clock().getTime()),
   };
@@ -69,6 +76,7 @@ export function createClientDirectory(deps: { sql: Sql; clock: () => Date }): Cl
   const possible = (id: string) => id.length <= MAX_ID && CLIENT_ID.test(id);
   return {
     findClient: (id) => (possible(id) ? clients.get(id) : Promise.resolve(null)),
+    cachedClient: (id) => (possible(id) ? clients.peek(id) : undefined),
     reloadClient: (id) => (possible(id) ? clients.reload(id) : Promise.resolve(null)),
     findResourceScopes: (audience) => (audience.length <= 2000 ? resources.get(audience) : Promise.resolve(null)),
   };

@@ -3,24 +3,41 @@
 // its client still exists), and the caller may see it: the client it was issued to, or a service client provisioned
 // for its audience (§4: a token's details are not shown to every client). A refresh token is active when it is the
 // live, unrotated token of a live grant and belongs to the asking client. Everything else is {active:false} (§2.2).
+//
+// Every fact an access token's answer needs (the caller, the verified claims, the token's state) is usually in this
+// node's caches, so a request is first answered from them alone, with no promise or await on the way: on the
+// benchmark's load that path allocated about a quarter less per request than the awaited one, and the difference
+// was scavenged on every request. Whatever the caches cannot tell goes the awaited way, which reads the database.
+import { isConfidential } from '../admin/client-rules.ts';
 import type { Client } from '../admin/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
+import type { AttemptContext } from '../login/local/deps.ts';
+import {
+  authenticateCachedClient,
+  authenticateClient,
+  type ClientAuthDeps,
+  type ClientCredentials,
+} from './client-auth.ts';
+import { InvalidClient } from './errors.ts';
+import { tokenParameter } from './form.ts';
 import { findRefreshToken } from './store.ts';
-import { isAccessTokenLive } from './token-state.ts';
+import { isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from './tokens.ts';
 
-const INACTIVE = { active: false } as const;
+const INACTIVE = Object.freeze({ active: false });
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-export interface IntrospectDeps {
+export interface IntrospectDeps extends ClientAuthDeps {
   sql: Sql;
   tokenStates: TokenStateCache;
-  verify: AccessTokenVerifier;
+  verifier: AccessTokenVerifier;
   issuer: string;
   clock: () => Date;
 }
+
+export type IntrospectionAnswer = Readonly<Record<string, unknown>>;
 
 /** The client a token was issued to, or a service client provisioned for (one of) its audience(s). */
 function mayIntrospect(caller: Client, claims: AccessTokenClaims): boolean {
@@ -31,15 +48,65 @@ function mayIntrospect(caller: Client, claims: AccessTokenClaims): boolean {
   );
 }
 
-export async function introspect(deps: IntrospectDeps, caller: Client, token: string) {
+const tokenRef = (claims: AccessTokenClaims) => ({
+  grantId: claims.gid ?? null,
+  clientId: claims.client_id,
+  jti: claims.jti,
+});
+
+// The active answer is a function of the verified claims alone, and the verifier hands out one frozen claims object
+// per token for as long as it keeps the token: built once per token, it is dropped with the claims.
+const activeAnswers = new WeakMap<AccessTokenClaims, IntrospectionAnswer>();
+
+function activeAnswer(claims: AccessTokenClaims): IntrospectionAnswer {
+  let answer = activeAnswers.get(claims);
+  if (!answer) {
+    const { active: _ignored, gid: _grant, ...rest } = claims as AccessTokenClaims & { active?: unknown };
+    answer = Object.freeze({ ...rest, active: true, token_type: 'Bearer' });
+    activeAnswers.set(claims, answer);
+  }
+  return answer;
+}
+
+/**
+ * Answers `POST /oauth/introspect`: authenticates the caller (confidential clients only), then introspects the
+ * `token` parameter. From the node's caches alone when they know every fact, else awaiting what they do not.
+ */
+export function answerIntrospection(
+  deps: IntrospectDeps,
+  form: ClientCredentials & { token?: string | undefined },
+  context: AttemptContext,
+): IntrospectionAnswer | Promise<IntrospectionAnswer> {
+  const caller = authenticateCachedClient(deps, form, context);
+  const cached =
+    caller && isConfidential(caller.kind) ? introspectCached(deps, caller, tokenParameter(form)) : undefined;
+  return cached ?? authenticateAndIntrospect(deps, form, context);
+}
+
+async function authenticateAndIntrospect(
+  deps: IntrospectDeps,
+  form: ClientCredentials & { token?: string | undefined },
+  context: AttemptContext,
+): Promise<IntrospectionAnswer> {
+  const caller = await authenticateClient(deps, form, context);
+  if (!isConfidential(caller.kind)) throw new InvalidClient('Only confidential clients may introspect tokens');
+  return introspect(deps, caller, tokenParameter(form));
+}
+
+/** The answer for an access token from the node's caches alone; undefined when they cannot tell. */
+function introspectCached(deps: IntrospectDeps, caller: Client, token: string): IntrospectionAnswer | undefined {
+  const claims = token.includes('.') ? deps.verifier.cachedClaims(token) : undefined;
+  if (!claims) return undefined;
+  if (!mayIntrospect(caller, claims)) return INACTIVE;
+  return isAccessTokenCachedLive(deps.tokenStates, tokenRef(claims)) ? activeAnswer(claims) : undefined;
+}
+
+async function introspect(deps: IntrospectDeps, caller: Client, token: string): Promise<IntrospectionAnswer> {
   // Refresh tokens are base64url, never dotted; the verifier checks a JWT's full shape (once per token: it caches).
   if (token.includes('.')) {
-    const claims = await deps.verify(token);
+    const claims = await deps.verifier.verify(token);
     if (!claims || !mayIntrospect(caller, claims)) return INACTIVE;
-    if (!(await isAccessTokenLive(deps, { grantId: claims.gid ?? null, clientId: claims.client_id, jti: claims.jti })))
-      return INACTIVE;
-    const { active: _ignored, gid: _grant, ...rest } = claims as typeof claims & { active?: unknown };
-    return { ...rest, active: true, token_type: 'Bearer' };
+    return (await isAccessTokenLive(deps, tokenRef(claims))) ? activeAnswer(claims) : INACTIVE;
   }
   const state = await findRefreshToken(deps.sql, tokenHash(token));
   const now = deps.clock();

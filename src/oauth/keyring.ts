@@ -98,8 +98,31 @@ export class Keyring {
    */
   async verificationKeys(): Promise<LoadedKey[]> {
     await this.#fresh();
-    const cutoff = this.#deps.clock().getTime() - this.#retiredKeyLifetimeMs;
-    return this.#keys.filter((k) => k.retiredAt === null || k.retiredAt.getTime() > cutoff);
+    const now = this.#deps.clock().getTime();
+    return this.#keys.filter((k) => this.#verifies(k, now));
+  }
+
+  /** Active, or retired so recently that a token it signed may still be unexpired. */
+  #verifies(key: LoadedKey, now: number): boolean {
+    return key.retiredAt === null || key.retiredAt.getTime() > now - this.#retiredKeyLifetimeMs;
+  }
+
+  /** The key set in memory was read less than KEY_RELOAD_SECONDS ago; a clock that went back makes it stale. */
+  #isFresh(now: number): boolean {
+    const ageMs = now - this.#loadedAt;
+    return ageMs >= 0 && ageMs < KEY_RELOAD_SECONDS * 1000;
+  }
+
+  /**
+   * The public key for `kid` from the key set in memory, while that set is fresh: what findVerificationKey would
+   * return, without a promise, for the hot paths that verify a cached token. Undefined when the set is due for a
+   * reload or does not publish `kid`: only findVerificationKey can tell then.
+   */
+  verificationKeyNow(kid: string | undefined): KeyObject | undefined {
+    const now = this.#deps.clock().getTime();
+    if (kid === undefined || !this.#isFresh(now)) return undefined;
+    const found = this.#keys.find((k) => k.kid === kid);
+    return found && this.#verifies(found, now) ? found.publicKey : undefined;
   }
 
   /**
@@ -109,6 +132,8 @@ export class Keyring {
    */
   async findVerificationKey(kid: string | undefined): Promise<KeyObject | null> {
     if (kid === undefined) return null;
+    const known = this.verificationKeyNow(kid);
+    if (known) return known;
     const found = (await this.verificationKeys()).find((k) => k.kid === kid);
     if (found) return found.publicKey;
     const sinceLastLoad = this.#deps.clock().getTime() - this.#lastLoadStartedAt;
@@ -215,8 +240,7 @@ export class Keyring {
   }
 
   async #fresh(): Promise<void> {
-    const ageMs = this.#deps.clock().getTime() - this.#loadedAt;
-    if (ageMs >= 0 && ageMs < KEY_RELOAD_SECONDS * 1000) return;
+    if (this.#isFresh(this.#deps.clock().getTime())) return;
     await (this.#loading ?? this.#startLoad());
   }
 }

@@ -16,14 +16,14 @@ import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 export interface RevokeDeps {
   sql: Sql;
-  verify: AccessTokenVerifier;
+  verifier: AccessTokenVerifier;
   clock: () => Date;
   audit: Audit;
 }
 
 export async function revokeToken(deps: RevokeDeps, caller: Client, token: string): Promise<void> {
   if (looksLikeJwt(token)) {
-    const claims = await deps.verify(token);
+    const claims = await deps.verifier.verify(token);
     if (claims && claims.client_id === caller.id)
       await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
     return;

@@ -42,7 +42,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     accessTokenTtlSeconds: tokens.access_token_ttl_seconds,
     idTokenTtlSeconds: tokens.id_token_ttl_seconds,
   });
-  const verify = createAccessTokenVerifier({ keyring, issuer, clock });
+  const verifier = createAccessTokenVerifier({ keyring, issuer, clock });
   const clients = createClientDirectory({ sql, clock });
   const clientThrottle = createClientThrottle({ sql, audit, clock });
   // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
@@ -79,7 +79,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     sql,
     tokenStates,
     clients,
-    verify,
+    verifier,
     keyring,
     issuer,
     clock,

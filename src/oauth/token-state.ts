@@ -20,13 +20,19 @@ const identityKey = (sub: string) => `identity:${sub}`;
 /** Cached value of a jti that is not revoked. */
 const UNREVOKED = true;
 
+const subjectKey = (t: AccessTokenRef) => (t.grantId === null ? clientKey(t.clientId) : grantKey(t.grantId));
+
+/** True when the node's cache shows the token live; false when only isAccessTokenLive can tell. */
+export function isAccessTokenCachedLive(cache: TokenStateCache, t: AccessTokenRef): boolean {
+  return cache.get(subjectKey(t)) !== undefined && cache.get(jtiKey(t.jti)) === UNREVOKED;
+}
+
 export async function isAccessTokenLive(deps: TokenStateDeps, t: AccessTokenRef): Promise<boolean> {
   const cache = deps.tokenStates;
-  const subjectKey = t.grantId === null ? clientKey(t.clientId) : grantKey(t.grantId);
-  if (cache.get(subjectKey) !== undefined && cache.get(jtiKey(t.jti)) === UNREVOKED) return true;
+  if (isAccessTokenCachedLive(cache, t)) return true;
   const epoch = cache.beginRead();
   const state = await findAccessTokenState(deps.sql, t);
-  if (state.subject !== null) cache.store(epoch, subjectKey, state.subject);
+  if (state.subject !== null) cache.store(epoch, subjectKey(t), state.subject);
   if (!state.revoked) cache.store(epoch, jtiKey(t.jti), UNREVOKED);
   return state.subject !== null && !state.revoked;
 }

@@ -10,10 +10,10 @@ import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
 
 export async function userinfoClaims(
-  deps: { sql: Sql; tokenStates: TokenStateCache; verify: AccessTokenVerifier },
+  deps: { sql: Sql; tokenStates: TokenStateCache; verifier: AccessTokenVerifier },
   token: string,
 ): Promise<Record<string, unknown>> {
-  const claims = await deps.verify(token);
+  const claims = await deps.verifier.verify(token);
   if (!claims) throw new InvalidToken();
   // Client-credentials tokens carry a client id as sub (RFC 9700 §4.15): there is no user to describe.
   if (!claims.sub.startsWith('usr_') || !claims.gid)

@@ -1,8 +1,11 @@
+// The keyring's key set: loads it shares on unknown kids, objects it keeps across reloads, and the answers it gives
+// from memory.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { rotateSigningKey } from '../../src/cli/keys.ts';
 import type { Sql } from '../../src/db/pool.ts';
+import { KEY_RELOAD_SECONDS } from '../../src/oauth/keyring.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
@@ -79,5 +82,51 @@ describe('key set reloads on an unknown kid: GET /oauth/userinfo', async () => {
     assert.ok(sealedKey);
     await Promise.all([t.services.keyring.refresh(), t.services.keyring.refresh()]);
     assert.equal(await t.services.keyring.findVerificationKey(rotated), sealedKey);
+  });
+});
+
+describe('the key set in memory without a promise: Keyring.verificationKeyNow', async () => {
+  const { sql, loads } = await countingKeyLoads();
+  const t = await startTestApp({ sql });
+  const keyring = t.services.keyring;
+  const firstKid = async () => (await keyring.jwks()).keys[0]?.kid as string;
+
+  test('answers what findVerificationKey answers while the key set is fresh, and nothing for an unknown kid', async () => {
+    await keyring.refresh();
+    const kid = await firstKid();
+    const key = await keyring.findVerificationKey(kid);
+    assert.ok(key);
+    assert.equal(keyring.verificationKeyNow(kid), key);
+    assert.equal(keyring.verificationKeyNow('no-such-kid'), undefined);
+    assert.equal(keyring.verificationKeyNow(undefined), undefined);
+  });
+
+  test('trusts no key set due for a reload, nor one read in the future of a clock that went back', async () => {
+    await keyring.refresh();
+    const kid = await firstKid();
+    t.clock.advance(KEY_RELOAD_SECONDS);
+    assert.equal(keyring.verificationKeyNow(kid), undefined, 'due for a reload');
+    const before = loads();
+    const key = await keyring.findVerificationKey(kid);
+    assert.equal(loads() - before, 1, 'findVerificationKey reloads it');
+    assert.equal(keyring.verificationKeyNow(kid), key);
+    t.clock.advance(-1);
+    assert.equal(keyring.verificationKeyNow(kid), undefined, 'the clock went back');
+    t.clock.advance(1);
+    assert.equal(keyring.verificationKeyNow(kid), key);
+  });
+
+  test('answers for a retired key while it is published, and not after', async () => {
+    await keyring.refresh();
+    const kid = await firstKid();
+    const key = await keyring.findVerificationKey(kid);
+    await rotateSigningKey(t.sql, t.secrets, t.config, t.clock.now);
+    await keyring.refresh();
+    assert.equal(keyring.verificationKeyNow(kid), key, 'retired, still published');
+    const lifetime = Math.max(t.config.tokens.access_token_ttl_seconds, t.config.tokens.id_token_ttl_seconds);
+    t.clock.advance(lifetime + KEY_RELOAD_SECONDS + 1);
+    await keyring.refresh();
+    assert.equal(keyring.verificationKeyNow(kid), undefined);
+    assert.equal(await keyring.findVerificationKey(kid), null);
   });
 });
