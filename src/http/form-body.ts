@@ -19,14 +19,22 @@ export function addFormBodyParser(app: FastifyInstance): void {
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for.
-export const CONTROL = /[\x00-\x1f\x7f]/;
+const WITHOUT_CONTROL = /^[^\x00-\x1f\x7f]*$/;
+
+/**
+ * Whether a value holds a control character. Matching the whole value against the other characters is one greedy
+ * loop in V8's regexp engine, about twice as fast as searching for a control character from every position, which
+ * showed in introspection's profile: its token parameter is a kilobyte or more.
+ */
+export const hasControlCharacter = (value: string) => !WITHOUT_CONTROL.test(value);
 
 export function parseFormBody(body: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(body)) {
     if (Object.hasOwn(result, name))
       throw new InvalidRequest(`Parameter ${echoInput(name)} is included more than once`);
-    if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
+    if (hasControlCharacter(value))
+      throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
     // Assigning "__proto__" would set the prototype (or, a string, be ignored); it is a parameter like any other.
     if (name === '__proto__') Object.defineProperty(result, name, { value, enumerable: true, writable: true });
     else result[name] = value;

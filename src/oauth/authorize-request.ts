@@ -3,7 +3,7 @@
 // (RFC 6749 §4.1.2.1); after that, errors go back to the client's redirect URI.
 import type { Client } from '../admin/store.ts';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
-import { CONTROL } from '../http/form-body.ts';
+import { hasControlCharacter } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
 import { isCodeChallenge } from './pkce.ts';
@@ -64,7 +64,8 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
 export function validateRequest(request: AuthorizationRequest): ValidatedRequest {
   const q = request.query;
   for (const [name, value] of q)
-    if (CONTROL.test(value)) throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
+    if (hasControlCharacter(value))
+      throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
   if (q.get('response_type') !== 'code')
     throw new GatehouseError('unsupported_response_type', 'response_type must be code');
   // OIDC Core §3.1.2.6 names an error for each (discovery says neither is supported).
