@@ -39,9 +39,11 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.get('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
   app.post('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
 
-  // Not async: a request the node's caches answer is answered without a promise (introspection.ts).
-  app.post('/oauth/introspect', (request) => {
+  // Not async: a request the node's caches answer is answered without a promise, in JSON text built once per token
+  // (introspection.ts).
+  app.post('/oauth/introspect', (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
+    reply.header('content-type', 'application/json; charset=utf-8');
     return answerIntrospection(deps, formParams(request), attemptContext(request));
   });
 

@@ -26,7 +26,7 @@ import { isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from './tokens.ts';
 
-const INACTIVE = Object.freeze({ active: false });
+const INACTIVE = JSON.stringify({ active: false });
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 export interface IntrospectDeps extends ClientAuthDeps {
@@ -37,7 +37,8 @@ export interface IntrospectDeps extends ClientAuthDeps {
   clock: () => Date;
 }
 
-export type IntrospectionAnswer = Readonly<Record<string, unknown>>;
+/** An answer as the JSON text the endpoint sends (RFC 7662 §2.2): the active one is built once per token. */
+export type IntrospectionAnswer = string;
 
 /** The client a token was issued to, or a service client provisioned for (one of) its audience(s). */
 function mayIntrospect(caller: Client, claims: AccessTokenClaims): boolean {
@@ -55,14 +56,14 @@ const tokenRef = (claims: AccessTokenClaims) => ({
 });
 
 // The active answer is a function of the verified claims alone, and the verifier hands out one frozen claims object
-// per token for as long as it keeps the token: built once per token, it is dropped with the claims.
+// per token for as long as it keeps the token: serialized once per token, it is dropped with the claims.
 const activeAnswers = new WeakMap<AccessTokenClaims, IntrospectionAnswer>();
 
 function activeAnswer(claims: AccessTokenClaims): IntrospectionAnswer {
   let answer = activeAnswers.get(claims);
-  if (!answer) {
+  if (answer === undefined) {
     const { active: _ignored, gid: _grant, ...rest } = claims as AccessTokenClaims & { active?: unknown };
-    answer = Object.freeze({ ...rest, active: true, token_type: 'Bearer' });
+    answer = JSON.stringify({ ...rest, active: true, token_type: 'Bearer' });
     activeAnswers.set(claims, answer);
   }
   return answer;
@@ -120,12 +121,12 @@ async function introspect(deps: IntrospectDeps, caller: Client, token: string): 
   )
     return INACTIVE;
   // No token_type: RFC 7662 §2.2 means an RFC 6749 §7.1 access token type, and a refresh token has none.
-  return {
+  return JSON.stringify({
     active: true,
     scope: state.scope,
     client_id: state.clientId,
     sub: state.identityId,
     iss: deps.issuer,
     exp: seconds(state.expiresAt),
-  };
+  });
 }
