@@ -35,6 +35,8 @@ export function createClientThrottle(deps: { sql: Sql; audit: Audit; clock: () =
   const pair = (clientId: string, context: AttemptContext) => `${clientId.slice(0, MAX_KEYED_ID)} ${context.clientIp}`;
   return {
     refuseIfLocked(clientId, context) {
+      // Every token, introspection and revocation request asks; nearly always nothing is locked.
+      if (lockedUntil.size === 0) return;
       const key = pair(clientId, context);
       const until = lockedUntil.get(key);
       if (until === undefined) return;
