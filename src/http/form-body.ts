@@ -36,7 +36,8 @@ export function parseFormBody(body: string): Record<string, string> {
     if (hasControlCharacter(value))
       throw new InvalidRequest(`Parameter ${echoInput(name)} contains a control character`);
     // Assigning "__proto__" would set the prototype (or, a string, be ignored); it is a parameter like any other.
-    if (name === '__proto__') Object.defineProperty(result, name, { value, enumerable: true, writable: true });
+    if (name === '__proto__')
+      Object.defineProperty(result, name, { value, enumerable: true, writable: true, configurable: true });
     else result[name] = value;
   }
   return result;

@@ -245,7 +245,8 @@ describe('form body parser (fuzz)', () => {
       try {
         const parsed = parseFormBody(body);
         assert.equal(Object.getPrototypeOf(parsed), Object.prototype, JSON.stringify(body));
-        assert.deepEqual(Object.entries(parsed), [...new URLSearchParams(body)], JSON.stringify(body));
+        // Maps compare without regard to order (an object lists integer-like names first).
+        assert.deepEqual(new Map(Object.entries(parsed)), new Map(new URLSearchParams(body)), JSON.stringify(body));
         for (const value of Object.values(parsed)) {
           assert.equal(typeof value, 'string');
           assert.doesNotMatch(value, control, `${JSON.stringify(body)}: no control character gets through`);

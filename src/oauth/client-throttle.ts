@@ -35,7 +35,8 @@ export function createClientThrottle(deps: { sql: Sql; audit: Audit; clock: () =
   const pair = (clientId: string, context: AttemptContext) => `${clientId.slice(0, MAX_KEYED_ID)} ${context.clientIp}`;
   return {
     refuseIfLocked(clientId, context) {
-      // Every token, introspection and revocation request asks; nearly always nothing is locked.
+      // Every token, introspection and revocation request asks; until this node records a lock there is nothing to
+      // look up. (An ended lock is dropped only when its pair asks again, so after one the lookup runs every time.)
       if (lockedUntil.size === 0) return;
       const key = pair(clientId, context);
       const until = lockedUntil.get(key);

@@ -21,8 +21,8 @@ export function formParams(
   if (type !== FORM && type?.split(';')[0]?.trim().toLowerCase() !== FORM)
     throw new GatehouseError('unsupported_media_type', 'Send the parameters as application/x-www-form-urlencoded');
   const body = (request.body ?? {}) as Record<string, string>;
-  for (const name in body) {
-    // Own keys only: a parameter named "constructor" must not find Object.prototype's.
+  for (const name of Object.keys(body)) {
+    // `longer`'s own keys only: a parameter named "constructor" must not find Object.prototype's.
     const limit = Object.hasOwn(longer, name) ? (longer[name] as number) : MAX_VALUE;
     if ((body[name] as string).length > limit)
       throw new GatehouseError('invalid_request', `Parameter ${echoInput(name)} is too long`);

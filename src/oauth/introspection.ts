@@ -70,29 +70,30 @@ function activeAnswer(claims: AccessTokenClaims): IntrospectionAnswer {
   return answer;
 }
 
+type IntrospectionForm = ClientCredentials & { token?: string | undefined };
+
 /**
  * Answers `POST /oauth/introspect`: authenticates the caller (confidential clients only), then introspects the
  * `token` parameter. From the node's caches alone when they know every fact, else awaiting what they do not.
  */
 export function answerIntrospection(
   deps: IntrospectDeps,
-  form: ClientCredentials & { token?: string | undefined },
+  form: IntrospectionForm,
   context: AttemptContext,
 ): IntrospectionAnswer | Promise<IntrospectionAnswer> {
-  const caller = authenticateCachedClient(deps, form, context);
-  const cached =
-    caller && isConfidential(caller.kind) ? introspectCached(deps, caller, tokenParameter(form)) : undefined;
-  return cached ?? authenticateAndIntrospect(deps, form, context);
+  const cached = authenticateCachedClient(deps, form, context);
+  if (cached) return introspectFor(deps, cached, form);
+  return authenticateClient(deps, form, context).then((caller) => introspectFor(deps, caller, form));
 }
 
-async function authenticateAndIntrospect(
+function introspectFor(
   deps: IntrospectDeps,
-  form: ClientCredentials & { token?: string | undefined },
-  context: AttemptContext,
-): Promise<IntrospectionAnswer> {
-  const caller = await authenticateClient(deps, form, context);
+  caller: Client,
+  form: IntrospectionForm,
+): IntrospectionAnswer | Promise<IntrospectionAnswer> {
   if (!isConfidential(caller.kind)) throw new InvalidClient('Only confidential clients may introspect tokens');
-  return introspect(deps, caller, tokenParameter(form));
+  const token = tokenParameter(form);
+  return introspectCached(deps, caller, token) ?? introspect(deps, caller, token);
 }
 
 /** The answer for an access token from the node's caches alone; undefined when they cannot tell. */
