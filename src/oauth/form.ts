@@ -1,7 +1,7 @@
 // The parsed form body of an OAuth endpoint. The shared parser already refused repeated parameters (RFC 6749 §3.1)
 // and control characters; here a body of another type, or none, is refused with the envelope.
 import type { FastifyRequest } from 'fastify';
-import { echoInput, GatehouseError } from '../http/errors.ts';
+import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
 // Large enough for an ID token hint; bounded all the same.
@@ -32,7 +32,7 @@ export function formParams(
 
 /** The `token` parameter of introspection (RFC 7662 §2.1) and revocation (RFC 7009 §2.1): required. */
 export function tokenParameter(form: { token?: string | undefined }): string {
-  if (!form.token) throw new GatehouseError('invalid_request', 'token is required');
+  if (!form.token) throw new InvalidRequest('token is required');
   return form.token;
 }
 
