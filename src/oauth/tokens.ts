@@ -175,13 +175,18 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps): AccessTokenV
     return frozen;
   }
 
+  function cachedClaims(token: string): AccessTokenClaims | undefined {
+    const hit = verified.get(token.slice(-CACHE_KEY_LENGTH));
+    if (hit?.token !== token || deps.keyring.verificationKeyNow(hit.kid) !== hit.key) return undefined;
+    return timely(hit.claims, seconds(deps.clock())) ? hit.claims : undefined;
+  }
+
   return {
-    cachedClaims(token) {
-      const hit = verified.get(token.slice(-CACHE_KEY_LENGTH));
-      if (hit?.token !== token || deps.keyring.verificationKeyNow(hit.kid) !== hit.key) return undefined;
-      return timely(hit.claims, seconds(deps.clock())) ? hit.claims : undefined;
-    },
+    cachedClaims,
     async verify(token) {
+      // A cached token whose key set is fresh needs none of the awaits below (userinfo and revocation too).
+      const known = cachedClaims(token);
+      if (known) return known;
       if (token.length >= MAX_JWT_LENGTH) return null;
       const cacheKey = token.slice(-CACHE_KEY_LENGTH);
       const claims = await verifySigned(token, cacheKey);
