@@ -113,6 +113,12 @@ export async function makeResource(
   return insertResource(sql, { id: newResourceId(), audience, name: 'Test API', scopes, createdAt: new Date() });
 }
 
+/** Another service client provisioned for `audience`: a resource server that may introspect that audience's tokens. */
+export async function makeAudiencePeer(sql: Sql, secretKey: Buffer, audience: string, scopes = ['read']) {
+  const { client, secret } = await makeClient(sql, secretKey, { kind: 'service', audiences: [audience], scopes });
+  return { client, secret: secret as string };
+}
+
 /** A service client provisioned for a fresh resource. */
 export async function makeServiceClient(sql: Sql, secretKey: Buffer, scopes = ['read', 'write']) {
   const resource = await makeResource(sql, undefined, scopes);

@@ -126,3 +126,18 @@ export function assertEnvelope(
   assert.equal(r.headers['cache-control'], 'no-store');
   assert.equal(r.headers.pragma, 'no-cache');
 }
+
+/** A client-credentials token request of a service client (makeServiceClient) for its own resource. */
+export function clientCredentialsToken(
+  t: TestApp,
+  service: { client: Client; secret: string; resource: { audience: string } },
+  scope = 'read',
+) {
+  return postForm(t, '/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: service.client.id,
+    client_secret: service.secret,
+    scope,
+    resource: service.resource.audience,
+  });
+}

@@ -11,8 +11,14 @@ import { answerIntrospection } from '../../src/oauth/introspection.ts';
 import { createAccessTokenVerifier } from '../../src/oauth/tokens.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, postForm, userTokens } from '../helpers/oauth-flow.ts';
+import {
+  makeAudiencePeer,
+  makeClient,
+  makeIdentity,
+  makeServiceClient,
+  makeSession,
+} from '../helpers/oauth-fixtures.ts';
+import { assertEnvelope, clientCredentialsToken, postForm, userTokens } from '../helpers/oauth-flow.ts';
 
 /** The test database's pool, counting every statement sent through it. */
 async function countingStatements(): Promise<{ sql: Sql; statements: () => number }> {
@@ -136,18 +142,8 @@ describe('POST /oauth/introspect from the node caches', async () => {
 
   test('a service client provisioned for the audience of a cached token sees it active', async () => {
     const owner = await makeServiceClient(t.sql, t.secrets.clientSecret);
-    const peer = await makeClient(t.sql, t.secrets.clientSecret, {
-      kind: 'service',
-      audiences: [owner.resource.audience],
-      scopes: ['read'],
-    });
-    const issued = await postForm(t, '/oauth/token', {
-      grant_type: 'client_credentials',
-      client_id: owner.client.id,
-      client_secret: owner.secret,
-      scope: 'read',
-      resource: owner.resource.audience,
-    });
+    const peer = await makeAudiencePeer(t.sql, t.secrets.clientSecret, owner.resource.audience);
+    const issued = await clientCredentialsToken(t, owner);
     assert.equal(issued.status, 200);
     const token = issued.json.access_token as string;
     const byOwner = await introspectAs(owner.client.id, owner.secret, token);

@@ -12,8 +12,22 @@ import { adminCaller } from '../helpers/admin-api.ts';
 import { startTestApp, type TestApp, TestClock } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { adminUrl, createTestDatabase } from '../helpers/database.ts';
-import { makeAdmin, makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, authorizedCode, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
+import {
+  makeAdmin,
+  makeAudiencePeer,
+  makeClient,
+  makeIdentity,
+  makeServiceClient,
+  makeSession,
+} from '../helpers/oauth-fixtures.ts';
+import {
+  assertEnvelope,
+  authorizedCode,
+  clientCredentialsToken,
+  postForm,
+  refreshTokens,
+  userTokens,
+} from '../helpers/oauth-flow.ts';
 import { nextTokenStateEvent, tokenStateSynced } from '../helpers/token-state.ts';
 
 /** Changes rows without firing triggers, so no NOTIFY is sent: what a lost notification looks like to a node. */
@@ -163,22 +177,12 @@ describe('token state cache: /oauth/introspect and /oauth/userinfo on node B aft
 
   test('a client deleted through the admin API on node A: its client-credentials tokens are inactive on node B', async () => {
     const service = await makeServiceClient(nodeA.sql, nodeA.secrets.clientSecret, ['read']);
-    const auditor = await makeClient(nodeA.sql, nodeA.secrets.clientSecret, {
-      kind: 'service',
-      audiences: [service.resource.audience],
-      scopes: ['read'],
-    });
-    const cc = await postForm(nodeA, '/oauth/token', {
-      grant_type: 'client_credentials',
-      client_id: service.client.id,
-      client_secret: service.secret,
-      scope: 'read',
-      resource: service.resource.audience,
-    });
+    const auditor = await makeAudiencePeer(nodeA.sql, nodeA.secrets.clientSecret, service.resource.audience);
+    const cc = await clientCredentialsToken(nodeA, service);
     const asAuditor = () =>
       postForm(nodeB, '/oauth/introspect', {
         client_id: auditor.client.id,
-        client_secret: auditor.secret as string,
+        client_secret: auditor.secret,
         token: cc.json.access_token as string,
       });
     assert.equal((await asAuditor()).json.active, true);

@@ -6,8 +6,14 @@ import { rotateSigningKey } from '../../src/cli/keys.ts';
 import { open } from '../../src/crypto/seal.ts';
 import { KEY_RELOAD_SECONDS } from '../../src/oauth/keyring.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, authorizedCode, postForm, userTokens } from '../helpers/oauth-flow.ts';
+import {
+  makeAudiencePeer,
+  makeClient,
+  makeIdentity,
+  makeServiceClient,
+  makeSession,
+} from '../helpers/oauth-fixtures.ts';
+import { assertEnvelope, authorizedCode, clientCredentialsToken, postForm, userTokens } from '../helpers/oauth-flow.ts';
 import { tokenStateSynced } from '../helpers/token-state.ts';
 
 describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and key rotation', async () => {
@@ -214,18 +220,8 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
       scopes: ['read'],
     });
     const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
-    const auditor = await makeClient(t.sql, t.secrets.clientSecret, {
-      kind: 'service',
-      audiences: [service.resource.audience],
-      scopes: ['read'],
-    });
-    const cc = await postForm(t, '/oauth/token', {
-      grant_type: 'client_credentials',
-      client_id: service.client.id,
-      client_secret: service.secret,
-      scope: 'read',
-      resource: service.resource.audience,
-    });
+    const auditor = await makeAudiencePeer(t.sql, t.secrets.clientSecret, service.resource.audience);
+    const cc = await clientCredentialsToken(t, service);
     const other = await makeClient(t.sql, t.secrets.clientSecret);
     const user = await userTokens(t, { client: other.client, secret: other.secret, cookie });
     const asWatcher = (token: string) =>
@@ -237,7 +233,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const asAuditor = (token: string) =>
       postForm(t, '/oauth/introspect', {
         client_id: auditor.client.id,
-        client_secret: auditor.secret as string,
+        client_secret: auditor.secret,
         token,
       });
     assert.equal((await asAuditor(cc.json.access_token as string)).json.active, true);
