@@ -1,5 +1,6 @@
 // Builds the Fastify app from the feature modules. Every dependency is passed in here, explicitly: modules never
 // reach for globals, so tests build the same app against their own database, secrets and clock.
+
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -8,6 +9,7 @@ import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
 import type { Audit } from './audit/audit.ts';
 import { auditRoutes } from './audit/routes.ts';
+import type { Clock } from './clock.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
@@ -27,8 +29,6 @@ import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
 import { webRoutes } from './web/routes.ts';
 import { readUiBuild } from './web/ui-build.ts';
-
-export type Clock = () => Date;
 
 export interface AppDeps {
   config: Config;

@@ -76,7 +76,13 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
     await countRequest(sql, 'login_start', '192.0.2.10', 60, clock.now());
 
     const report = await runHousekeeping(sql, clock.now());
-    assert.deepEqual(report, { sessions: 2, loginTransactions: 1, throttleRows: 1, requestWindows: 1 });
+    assert.deepEqual(report, {
+      sessions: 2,
+      loginTransactions: 1,
+      throttleRows: 1,
+      requestWindows: 1,
+      verifications: 0,
+    });
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
       transactions: ['ltx_live'],
@@ -90,6 +96,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       loginTransactions: 1,
       throttleRows: 1,
       requestWindows: 1,
+      verifications: 0,
     });
   });
 

@@ -1,6 +1,6 @@
 // Periodic upkeep on every node, independently of the delivery worker (whose own housekeeping covers the outbox):
 // purges of state that has stopped mattering (ended sessions, expired login transactions, stale throttle rows, ended
-// request-counter windows), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
+// request-counter windows, verifications spent 30 days ago), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
 // audit records a node committed but did not chain, which takes each record once whichever node runs it.
 import type { Logger } from 'pino';
 import type { Audit } from './audit/audit.ts';
@@ -9,6 +9,7 @@ import { LONGEST_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { deleteEndedRequestWindows } from './http/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { purgeEndedSessions } from './session/retention.ts';
+import { purgeSpentVerifications } from './verification/verification.ts';
 
 export const HOUSEKEEPING_INTERVAL_SECONDS = 3600;
 
@@ -17,6 +18,7 @@ export interface HousekeepingReport {
   loginTransactions: number;
   throttleRows: number;
   requestWindows: number;
+  verifications: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -25,6 +27,7 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     sessions: await purgeEndedSessions(sql, now),
     ...login,
     requestWindows: await deleteEndedRequestWindows(sql, new Date(now.getTime() - LONGEST_WINDOW_SECONDS * 1000)),
+    verifications: await purgeSpentVerifications(sql, now),
   };
 }
 

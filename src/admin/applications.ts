@@ -1,12 +1,13 @@
 // Application registration: create, list, read, update, delete; every change audited.
+
+import { redirectProblems } from '../clients/client-rules.ts';
+import { newApplicationId } from '../clients/ids.ts';
+import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
-import { newApplicationId } from '../oauth/ids.ts';
 import { changedFields } from './changed-fields.ts';
-import { redirectProblems } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
-import * as store from './store.ts';
 
 export interface ApplicationInput {
   identifier: string;

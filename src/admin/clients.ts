@@ -1,14 +1,15 @@
 // Client registration: validation against the owning application and the registered resources, the secret shown
 // once (creation and rotation responses only), every change audited without the secret.
+
+import { type ClientSpec, clientProblems, isConfidential } from '../clients/client-rules.ts';
+import { newClientId } from '../clients/ids.ts';
+import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
-import { newClientId } from '../oauth/ids.ts';
 import { changedFields } from './changed-fields.ts';
-import { type ClientSpec, clientProblems, isConfidential } from './client-rules.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
-import * as store from './store.ts';
 
 export interface ClientInput {
   application_id: string;

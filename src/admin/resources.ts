@@ -1,11 +1,12 @@
 // Protected API resource registration; every change audited.
+
+import { newResourceId } from '../clients/ids.ts';
+import { hasUserCredentials } from '../clients/redirect-uri.ts';
+import * as store from '../clients/store.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
-import { newResourceId } from '../oauth/ids.ts';
-import { hasUserCredentials } from '../oauth/redirect-uri.ts';
 import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
-import * as store from './store.ts';
 
 export interface ResourceInput {
   audience: string;

@@ -2,14 +2,17 @@
 // envelope: RFC 5321 §4.5.3.1.3 caps a path at 256 octets with its angle brackets (254 without), §4.5.3.1.1
 // the local part at 64. Control characters, spaces and angle brackets are refused so no header or SMTP
 // command can be injected through an address.
+import { GatehouseError } from '../http/errors.ts';
+
 export const MAX_ADDRESS_LENGTH = 254;
 
 const ADDRESS =
   /^[^\s<>()",;:\\@\p{Cc}]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/u;
 
-export class InvalidRecipient extends RangeError {
+/** A 400 wherever it reaches the error handler: the address came from a request. */
+export class InvalidRecipient extends GatehouseError {
   constructor() {
-    super('The recipient is not a plain address of at most 254 characters');
+    super('invalid_request', 'The email address is not a plain deliverable address');
     this.name = 'InvalidRecipient';
   }
 }

@@ -1,7 +1,6 @@
 // The one place errors become responses (DESIGN.md "Error envelope"):
 // {"error": code, "error_description": text, "request_id": id, "fields"?: [...]}.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidRecipient } from '../delivery/recipient.ts';
 import type { ErrorCode } from './error-catalogue.ts';
 import { type FieldProblem, GatehouseError } from './errors.ts';
 
@@ -38,11 +37,6 @@ export function isDataException(error: unknown): error is { code: string } {
 
 export function toGatehouseError(error: unknown): GatehouseError {
   if (error instanceof GatehouseError) return error;
-  // Routes check typed addresses first (src/account/address.ts); this keeps any other path a 400, never a 500.
-  if (error instanceof InvalidRecipient)
-    return new GatehouseError('invalid_request', 'The email address is not a plain deliverable address', {
-      cause: error,
-    });
   // PostgreSQL class 22 (data exception): a value the schemas let through that the database cannot hold or compare,
   // e.g. a NUL character in text or a date beyond its range. It came from the request, so it is the caller's 400,
   // never a 500 (DESIGN.md "bad input gets a 4xx"); the SQLSTATE alone is logged (plugin.ts), never the value.

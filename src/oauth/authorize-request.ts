@@ -1,14 +1,15 @@
 // Validation of an authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1). Two stages, because they fail
 // differently: until the client and redirect URI are known good, an error is shown as a page and never redirected
 // (RFC 6749 §4.1.2.1); after that, errors go back to the client's redirect URI.
-import type { Client } from '../admin/store.ts';
+
+import { matchesRedirectUri } from '../clients/redirect-uri.ts';
+import { parseScope } from '../clients/scopes.ts';
+import type { Client } from '../clients/store.ts';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { hasControlCharacter } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
 import { isCodeChallenge } from './pkce.ts';
-import { matchesRedirectUri } from './redirect-uri.ts';
-import { parseScope } from './scopes.ts';
 
 /** A stage-one failure: shown as an error page. */
 export class UnsafeToRedirect extends Error {

@@ -1,7 +1,8 @@
 // The authorization endpoint's decision (RFC 6749 §4.1, OIDC Core §3.1.2): sign in first, ask consent, or issue a
 // code and redirect back with `code`, `state`, `iss` (RFC 9207). Routes only turn the outcome into a response.
 
-import { findResourcesByScopes } from '../admin/store.ts';
+import { OIDC_SCOPES } from '../clients/scopes.ts';
+import { findResourcesByScopes } from '../clients/store.ts';
 import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
@@ -15,7 +16,6 @@ import {
 } from './authorize-request.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { newGrantId } from './ids.ts';
-import { OIDC_SCOPES } from './scopes.ts';
 import { findConsentedScopes, insertAuthorizationCode, upsertConsent } from './store.ts';
 
 export interface AuthorizeDeps {

@@ -1,8 +1,8 @@
 // Client authentication at the token, introspection and revocation endpoints (SPEC.md Authentication 3): public
 // clients send only client_id; confidential clients send client_id and client_secret in the form body. HTTP Basic
 // is not supported, and says so, instead of being half-supported (DESIGN.md "Why our own engine").
-import { isConfidential } from '../admin/client-rules.ts';
-import type { Client } from '../admin/store.ts';
+import { isConfidential } from '../clients/client-rules.ts';
+import type { Client } from '../clients/store.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { clientSecretMatches } from './client-secret.ts';

@@ -4,7 +4,7 @@
 // node within CACHE_SECONDS instead of at once. Secrets are still checked on every request (against the cached
 // HMAC; a mismatch reloads the client, so a new secret works at once), and unknown ids are never kept, so probing
 // cannot fill memory.
-import { type Client, findClient, findResourcesByAudience } from '../admin/store.ts';
+import { type Client, findClient, findResourcesByAudience } from '../clients/store.ts';
 import type { Sql } from '../db/pool.ts';
 
 export const CACHE_SECONDS = 5;

@@ -1,10 +1,10 @@
 // GET /.well-known/openid-configuration (OIDC Discovery 1.0 §3, RFC 8414) and GET /.well-known/jwks.json. Both
 // are public and cacheable; the JWKS briefly, so a rotation reaches clients within minutes.
 import type { FastifyInstance } from 'fastify';
+import { OIDC_SCOPES } from '../clients/scopes.ts';
 import { corsHeaders } from './cors.ts';
 import { grantTypes } from './grants/index.ts';
 import type { Keyring } from './keyring.ts';
-import { OIDC_SCOPES } from './scopes.ts';
 
 export const ACR_VALUES = ['aal1', 'aal2'];
 

@@ -9,8 +9,8 @@
 // same cache hits through nine async functions allocated about 4.5 KB more per request on the benchmark's load, all
 // of it for the young generation's scavenges to sweep. Whatever the caches cannot tell goes the awaited way, which
 // reads the database (docs/decisions.md "Introspection's ratio").
-import { isConfidential } from '../admin/client-rules.ts';
-import type { Client } from '../admin/store.ts';
+import { isConfidential } from '../clients/client-rules.ts';
+import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';

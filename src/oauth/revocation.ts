@@ -1,8 +1,9 @@
 // RFC 7009 revocation. Revoking a refresh token revokes its whole grant, access tokens included (§2.1); revoking an
 // access token lists its jti until it would expire. Unknown, foreign or invalid tokens change nothing, and the
 // answer is the same 200 either way (§2.2), so the endpoint reveals nothing about tokens it did not issue to you.
-import type { Client } from '../admin/store.ts';
+
 import type { Audit } from '../audit/audit.ts';
+import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import {

@@ -1,8 +1,8 @@
 // Sessions as routes see them: read the cookie, require a live session, start one at sign-in (always a new id, so a
 // fixated cookie is worthless), rotate it on privilege change, end it. Created once in app.ts and passed to modules.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../app.ts';
 import type { Audit } from '../audit/audit.ts';
+import type { Clock } from '../clock.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
 import { GatehouseError } from '../http/errors.ts';

@@ -1,11 +1,11 @@
 // Row factories for OAuth tests: identities with a signed-in browser session, admins, applications, clients and
 // resources inserted directly (the admin API has its own tests), so each test states only what it exercises.
 import { randomBytes } from 'node:crypto';
-import { type ClientKind, insertApplication, insertClient, insertResource } from '../../src/admin/store.ts';
+import { newApplicationId, newClientId, newResourceId } from '../../src/clients/ids.ts';
+import { type ClientKind, insertApplication, insertClient, insertResource } from '../../src/clients/store.ts';
 import type { Sql } from '../../src/db/pool.ts';
 import { newSub, type Sub } from '../../src/identity/ids.ts';
 import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
-import { newApplicationId, newClientId, newResourceId } from '../../src/oauth/ids.ts';
 import { insertSession } from '../../src/session/store.ts';
 import type { Aal } from '../../src/session/types.ts';
 import type { TestApp } from './app.ts';

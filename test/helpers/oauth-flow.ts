@@ -2,7 +2,7 @@
 // control (the real-client tests use openid-client and oauth4webapi instead).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Client } from '../../src/admin/store.ts';
+import type { Client } from '../../src/clients/store.ts';
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import type { TestApp } from './app.ts';
 

@@ -3,7 +3,7 @@
 // for the commit and then be checked against it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import * as store from '../../src/admin/store.ts';
+import * as store from '../../src/clients/store.ts';
 import { adminCaller, adminFixtures, assertAdminEnvelope } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { untilBlocked } from '../helpers/lock-waits.ts';

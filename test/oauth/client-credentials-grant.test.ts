@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { updateClientSecret } from '../../src/admin/store.ts';
+import { updateClientSecret } from '../../src/clients/store.ts';
 import { CACHE_SECONDS } from '../../src/oauth/client-directory.ts';
 import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
 import { startTestApp } from '../helpers/app.ts';

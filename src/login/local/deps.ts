@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Clock } from '../../app.ts';
 import type { Audit } from '../../audit/audit.ts';
+import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Secrets } from '../../crypto/secret-files.ts';
 import type { Sql } from '../../db/pool.ts';

@@ -1,10 +1,11 @@
 // grant_type=client_credentials (RFC 6749 §4.4) for `service` clients, with a resource indicator (RFC 8707). A
 // token is issued only for an audience and scopes the client was provisioned with; anything else is refused, never
 // silently narrowed. Client and resource come from the cached directory: no database work when warm.
+
+import { formatScope, parseScope } from '../../clients/scopes.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { InvalidScope, InvalidTarget, UnauthorizedClient } from '../errors.ts';
-import { formatScope, parseScope } from '../scopes.ts';
 import type { Grant } from './types.ts';
 
 export const clientCredentialsGrant: Grant<'scope' | 'resource'> = {

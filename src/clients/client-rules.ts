@@ -1,8 +1,8 @@
 // What a client registration may say. Returns every problem with its field path, so the admin sees them all at once.
 // The lists are checked as sent (repeats included), so `body.scopes.2` is the third scope the caller sent.
 import type { FieldProblem } from '../http/errors.ts';
-import { redirectUriProblem } from '../oauth/redirect-uri.ts';
-import { OIDC_SCOPES } from '../oauth/scopes.ts';
+import { redirectUriProblem } from './redirect-uri.ts';
+import { OIDC_SCOPES } from './scopes.ts';
 import type { ClientKind, Environment, Resource } from './store.ts';
 
 export interface ClientSpec {

@@ -2,7 +2,7 @@
 // OAuth engine reads. Uniqueness is the database's job (unique constraints), so two racing creates cannot both win.
 import type { Executor, Transaction } from '../db/pool.ts';
 import type { Position } from '../identity/directory-store.ts';
-import type { ClientId } from '../oauth/ids.ts';
+import type { ClientId } from './ids.ts';
 
 export type Environment = 'development' | 'staging' | 'production';
 export type ClientKind = 'browser' | 'native' | 'web' | 'service';
