@@ -5,25 +5,10 @@ import { describe, test } from 'node:test';
 import { Auth, type AuthConfig } from '@auth/core';
 import type { Provider } from '@auth/core/providers';
 import type { Profile } from '@auth/core/types';
+import { CookieJar } from '../helpers/cookie-jar.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
 import { gatehouseProvider, gatehouseProviderWithUserinfo } from './snippets/authjs.ts';
-
-/** The cookies a browser keeps for the app: each Set-Cookie replaces the one of the same name. */
-class CookieJar {
-  readonly #cookies = new Map<string, string>();
-  take(response: Response): Response {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const at = pair.indexOf('=');
-      this.#cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return response;
-  }
-  get header(): string {
-    return [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-}
 
 describe('Auth.js (@auth/core) with Gatehouse as a generic OIDC provider', async () => {
   const t = await startListeningIssuer();
