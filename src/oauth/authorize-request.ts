@@ -23,7 +23,8 @@ export class UnsafeToRedirect extends Error {
 export interface AuthorizationRequest {
   client: Client;
   redirectUri: string;
-  state: string;
+  /** Echoed on every redirect to the client when sent; null when not (RFC 6749 §4.1.2). */
+  state: string | null;
   /** The validated query, as received: the sign-in page returns to it and the consent form carries it. */
   query: URLSearchParams;
 }
@@ -38,6 +39,9 @@ export interface ValidatedRequest extends AuthorizationRequest {
 }
 
 const MAX_PARAMETER = 2048;
+
+// RFC 6749 §3.1: "Parameters sent without a value MUST be treated as if they were omitted from the request."
+const sent = (query: URLSearchParams, name: string): string | null => query.get(name) || null;
 
 /** Stage one: a known, non-service client and one of its registered redirect URIs. */
 export async function resolveClient(clients: ClientDirectory, query: URLSearchParams): Promise<AuthorizationRequest> {
@@ -58,7 +62,7 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
   if (!redirectUri) throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is required'));
   if (!matchesRedirectUri(client.redirectUris, redirectUri, client.kind === 'native'))
     throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is not registered for this client'));
-  return { client, redirectUri, state: query.get('state') ?? '', query };
+  return { client, redirectUri, state: sent(query, 'state'), query };
 }
 
 /** Stage two: everything else; failures are redirected to the client with `error`. */
@@ -72,7 +76,9 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
   // OIDC Core §3.1.2.6 names an error for each (discovery says neither is supported).
   if (q.has('request')) throw new GatehouseError('request_not_supported');
   if (q.has('request_uri')) throw new GatehouseError('request_uri_not_supported');
-  if (!request.state) throw new InvalidRequest('state is required');
+  // Neither `state` nor `nonce` is required: PKCE, required below, is the CSRF and code-injection defence (RFC 9700
+  // §2.1.1), OIDC Core §3.1.2.1 makes `nonce` optional for the code flow, and mainstream clients send neither
+  // when the server supports PKCE. Each is bound when sent: `state` is echoed, `nonce` goes into every ID token.
   // PKCE S256 for every client (RFC 9700 §2.1.1): `plain` and a missing challenge are refused alike.
   if (q.get('code_challenge_method') !== 'S256')
     throw new InvalidRequest('code_challenge_method must be S256 (PKCE is required; plain is not supported)');
@@ -83,8 +89,7 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
   if (scopes === null) throw new InvalidScope('scope is malformed');
   const refused = scopes.find((s) => !request.client.scopes.includes(s));
   if (refused !== undefined) throw new InvalidScope(`The client may not request scope ${refused}`);
-  const nonce = q.get('nonce');
-  if (scopes.includes('openid') && !nonce) throw new InvalidRequest('nonce is required with the openid scope');
+  const nonce = sent(q, 'nonce');
   const prompt = new Set((q.get('prompt') ?? '').split(' ').filter(Boolean));
   if ([...prompt].some((p) => !['none', 'login', 'consent'].includes(p)))
     throw new InvalidRequest('prompt may only contain none, login and consent');

@@ -44,7 +44,7 @@ export type AuthorizeOutcome =
 function backToClient(issuer: string, request: AuthorizationRequest, params: Record<string, string>): string {
   const url = new URL(request.redirectUri);
   for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);
-  if (request.state) url.searchParams.append('state', request.state);
+  if (request.state !== null) url.searchParams.append('state', request.state);
   url.searchParams.append('iss', issuer);
   return url.href;
 }

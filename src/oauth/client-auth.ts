@@ -19,14 +19,16 @@ const AUTH_SCHEME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 /**
  * Refuses any Authorization header at the token, introspection and revocation endpoints. RFC 6749 §5.2: a client
  * that tried the header gets 401 with WWW-Authenticate naming the scheme it used; the description says to use the
- * form body instead.
+ * form body instead and names the client metadata value (RFC 7591 §2) that client libraries take as the option, since
+ * several (Auth.js, express-openid-connect) default to client_secret_basic.
  */
 export function rejectAuthorizationHeader(authorization: string | undefined): void {
   if (authorization === undefined) return;
   const used = authorization.trim().split(/\s+/, 1)[0] ?? '';
   const basic = used.toLowerCase() === 'basic' || !AUTH_SCHEME.test(used) || used.length > 32;
   const what = basic ? 'HTTP Basic client authentication' : 'Client authentication in the Authorization header';
-  throw new InvalidClient(`${what} is not supported: send client_id and client_secret in the form body`, {
+  const instead = 'send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)';
+  throw new InvalidClient(`${what} is not supported: ${instead}`, {
     headers: { 'www-authenticate': `${basic ? 'Basic' : used} realm="gatehouse"` },
   });
 }

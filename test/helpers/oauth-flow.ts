@@ -18,6 +18,8 @@ export interface AuthorizeInput {
   scope?: string;
   redirectUri?: string;
   extra?: Record<string, string>;
+  /** Parameters left out of the request altogether (state and nonce are optional). */
+  omit?: string[];
 }
 
 export function authorizeUrl(input: Omit<AuthorizeInput, 'cookie'>): string {
@@ -32,6 +34,7 @@ export function authorizeUrl(input: Omit<AuthorizeInput, 'cookie'>): string {
     nonce: 'n-456',
     ...input.extra,
   });
+  for (const name of input.omit ?? []) query.delete(name);
   return `/oauth/authorize?${query}`;
 }
 
@@ -82,6 +85,7 @@ export interface CodeFlowInput {
   secret: string | null;
   cookie: string;
   scope?: string;
+  omit?: string[];
 }
 
 /**
@@ -90,7 +94,13 @@ export interface CodeFlowInput {
  */
 export async function authorizedCode(t: TestApp, input: CodeFlowInput) {
   const { verifier, challenge } = pkcePair();
-  const code = await obtainCode(t, { client: input.client, cookie: input.cookie, challenge, scope: input.scope });
+  const code = await obtainCode(t, {
+    client: input.client,
+    cookie: input.cookie,
+    challenge,
+    scope: input.scope,
+    omit: input.omit,
+  });
   const exchange = () =>
     postForm(t, '/oauth/token', {
       grant_type: 'authorization_code',

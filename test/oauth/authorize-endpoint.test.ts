@@ -100,7 +100,6 @@ describe('GET /oauth/authorize', async () => {
       'invalid_scope',
       'The client may not request scope admin',
     ],
-    ['openid without nonce', { nonce: '' }, 'invalid_request', 'nonce is required with the openid scope'],
     [
       'a request object',
       { request: 'eyJhbGciOiJub25lIn0.e30.' },

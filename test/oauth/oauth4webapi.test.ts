@@ -6,6 +6,7 @@ import * as oauth from 'oauth4webapi';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
 import { tokenStateSynced } from '../helpers/token-state.ts';
+import { discover, finishSignIn, startSignIn } from '../integrations/snippets/oauth4webapi.ts';
 
 describe('oauth4webapi against Gatehouse', async () => {
   const t = await startListeningIssuer();
@@ -69,6 +70,31 @@ describe('oauth4webapi against Gatehouse', async () => {
     assert.equal(claims.azp, native.id);
     assert.equal(claims.at_hash, independentAtHash(result.access_token));
     assert.equal(claims.auth_time, Math.floor(signedIn.authTime.getTime() / 1000));
+  });
+
+  test('the default code flow without state or nonce signs in; neither ID token has a nonce', async () => {
+    // docs/integrations.md: the configuration a relying party copies, with the development flag for http://.
+    const discovered = await discover(issuer, insecure);
+    const callbackUri = 'http://127.0.0.1:61235/callback';
+    const { url, codeVerifier } = await startSignIn(discovered, client, callbackUri);
+    assert.equal(url.searchParams.has('state') || url.searchParams.has('nonce'), false);
+    const callback = await browse(url, cookie);
+    const result = await finishSignIn(discovered, client, callback, callbackUri, codeVerifier, insecure);
+    const claims = oauth.getValidatedIdTokenClaims(result);
+    assert.equal(claims?.sub, sub);
+    assert.ok(claims && !('nonce' in claims), JSON.stringify(claims));
+    const response = await oauth.refreshTokenGrantRequest(
+      discovered,
+      client,
+      oauth.None(),
+      result.refresh_token as string,
+      insecure,
+    );
+    const refreshed = oauth.getValidatedIdTokenClaims(
+      await oauth.processRefreshTokenResponse(discovered, client, response),
+    );
+    assert.equal(refreshed?.sub, sub);
+    assert.ok(refreshed && !('nonce' in refreshed), JSON.stringify(refreshed));
   });
 
   test('the access token is a valid RFC 9068 JWT for a resource server', async () => {

@@ -6,6 +6,7 @@ import * as oidc from 'openid-client';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
 import { tokenStateSynced } from '../helpers/token-state.ts';
+import { finishSignIn, gatehouseConfig, startSignIn } from '../integrations/snippets/openid-client.ts';
 
 describe('openid-client against Gatehouse', async () => {
   const t = await startListeningIssuer();
@@ -97,6 +98,37 @@ describe('openid-client against Gatehouse', async () => {
     assert.deepEqual(claims.amr, ['pwd', 'otp']);
     assert.match(String(claims.sid), /^ses_/);
     assert.ok(tokens.refresh_token);
+  });
+
+  test('the library’s recommended flow (PKCE, no state, no nonce) signs in; neither ID token has a nonce', async () => {
+    // docs/integrations.md: the configuration a relying party copies, with the development flag for http://.
+    const recommended = await gatehouseConfig(new URL(t.issuer), client.id, secret as string, insecure);
+    assert.equal(recommended.serverMetadata().supportsPKCE(), true, 'openid-client then sends no nonce or state');
+    const { url, codeVerifier } = await startSignIn(recommended, redirectUri);
+    assert.deepEqual([...url.searchParams.keys()].sort(), [
+      'client_id',
+      'code_challenge',
+      'code_challenge_method',
+      'redirect_uri',
+      'response_type',
+      'scope',
+    ]);
+    const callback = await browse(url, cookie);
+    assert.deepEqual([...callback.searchParams.keys()].sort(), ['code', 'iss']);
+    const tokens = await finishSignIn(recommended, callback, codeVerifier);
+    const claims = tokens.claims();
+    assert.equal(claims?.sub, sub);
+    assert.ok(claims && !('nonce' in claims), JSON.stringify(claims));
+    assert.deepEqual(await oidc.fetchUserInfo(recommended, tokens.access_token, sub), {
+      sub,
+      name: 'Ada Lovelace',
+      email: 'ada@example.test',
+      email_verified: true,
+    });
+    const refreshed = await oidc.refreshTokenGrant(recommended, tokens.refresh_token as string);
+    const again = refreshed.claims();
+    assert.equal(again?.sub, sub);
+    assert.ok(again && !('nonce' in again), JSON.stringify(again));
   });
 
   test('userinfo returns claims by scope', async () => {

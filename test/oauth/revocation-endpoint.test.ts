@@ -44,7 +44,7 @@ describe('POST /oauth/revoke', async () => {
       r,
       401,
       'invalid_client',
-      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body',
+      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
     assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
     assert.equal((await introspect(tokens.refresh_token)).json.active, true, 'nothing was revoked');

@@ -265,7 +265,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       r,
       401,
       'invalid_client',
-      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body',
+      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
     // RFC 6749 §5.2: a client that tried the Authorization header is told the scheme it used.
     assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
@@ -279,7 +279,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       bearer,
       401,
       'invalid_client',
-      'Client authentication in the Authorization header is not supported: send client_id and client_secret in the form body',
+      'Client authentication in the Authorization header is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
     assert.equal(bearer.headers['www-authenticate'], 'Bearer realm="gatehouse"');
   });

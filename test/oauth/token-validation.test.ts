@@ -86,7 +86,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
       r,
       401,
       'invalid_client',
-      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body',
+      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
     assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
   });
