@@ -69,6 +69,17 @@ function Entry(props: { grant: GrantedAccess; admin: boolean; busy: boolean; onR
       ) : (
         <p>Holds no tokens now, but may get these again without asking: {sentence(g.consented_scopes).join('; ')}.</p>
       )}
+      {props.admin && (
+        <p class="hint">
+          Scopes held: <code>{g.scopes.map((s) => s.scope).join(' ') || 'none'}</code>
+          {!g.first_party && (
+            <>
+              {' '}
+              · consented: <code>{g.consented_scopes.map((s) => s.scope).join(' ') || 'none'}</code>
+            </>
+          )}
+        </p>
+      )}
       <p class="hint">
         First used {when(g.first_used_at)}, last used {when(g.last_used_at)}
         {props.admin && (
