@@ -154,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clientSecretKey: deps.secrets.clientSecret,
     organizationId: config.organization.id,
     issuer: config.server.issuer,
+    accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
     log: app.log,
     requireAdmin: services.requireAdmin,
   });

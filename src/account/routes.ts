@@ -11,6 +11,7 @@ import { listConnections, removeConnection } from './connections.ts';
 import type { AccountDeps } from './deps.ts';
 import { completeEmailChange, startEmailChange } from './email-change.ts';
 import { verifySignupEmail } from './email-verification.ts';
+import { listMyGrants, revokeMyGrant } from './grants.ts';
 import { changePassword } from './password-change.ts';
 import { requestPasswordReset, resetPassword } from './password-reset.ts';
 import { changeProfile, readProfile } from './profile.ts';
@@ -166,4 +167,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   app.post('/account/sessions/revoke-others', { schema: { body: empty } }, async (request) => ({
     revoked: await revokeMyOtherSessions(deps, attemptContext(request), await signedIn(request)),
   }));
+
+  app.get('/account/grants', async (request) => ({ grants: await listMyGrants(deps, await signedIn(request)) }));
+
+  app.post('/account/grants/:id/revoke', { schema: { params: id, body: empty } }, async (request, reply) => {
+    await revokeMyGrant(deps, attemptContext(request), await signedIn(request), request.params.id);
+    return reply.code(204).send();
+  });
 };

@@ -14,6 +14,8 @@ export interface AdminDeps {
   organizationId: string;
   /** The OAuth issuer: the audience of user access tokens, so no resource may take it. */
   issuer: string;
+  /** How long an access token lives: a grant without refresh token gives access that long (granted-access.ts). */
+  accessTokenTtlSeconds: number;
   log: Pick<FastifyBaseLogger, 'warn'>;
 }
 

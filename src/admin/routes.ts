@@ -10,6 +10,7 @@ import * as clients from './clients.ts';
 import type { Actor, AdminDeps } from './context.ts';
 import type { AdminGuard } from './guard.ts';
 import * as identities from './identities.ts';
+import * as identityGrants from './identity-grants.ts';
 import * as members from './members.ts';
 import * as resources from './resources.ts';
 import * as schemas from './schemas.ts';
@@ -21,6 +22,7 @@ export interface AdminRoutesDeps extends AdminDeps {
 type Id = { Params: { id: string } };
 type BySub = { Params: { sub: Sub } };
 type Member = { Params: { id: string; sub: Sub } };
+type GrantOf = { Params: { sub: Sub; client_id: string } };
 
 export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): Promise<void> {
   // The guard runs before body validation, so an anonymous caller learns nothing about the schemas.
@@ -100,6 +102,15 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   );
   app.post<BySub>('/admin/identities/:sub/reactivate', { schema: subChange }, async (request) =>
     identities.reactivateIdentity(deps, actor(request), request.params.sub),
+  );
+  app.get<BySub>('/admin/identities/:sub/grants', { schema: bySub }, async (request) =>
+    identityGrants.listIdentityGrants(deps, request.params.sub),
+  );
+  app.post<GrantOf>(
+    '/admin/identities/:sub/grants/:client_id/revoke',
+    { schema: { params: schemas.GrantParams, body: schemas.EmptyBody } },
+    async (request) =>
+      identityGrants.revokeIdentityGrant(deps, actor(request), request.params.sub, request.params.client_id),
   );
   app.post<BySub & { Body: { ial: IdentityAssurance } }>(
     '/admin/identities/:sub/assurance',

@@ -61,6 +61,13 @@ export const SubParams = Type.Object(
   { sub: Type.String({ pattern: '^usr_[A-Za-z0-9_-]{1,64}$' }) },
   { additionalProperties: false },
 );
+export const GrantParams = Type.Object(
+  {
+    sub: Type.String({ pattern: '^usr_[A-Za-z0-9_-]{1,64}$' }),
+    client_id: Type.String({ pattern: '^cli_[A-Za-z0-9_-]{1,64}$' }),
+  },
+  { additionalProperties: false },
+);
 export const OrganizationParams = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 128 }) },
   { additionalProperties: false },

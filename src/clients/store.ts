@@ -190,6 +190,32 @@ export async function listApplicationClients(sql: Executor, applicationId: strin
   );
 }
 
+/** What a person is shown about a client that holds their grant: its name, its application's, and its trust. */
+export interface ClientLabel {
+  clientId: ClientId;
+  name: string;
+  applicationId: string;
+  applicationName: string;
+  firstParty: boolean;
+}
+
+export async function findClientLabels(sql: Executor, ids: string[]): Promise<ClientLabel[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql<
+    { id: ClientId; name: string; first_party: boolean; application_id: string; application_name: string }[]
+  >`
+    select c.id, c.name, c.first_party, a.id as application_id, a.name as application_name
+    from oauth_clients c join oauth_applications a on a.id = c.application_id
+    where c.id = any(${ids}::text[])`;
+  return rows.map((r) => ({
+    clientId: r.id,
+    name: r.name,
+    applicationId: r.application_id,
+    applicationName: r.application_name,
+    firstParty: r.first_party,
+  }));
+}
+
 export type ClientChanges = Partial<
   Pick<Client, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences' | 'firstParty'>
 >;

@@ -128,6 +128,38 @@ export async function listLiveSessions(sql: Executor, identityId: Sub, now: Date
   return rows.map(toSession);
 }
 
+/** A session as a list of OAuth grants names the one each came from; `live` says whether it is still signed in. */
+export interface SessionLabel {
+  id: string;
+  live: boolean;
+  createdAt: Date;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+/** The identity's sessions among `ids`, ended ones included (housekeeping deletes those after a while). */
+export async function findSessionLabels(
+  sql: Executor,
+  identityId: Sub,
+  ids: string[],
+  now: Date,
+): Promise<SessionLabel[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql<
+    { id: string; live: boolean; created_at: Date; client_ip: string | null; user_agent: string | null }[]
+  >`
+    select id, created_at, client_ip, user_agent,
+           (revoked_at is null and idle_expires_at > ${now} and absolute_expires_at > ${now}) as live
+    from sessions where identity_id = ${identityId} and id = any(${ids}::text[])`;
+  return rows.map((r) => ({
+    id: r.id,
+    live: r.live,
+    createdAt: r.created_at,
+    clientIp: r.client_ip,
+    userAgent: r.user_agent,
+  }));
+}
+
 /** Housekeeping: sessions that ended (revoked, idle or past their absolute limit) before `before`. */
 export async function deleteEndedSessions(sql: Executor, before: Date): Promise<number> {
   // idle_expires_at never exceeds absolute_expires_at, so it alone says when an unrevoked session ended.

@@ -5,6 +5,7 @@ import { Page } from '../../components/Page.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
+import { GrantsSection } from './GrantsSection.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
 import { ProfileSection } from './ProfileSection.tsx';
 import { SessionsSection } from './SessionsSection.tsx';
@@ -37,6 +38,7 @@ export function Settings() {
           <PasswordSection onChange={profile.reload} />
           <TotpSection />
           <SessionsSection />
+          <GrantsSection />
           <ConnectionsSection />
           <ErrorNotice error={signOut.error} />
           <button type="button" class="secondary" onClick={() => void leave()} disabled={signOut.busy}>

@@ -3,6 +3,7 @@ import { LoadState } from '../../components/Loading.tsx';
 import { useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { IdentityActions } from './IdentityActions.tsx';
+import { IdentityGrants } from './IdentityGrants.tsx';
 import { type IdentityDetail as Detail, when } from './types.ts';
 
 /** One identity in full: facts, actions, emails, sign-in methods, memberships and live sessions. No secrets. */
@@ -106,6 +107,7 @@ export function IdentityDetail() {
               </ul>
             )}
           </section>
+          <IdentityGrants sub={identity.sub} reloadWith={identity} />
         </>
       )}
     </ConsoleLayout>
