@@ -285,6 +285,11 @@ export async function lockResource(tx: Executor, id: string): Promise<Resource |
 }
 
 /** Resources that define any of `scopes` (scopes are not namespaced, so several may). */
+export async function findResourcesByScopes(sql: Executor, scopes: string[]): Promise<Resource[]> {
+  if (scopes.length === 0) return [];
+  return (await sql`select * from oauth_resources where scopes && ${scopes}::text[] order by name, id`).map(toResource);
+}
+
 export async function listResources(sql: Executor, limit: number, after: Position | null): Promise<Resource[]> {
   return (await pageRows(sql, 'oauth_resources', limit, after)).map(toResource);
 }
