@@ -43,6 +43,15 @@ export function redirectProblems(
 export function clientProblems(spec: ClientSpec, environment: Environment, resources: Resource[]): FieldProblem[] {
   const problems: FieldProblem[] = redirectProblems(spec, environment).map(({ path, problem }) => ({ path, problem }));
 
+  // Audiences are the registered resources the client may ask tokens for: client credentials' `resource` for a
+  // service client, RFC 8707 `resource` at sign-in for the others.
+  spec.audiences.forEach((audience, i) => {
+    if (!resources.some((r) => r.audience === audience))
+      problems.push({ path: `body.audiences.${i}`, problem: 'is not a registered resource audience' });
+  });
+  const ofAudiences = (scope: string) =>
+    resources.some((r) => spec.audiences.includes(r.audience) && r.scopes.includes(scope));
+
   if (spec.kind === 'service') {
     // A service client has no user and no browser: it only uses client_credentials (SPEC.md "Client kinds"), so
     // it has no sign-in to return to and no sign-out to return from.
@@ -52,25 +61,24 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
       problems.push({ path: 'body.post_logout_redirect_uris', problem: 'must be empty for a service client' });
     if (spec.audiences.length === 0)
       problems.push({ path: 'body.audiences', problem: 'a service client must be provisioned with audiences' });
-    spec.audiences.forEach((audience, i) => {
-      if (!resources.some((r) => r.audience === audience))
-        problems.push({ path: `body.audiences.${i}`, problem: 'is not a registered resource audience' });
-    });
     if (spec.scopes.length === 0)
       problems.push({ path: 'body.scopes', problem: 'a service client must be provisioned with scopes' });
     spec.scopes.forEach((scope, i) => {
-      if (!resources.some((r) => spec.audiences.includes(r.audience) && r.scopes.includes(scope)))
+      if (!ofAudiences(scope))
         problems.push({ path: `body.scopes.${i}`, problem: 'is not a scope of the provisioned audiences' });
     });
     return problems;
   }
   if (spec.redirectUris.length === 0)
     problems.push({ path: 'body.redirect_uris', problem: `a ${spec.kind} client needs at least one redirect URI` });
-  if (spec.audiences.length > 0)
-    problems.push({ path: 'body.audiences', problem: 'only service clients are provisioned with audiences' });
+  // SPEC.md "OAuth client": the OIDC scopes "plus resource scopes", here those of the client's audiences, which its
+  // tokens then carry only when audienced to that resource (RFC 8707; src/oauth/resource-indicators.ts).
   spec.scopes.forEach((scope, i) => {
-    if (!(OIDC_SCOPES as readonly string[]).includes(scope))
-      problems.push({ path: `body.scopes.${i}`, problem: `must be one of ${OIDC_SCOPES.join(', ')}` });
+    if (!(OIDC_SCOPES as readonly string[]).includes(scope) && !ofAudiences(scope))
+      problems.push({
+        path: `body.scopes.${i}`,
+        problem: `must be one of ${OIDC_SCOPES.join(', ')} or a scope of the client's audiences`,
+      });
   });
   return problems;
 }

@@ -10,6 +10,7 @@ import { hasControlCharacter } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
 import { isCodeChallenge } from './pkce.ts';
+import { parseResources } from './resource-indicators.ts';
 
 /** A stage-one failure: shown as an error page. */
 export class UnsafeToRedirect extends Error {
@@ -31,6 +32,8 @@ export interface AuthorizationRequest {
 
 export interface ValidatedRequest extends AuthorizationRequest {
   scopes: string[];
+  /** RFC 8707 resource indicators, distinct; checked against the registry by checkRequestedResources. */
+  resources: string[];
   nonce: string | null;
   codeChallenge: string;
   prompt: Set<string>;
@@ -47,7 +50,8 @@ const sent = (query: URLSearchParams, name: string): string | null => query.get(
 export async function resolveClient(clients: ClientDirectory, query: URLSearchParams): Promise<AuthorizationRequest> {
   const seen = new Set<string>();
   for (const [name, value] of query) {
-    if (seen.has(name))
+    // RFC 8707 §2: `resource` is the one parameter that may repeat, once per resource.
+    if (seen.has(name) && name !== 'resource')
       throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${echoInput(name)} is included more than once`));
     if (value.length > MAX_PARAMETER)
       throw new UnsafeToRedirect(new InvalidRequest(`Parameter ${echoInput(name)} is too long`));
@@ -100,6 +104,7 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
   return {
     ...request,
     scopes,
+    resources: parseResources(q.getAll('resource')),
     nonce,
     codeChallenge,
     prompt,

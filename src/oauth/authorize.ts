@@ -1,8 +1,7 @@
 // The authorization endpoint's decision (RFC 6749 §4.1, OIDC Core §3.1.2): sign in first, ask consent, or issue a
 // code and redirect back with `code`, `state`, `iss` (RFC 9207). Routes only turn the outcome into a response.
 
-import { OIDC_SCOPES } from '../clients/scopes.ts';
-import { findResourcesByScopes } from '../clients/store.ts';
+import { findResourcesByAudience } from '../clients/store.ts';
 import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
@@ -16,6 +15,7 @@ import {
 } from './authorize-request.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { newGrantId } from './ids.ts';
+import { checkRequestedResources } from './resource-indicators.ts';
 import { findConsentedScopes, insertAuthorizationCode, upsertConsent } from './store.ts';
 
 export interface AuthorizeDeps {
@@ -114,6 +114,7 @@ async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Sess
     sessionId: session.id,
     redirectUri: r.redirectUri,
     scope: r.scopes.join(' '),
+    resources: r.resources,
     codeChallenge: r.codeChallenge,
     nonce: r.nonce,
     authTime: session.authTime,
@@ -125,15 +126,14 @@ async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Sess
   return { kind: 'redirect', location: backToClient(deps.issuer, r, { code }) };
 }
 
-/** For the consent page's words: which registered resources define each scope that is not an OIDC one. */
-async function resourceNamesOf(deps: AuthorizeDeps, scopes: string[]): Promise<Record<string, string[]>> {
-  const own = new Set<string>(OIDC_SCOPES);
-  const resources = await findResourcesByScopes(
-    deps.sql,
-    scopes.filter((s) => !own.has(s)),
-  );
+/**
+ * For the consent page's words: which of the requested resources (RFC 8707) define each scope that is not an OIDC
+ * one. checkRequestedResources has made sure each such scope has one.
+ */
+async function resourceNamesOf(deps: AuthorizeDeps, r: ValidatedRequest): Promise<Record<string, string[]>> {
+  const resources = r.resources.length > 0 ? await findResourcesByAudience(deps.sql, r.resources) : [];
   return Object.fromEntries(
-    scopes.map((scope) => [scope, resources.filter((r) => r.scopes.includes(scope)).map((r) => r.name)]),
+    r.scopes.map((scope) => [scope, resources.filter((r) => r.scopes.includes(scope)).map((r) => r.name)]),
   );
 }
 
@@ -158,7 +158,7 @@ async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session
         kind: 'consent' as const,
         clientName: r.client.name,
         scopes: r.scopes,
-        resourceNames: await resourceNamesOf(deps, r.scopes),
+        resourceNames: await resourceNamesOf(deps, r),
         redirectUri: r.redirectUri,
         fields: { request: query, csrf: consentToken(deps, live, query) },
       };
@@ -180,7 +180,9 @@ async function run(
     throw error;
   }
   try {
-    return await step(validateRequest(request));
+    const validated = validateRequest(request);
+    await checkRequestedResources(deps.clients, request.client, validated.resources, validated.scopes);
+    return await step(validated);
   } catch (error) {
     if (!(error instanceof GatehouseError) || error.status >= 500) throw error;
     return {

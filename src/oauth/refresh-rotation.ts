@@ -3,7 +3,7 @@
 // successor (kept sealed on the rotated row) instead of killing the session.
 import { randomToken, tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
-import { InvalidGrant } from './errors.ts';
+import { InvalidGrant, InvalidTarget } from './errors.ts';
 import type { GrantDeps } from './grants/types.ts';
 import { findRefreshToken, type GrantFacts, revokeGrant, rotateRefreshToken } from './store.ts';
 
@@ -13,6 +13,8 @@ export async function rotateRefresh(
   deps: GrantDeps,
   clientId: string,
   presented: string,
+  /** The request's RFC 8707 `resource`: a token is rotated only when its grant names it. Null when none was sent. */
+  resource: string | null,
 ): Promise<{ grant: GrantFacts; refreshToken: string }> {
   const now = deps.clock();
   const hash = tokenHash(presented);
@@ -22,6 +24,7 @@ export async function rotateRefresh(
     clientId,
     successorHash: tokenHash(successor),
     successorSealed: seal(deps.sealKey, successor, purpose(hash)),
+    resource,
     now,
     idleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
   });
@@ -52,5 +55,8 @@ export async function rotateRefresh(
       });
     throw new InvalidGrant('The refresh token was already used; its whole token family is revoked');
   }
+  // A live token that was not rotated only because the grant does not name the resource: nothing changed.
+  if (state.expiresAt > now && resource !== null && !state.resources.includes(resource))
+    throw new InvalidTarget('resource was not part of the authorization this refresh token came from');
   throw new InvalidGrant('The refresh token has expired');
 }

@@ -10,6 +10,8 @@ export interface GrantFacts {
   identityId: string;
   sessionId: string;
   scope: string;
+  /** RFC 8707 resources the authorization named (audiences its tokens may have); empty without `resource`. */
+  resources: string[];
   authTime: Date;
   acr: string;
   amr: string[];
@@ -29,9 +31,9 @@ export interface NewAuthorizationCode extends GrantFacts {
 export async function insertAuthorizationCode(sql: Executor, c: NewAuthorizationCode): Promise<void> {
   await sql`
     insert into oauth_authorization_codes (code_hash, grant_id, client_id, identity_id, session_id, redirect_uri, scope,
-      code_challenge, nonce, auth_time, acr, amr, created_at, expires_at)
+      resources, code_challenge, nonce, auth_time, acr, amr, created_at, expires_at)
     values (${c.codeHash}, ${c.grantId}, ${c.clientId}, ${c.identityId}, ${c.sessionId}, ${c.redirectUri}, ${c.scope},
-      ${c.codeChallenge}, ${c.nonce}, ${c.authTime}, ${c.acr}, ${c.amr}, ${c.createdAt}, ${c.expiresAt})`;
+      ${c.resources}, ${c.codeChallenge}, ${c.nonce}, ${c.authTime}, ${c.acr}, ${c.amr}, ${c.createdAt}, ${c.expiresAt})`;
 }
 
 const toFacts = (r: Record<string, unknown>): GrantFacts => ({
@@ -40,6 +42,7 @@ const toFacts = (r: Record<string, unknown>): GrantFacts => ({
   identityId: r.identity_id as string,
   sessionId: r.session_id as string,
   scope: r.scope as string,
+  resources: (r.resources as string[] | undefined) ?? [],
   authTime: r.auth_time as Date,
   acr: r.acr as string,
   amr: r.amr as string[],
@@ -52,6 +55,8 @@ export interface CodeExchange {
   redirectUri: string;
   /** S256 of the presented verifier: it must equal the stored challenge. */
   challenge: string;
+  /** The token request's RFC 8707 `resource`: the code must have been issued for it. Null when none was sent. */
+  resource: string | null;
   now: Date;
   /** The refresh token to issue if the granted scope includes offline_access. */
   refreshTokenHash: string;
@@ -86,12 +91,13 @@ export async function consumeAuthorizationCode(
       update oauth_authorization_codes set used_at = ${e.now}
       where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
+        and (${e.resource}::text is null or ${e.resource}::text = any(resources))
         and ${liveSession(sql, e.now, true)}
       returning *
     ), grant_row as (
-      insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, nonce, created_at,
-        expires_at)
-      select grant_id, client_id, identity_id, session_id, scope, auth_time, acr, amr, nonce, ${e.now},
+      insert into oauth_grants (id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce,
+        created_at, expires_at)
+      select grant_id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce, ${e.now},
              auth_time + make_interval(secs => ${e.refreshAbsoluteSeconds})
       from used returning id, expires_at
     ), refresh as (
@@ -111,6 +117,7 @@ export interface StoredCode {
   clientId: string;
   redirectUri: string;
   codeChallenge: string;
+  resources: string[];
   expiresAt: Date;
   usedAt: Date | null;
   /** Its sign-in session is still live and its identity active. */
@@ -126,6 +133,7 @@ export async function findAuthorizationCode(sql: Executor, codeHash: string, now
     clientId: row.client_id as string,
     redirectUri: row.redirect_uri as string,
     codeChallenge: row.code_challenge as string,
+    resources: row.resources as string[],
     expiresAt: row.expires_at as Date,
     usedAt: row.used_at as Date | null,
     sessionLive: row.session_live as boolean,
@@ -158,6 +166,8 @@ export interface Rotation {
   clientId: string;
   successorHash: string;
   successorSealed: string;
+  /** RFC 8707 `resource` of the request: the grant must name it. Null when none was sent. */
+  resource: string | null;
   now: Date;
   idleExpiresAt: Date;
 }
@@ -170,6 +180,7 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
       from oauth_grants g
       where t.token_hash = ${r.tokenHash} and t.rotated_at is null and t.expires_at > ${r.now}
         and t.client_id = ${r.clientId} and g.id = t.grant_id and g.revoked_at is null and g.expires_at > ${r.now}
+        and (${r.resource}::text is null or ${r.resource}::text = any(g.resources))
       returning g.*
     ), successor as (
       insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at)
@@ -190,7 +201,7 @@ export interface RefreshTokenState extends GrantFacts {
 export async function findRefreshToken(sql: Executor, tokenHash: string): Promise<RefreshTokenState | null> {
   const [row] = await sql`
     select t.rotated_at, t.successor_sealed, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
-           g.scope, g.auth_time, g.acr, g.amr, g.nonce, g.expires_at as grant_expires_at,
+           g.scope, g.resources, g.auth_time, g.acr, g.amr, g.nonce, g.expires_at as grant_expires_at,
            g.revoked_at as grant_revoked_at
     from oauth_refresh_tokens t join oauth_grants g on g.id = t.grant_id
     where t.token_hash = ${tokenHash}`;

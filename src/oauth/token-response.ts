@@ -1,22 +1,23 @@
-// The token response for a user grant (DESIGN.md "Token response"): a JWT access token, an ID token when `openid`
-// was granted (with at_hash, OIDC Core §3.1.3.6), and the refresh token when one was issued.
+// The token response for a user grant (DESIGN.md "Token response"): a JWT access token for `target` (its audience
+// and scope, src/oauth/resource-indicators.ts), an ID token when `openid` was granted (with at_hash, OIDC Core
+// §3.1.3.6), and the refresh token when one was issued.
 import type { TokenResponse } from './grants/types.ts';
+import type { TokenTarget } from './resource-indicators.ts';
 import type { GrantFacts } from './store.ts';
 import type { TokenSigner } from './tokens.ts';
 
 export async function userTokenResponse(
   signer: TokenSigner,
-  issuer: string,
   grant: GrantFacts,
+  target: TokenTarget,
   refreshToken: string | null,
 ): Promise<TokenResponse> {
   const scopes = grant.scope.split(' ');
   const accessToken = await signer.signAccessToken({
     sub: grant.identityId,
     clientId: grant.clientId,
-    // Without a resource indicator the token is for Gatehouse itself (userinfo), so its audience is the issuer.
-    audience: issuer,
-    scope: grant.scope,
+    audience: target.audience,
+    scope: target.scope,
     grantId: grant.grantId,
     authTime: grant.authTime,
     acr: grant.acr,
@@ -26,7 +27,8 @@ export async function userTokenResponse(
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: signer.accessTokenTtlSeconds,
-    scope: grant.scope,
+    // The access token's scope (RFC 6749 §5.1): what this token may do, which for a resource is that resource's part.
+    scope: target.scope,
   };
   if (scopes.includes('openid'))
     response.id_token = await signer.signIdToken({

@@ -43,7 +43,7 @@ describe('administration API: client field paths with repeated entries', async (
       'an unknown scope after a repeated good one',
       { ...web, scopes: ['openid', 'openid', 'admin'] },
       'body.scopes.2',
-      'must be one of openid, profile, email, offline_access',
+      "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
     ],
     [
       'an unregistered audience after a repeated good one',
@@ -77,7 +77,10 @@ describe('administration API: client field paths with repeated entries', async (
         { redirect_uris: [cb, cb, 'http://shop.example.test/x'], scopes: ['openid', 'openid', 'admin'] },
         [
           { path: 'body.redirect_uris.2', problem: HTTPS },
-          { path: 'body.scopes.2', problem: 'must be one of openid, profile, email, offline_access' },
+          {
+            path: 'body.scopes.2',
+            problem: "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+          },
         ],
       ],
       [

@@ -153,14 +153,14 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       'an unknown scope',
       { scopes: ['openid', 'admin'] },
       'body.scopes.1',
-      'must be one of openid, profile, email, offline_access',
+      "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
     ],
     ['an unknown field', { colour: 'red' }, 'body.colour', 'unknown field'],
     [
-      'audiences on a web client',
-      { audiences: ['https://api.example.test/'] },
-      'body.audiences',
-      'only service clients are provisioned with audiences',
+      'an unregistered audience on a web client',
+      { audiences: ['https://unregistered.example.test/'] },
+      'body.audiences.0',
+      'is not a registered resource audience',
     ],
     [
       'an unknown application',
@@ -324,7 +324,10 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
     assert.equal(r.status, 400);
     envelope(r, 'invalid_request', 'body.redirect_uris.0 must not contain a fragment', [
       { path: 'body.redirect_uris.0', problem: 'must not contain a fragment' },
-      { path: 'body.scopes.0', problem: 'must be one of openid, profile, email, offline_access' },
+      {
+        path: 'body.scopes.0',
+        problem: "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+      },
     ]);
     assert.deepEqual((await call('GET', url)).json, created.json);
   });

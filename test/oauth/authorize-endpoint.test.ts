@@ -335,17 +335,20 @@ describe('GET /oauth/authorize', async () => {
   });
 
   test('the consent page names a resource scope by its resource and links the UI stylesheet under a strict CSP', async () => {
-    await makeResource(t.sql, 'https://api.acme-robotics.dev/billing', ['billing:read', 'billing:write']);
+    const billing = 'https://api.acme-robotics.dev/billing';
+    await makeResource(t.sql, billing, ['billing:read', 'billing:write']);
     const { client: partner } = await makeClient(t.sql, t.secrets.clientSecret, {
       firstParty: false,
       name: 'Partner Ledger',
-      scopes: ['openid', 'billing:read', 'unregistered:scope'],
+      scopes: ['openid', 'billing:read'],
+      audiences: [billing],
     });
-    const r = await get(authorizeUrl({ client: partner, challenge, scope: 'openid billing:read unregistered:scope' }));
+    const r = await get(
+      authorizeUrl({ client: partner, challenge, scope: 'openid billing:read', extra: { resource: billing } }),
+    );
     assert.equal(r.statusCode, 200);
     assert.match(r.body, /<li>Know who you are \(your account identifier\)<\/li>/);
     assert.match(r.body, /<li>Use Test API: billing:read<\/li>/);
-    assert.match(r.body, /<li>unregistered:scope<\/li>/, 'a scope no resource defines shows as it is');
     // The form posts to us and is answered with a 303 to the client: form-action governs that redirect too.
     assert.equal(
       r.headers['content-security-policy'],

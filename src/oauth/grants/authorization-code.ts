@@ -3,8 +3,9 @@
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
-import { InvalidGrant, UnauthorizedClient } from '../errors.ts';
+import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
+import { tokenTarget } from '../resource-indicators.ts';
 import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
@@ -18,10 +19,9 @@ const required = (value: string | undefined, name: string): string => {
 async function refuse(
   deps: GrantDeps,
   codeHash: string,
-  clientId: string,
-  redirectUri: string,
-  challenge: string,
+  asked: { clientId: string; redirectUri: string; challenge: string; resource: string | null },
 ): Promise<never> {
+  const { clientId, redirectUri, challenge } = asked;
   const now = deps.clock();
   const code = await findAuthorizationCode(deps.sql, codeHash, now);
   if (!code) throw new InvalidGrant('The authorization code is invalid');
@@ -40,13 +40,15 @@ async function refuse(
   if (code.redirectUri !== redirectUri)
     throw new InvalidGrant('redirect_uri does not match the one in the authorization request');
   if (code.codeChallenge !== challenge) throw new InvalidGrant('code_verifier does not match the code_challenge');
+  if (asked.resource !== null && !code.resources.includes(asked.resource))
+    throw new InvalidTarget('resource was not part of the authorization request');
   if (!code.sessionLive) throw new InvalidGrant('The sign-in behind the authorization code has ended; sign in again');
   throw new InvalidGrant('The authorization code is invalid');
 }
 
-export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verifier'> = {
+export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verifier' | 'resource'> = {
   grantType: 'authorization_code',
-  parameters: ['code', 'redirect_uri', 'code_verifier'],
+  parameters: ['code', 'redirect_uri', 'code_verifier', 'resource'],
   async handle(deps, params, context) {
     const code = required(params.code, 'code');
     const redirectUri = required(params.redirect_uri, 'redirect_uri');
@@ -55,6 +57,10 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       throw new InvalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
     const client = await authenticateClient(deps, params, context);
     if (client.kind === 'service') throw new UnauthorizedClient('A service client may only use client_credentials');
+    // RFC 8707 §2.2: checked before the code is spent, so a refused `resource` leaves the code to retry with.
+    const resource = params.resource ?? null;
+    if (resource !== null && !client.audiences.includes(resource))
+      throw new InvalidTarget('resource is not a registered resource this client may use');
 
     const now = deps.clock();
     const codeHash = tokenHash(code);
@@ -65,12 +71,14 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       clientId: client.id,
       redirectUri,
       challenge,
+      resource,
       now,
       refreshTokenHash: tokenHash(refreshToken),
       refreshIdleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
     });
-    if (!grant) return refuse(deps, codeHash, client.id, redirectUri, challenge);
-    return userTokenResponse(deps.signer, deps.issuer, grant, grant.refreshIssued ? refreshToken : null);
+    if (!grant) return refuse(deps, codeHash, { clientId: client.id, redirectUri, challenge, resource });
+    const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
+    return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refreshToken : null);
   },
 };

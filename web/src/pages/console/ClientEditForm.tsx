@@ -48,6 +48,7 @@ export function ClientEditForm({
       : {
           name,
           scopes: sent.scopes,
+          audiences: sent.audiences,
           redirect_uris: sent.redirect_uris,
           post_logout_redirect_uris: sent.post_logout_redirect_uris,
           first_party: firstParty,
@@ -64,16 +65,19 @@ export function ClientEditForm({
       <EditHeading id="edit-client" text={`Edit client ${client.name}`} />
       <ErrorNotice error={action.error} />
       <Field id="edit-client-name" label="Name" required value={name} onValue={setName} error={problem('name')} />
-      {service ? (
-        <Field
-          id="edit-client-audiences"
-          label="Allowed audiences"
-          hint="Registered resource audiences, separated by spaces."
-          value={audiences}
-          onValue={setAudiences}
-          error={problem('audiences')}
-        />
-      ) : (
+      <Field
+        id="edit-client-audiences"
+        label="Allowed audiences"
+        hint={
+          service
+            ? 'Registered resource audiences, separated by spaces.'
+            : 'Optional: registered resource audiences the app may ask user tokens for (resource parameter), separated by spaces.'
+        }
+        value={audiences}
+        onValue={setAudiences}
+        error={problem('audiences')}
+      />
+      {service ? null : (
         <>
           <ListField
             id="edit-client-redirects"
@@ -108,7 +112,7 @@ export function ClientEditForm({
         hint={
           service
             ? 'Scopes of the allowed audiences, separated by spaces.'
-            : 'Separated by spaces; offline_access allows refresh tokens.'
+            : 'Separated by spaces; offline_access allows refresh tokens; resource scopes need their audience above.'
         }
         value={scopes}
         onValue={setScopes}

@@ -48,9 +48,8 @@ export function ClientForm({
       name,
       kind,
       scopes: lists.scopes,
-      ...(kind === 'service'
-        ? { audiences: lists.audiences }
-        : { redirect_uris: lists.redirect_uris, first_party: firstParty }),
+      audiences: lists.audiences,
+      ...(kind === 'service' ? {} : { redirect_uris: lists.redirect_uris, first_party: firstParty }),
     };
     const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
     if (created) {
@@ -89,17 +88,20 @@ export function ClientForm({
           ))}
         </select>
       </div>
-      {kind === 'service' ? (
-        <Field
-          id="client-audiences"
-          label="Allowed audiences"
-          hint="Registered resource audiences, separated by spaces."
-          required
-          value={audiences}
-          onValue={setAudiences}
-          error={problem('audiences')}
-        />
-      ) : (
+      <Field
+        id="client-audiences"
+        label="Allowed audiences"
+        hint={
+          kind === 'service'
+            ? 'Registered resource audiences, separated by spaces.'
+            : 'Optional: registered resource audiences the app may ask user tokens for (resource parameter), separated by spaces.'
+        }
+        required={kind === 'service'}
+        value={audiences}
+        onValue={setAudiences}
+        error={problem('audiences')}
+      />
+      {kind === 'service' ? null : (
         <>
           <ListField
             id="client-redirects"
