@@ -48,7 +48,7 @@ export const errorCatalogue = {
     status: 400,
     description: 'The grant is invalid, expired, revoked or was issued to another client.',
   },
-  unauthorized_client: { status: 400, description: 'This client may not use this grant type.' },
+  unauthorized_client: { status: 400, description: 'This client may not use this grant type or this token.' },
   unsupported_grant_type: { status: 400, description: 'The grant type is not supported.' },
   unsupported_response_type: { status: 400, description: 'Only response_type=code is supported.' },
   invalid_scope: { status: 400, description: 'The requested scope is invalid or not allowed for this client.' },
