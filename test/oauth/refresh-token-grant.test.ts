@@ -194,6 +194,11 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
       assert.equal(denied.statusCode, 403);
       assert.equal(denied.json().error, 'insufficient_scope');
       assert.equal(await grantScope(narrowed.json.refresh_token as string), FULL);
+      // A resource server that introspects sees the same: the access token's narrower scope, the grant's full one.
+      const introspect = (token: string) =>
+        postForm(t, '/oauth/introspect', { client_id: client.id, client_secret: secret as string, token });
+      assert.equal((await introspect(narrowed.json.access_token as string)).json.scope, 'profile offline_access');
+      assert.equal((await introspect(narrowed.json.refresh_token as string)).json.scope, FULL);
     });
 
     test('a narrower scope with openid gets an ID token, and the next refresh without scope gets the full scope', async () => {
