@@ -16,7 +16,7 @@ import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { healthRoutes } from './health/routes.ts';
-import { clientErrorHandler } from './http/client-error.ts';
+import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { routerErrorHandler } from './http/router-errors.ts';
@@ -80,7 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     // What the router and Node's HTTP parser refuse before any route or hook runs answers with the envelope too.
     frameworkErrors: routerErrorHandler(tls),
     clientErrorHandler: clientErrorHandler(tls),
+    // Node would answer an HTTP/1.1 request without Host with an empty 400 of its own; plugin.ts refuses it instead.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
 
   await app.register(httpPlugin, {
     trustedProxy: config.server.trusted_proxy,

@@ -310,9 +310,23 @@ const rawCases: { name: string; bytes: string; expected: Expected }[] = [
     bytes: `POST /test/strict HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2;${`${MARK}=1;`.repeat(3000)}\r\n{}\r\n0\r\n\r\n`,
     expected: { status: 413, error: 'payload_too_large', description: 'The request body is too large.' },
   },
+  {
+    name: 'an HTTP/1.1 request without Host (RFC 9112 §3.2), which Node would answer with an empty 400',
+    bytes: `GET /health/live HTTP/1.1\r\nX-Mark: ${MARK}\r\nConnection: close\r\n\r\n`,
+    expected: { status: 400, error: 'invalid_request', description: 'The request needs a Host header' },
+  },
+  {
+    name: 'an Expect other than 100-continue, which Node would answer with an empty 417',
+    bytes: `GET /health/live HTTP/1.1\r\nHost: localhost\r\nExpect: ${MARK}\r\nConnection: close\r\n\r\n`,
+    expected: {
+      status: 417,
+      error: 'expectation_failed',
+      description: 'Only the expectation 100-continue is supported.',
+    },
+  },
 ];
 
-describe('requests Node’s HTTP parser refuses answer with the envelope (a real listener)', () => {
+describe('requests Node’s HTTP server refuses itself answer with the envelope (a real listener)', () => {
   for (const c of rawCases)
     test(`${c.name}: ${c.expected.status} ${c.expected.error}, then the connection closes`, async () => {
       const answer = await sendRaw(c.bytes);

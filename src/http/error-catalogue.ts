@@ -23,6 +23,7 @@ export const errorCatalogue = {
   payload_too_large: { status: 413, description: 'The request body is too large.' },
   uri_too_long: { status: 414, description: 'A part of the request path is too long.' },
   unsupported_media_type: { status: 415, description: 'The request body has an unsupported content type.' },
+  expectation_failed: { status: 417, description: 'Only the expectation 100-continue is supported.' },
   headers_too_large: { status: 431, description: 'The request line and headers are too large.' },
   rate_limited: { status: 429, description: 'Too many requests; retry later.' },
   server_error: { status: 500, description: 'The server could not complete the request.' },
