@@ -16,8 +16,10 @@ import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { healthRoutes } from './health/routes.ts';
+import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
+import { routerErrorHandler } from './http/router-errors.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
@@ -61,6 +63,7 @@ export interface GatehouseApp {
 export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const { config } = deps;
   let closing = false;
+  const tls = new URL(config.server.issuer).protocol === 'https:';
   const app = Fastify({
     logger: deps.logStream
       ? { ...loggerOptions(config.logging.level), stream: deps.logStream }
@@ -74,11 +77,17 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     return503OnClosing: false,
     // Unknown fields are errors, never silently dropped; JSON types are never coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    // What the router and Node's HTTP parser refuse before any route or hook runs answers with the envelope too.
+    frameworkErrors: routerErrorHandler(tls),
+    clientErrorHandler: clientErrorHandler(tls),
+    // Node would answer an HTTP/1.1 request without Host with an empty 400 of its own; plugin.ts refuses it instead.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
 
   await app.register(httpPlugin, {
     trustedProxy: config.server.trusted_proxy,
-    tls: new URL(config.server.issuer).protocol === 'https:',
+    tls,
     isClosing: () => closing,
   });
   const sessions = createSessionHttp({

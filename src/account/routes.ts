@@ -144,8 +144,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     return { enrollment_required: true };
   });
 
-  app.post('/auth/recovery-codes', { schema: { body: empty } }, async (request) => ({
-    recovery_codes: await regenerateRecoveryCodes(deps, attemptContext(request), await signedIn(request)),
+  app.post('/auth/recovery-codes', { schema: { body: body({ password, code }) } }, async (request) => ({
+    recovery_codes: await regenerateRecoveryCodes(deps, attemptContext(request), await signedIn(request), request.body),
   }));
 
   app.get('/account/connections', async (request) => ({

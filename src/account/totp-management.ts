@@ -1,5 +1,6 @@
 // TOTP status, disabling (password and a current code; the account falls back to enrollment-only sign-in), and
-// recovery-code regeneration (the old set dies with it). Enrollment itself lives in src/login/local/enrollment.ts.
+// recovery-code regeneration (password and a current code too; the old set dies with it). Enrollment itself lives in
+// src/login/local/enrollment.ts.
 import type { Executor } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
@@ -65,14 +66,21 @@ export async function disableTotp(
   });
 }
 
+/**
+ * New recovery codes replace the old set. Recovery codes are a sign-in factor, so, as for every other factor change,
+ * a session alone is not enough: the password and a current TOTP code are asked for again (reauth.ts), so whoever
+ * holds a stolen session cannot mint themselves a way back in.
+ */
 export async function regenerateRecoveryCodes(
   deps: AccountDeps,
   facts: RequestFacts,
   session: Session,
+  input: { password: string; code: string },
 ): Promise<string[]> {
   const id = session.identityId;
   if (session.aal !== 'aal2' || !(await findTotpCredential(deps.sql, id))?.confirmed)
     throw new GatehouseError('totp_not_enrolled');
+  await confirmFactors(deps, facts, id, { password: input.password, totp: input.code });
   const codes = generateRecoveryCodes();
   await replaceRecoveryCodes(
     deps.sql,

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from './error-catalogue.ts';
 import { type FieldProblem, GatehouseError } from './errors.ts';
+import { frameworkError } from './framework-error-codes.ts';
 
 export interface ErrorEnvelope {
   error: ErrorCode;
@@ -18,23 +19,38 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
+// The names Gatehouse gives its fields. A field name the client made up is named back only when it looks like one,
+// so a description never carries markup, a long string or anything else a client sent that is not a plain name.
+const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const fieldName = (name: unknown) => (typeof name === 'string' && PLAIN_NAME.test(name) ? name : '?');
+
+/** A JSON pointer into the request (its keys may be the client's own, e.g. in a record) as a dotted path. */
+const dotted = (instancePath: string) =>
+  instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => `.${fieldName(segment.replace(/~1/g, '/').replace(/~0/g, '~'))}`)
+    .join('');
+
+// ajv's messages name the rule and the schema's parameters ("must match format \"email\""), never the value.
 function fieldsFromValidation(context: string | undefined, errors: AjvError[]): FieldProblem[] {
   return errors.map((e) => {
-    const base = `${context ?? 'body'}${e.instancePath.replace(/\//g, '.')}`;
+    const base = `${context ?? 'body'}${dotted(e.instancePath)}`;
     if (e.keyword === 'additionalProperties')
-      return { path: `${base}.${e.params.additionalProperty}`, problem: 'unknown field' };
-    if (e.keyword === 'required') return { path: `${base}.${e.params.missingProperty}`, problem: 'is required' };
+      return { path: `${base}.${fieldName(e.params.additionalProperty)}`, problem: 'unknown field' };
+    if (e.keyword === 'required')
+      return { path: `${base}.${fieldName(e.params.missingProperty)}`, problem: 'is required' };
     return { path: base, problem: e.message ?? e.keyword };
   });
 }
 
-/** Maps anything thrown to a GatehouseError. Unknown errors become server_error; their cause goes only to the log. */
 /** A PostgreSQL data exception (SQLSTATE class 22), as the `postgres` driver reports it. */
 export function isDataException(error: unknown): error is { code: string } {
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
   return name === 'PostgresError' && typeof code === 'string' && code.startsWith('22');
 }
 
+/** Maps anything thrown to a GatehouseError. Unknown errors become server_error; their cause goes only to the log. */
 export function toGatehouseError(error: unknown): GatehouseError {
   if (error instanceof GatehouseError) return error;
   // PostgreSQL class 22 (data exception): a value the schemas let through that the database cannot hold or compare,
@@ -53,6 +69,8 @@ export function toGatehouseError(error: unknown): GatehouseError {
       cause: error,
     });
   }
+  const known = typeof fastifyError.code === 'string' ? frameworkError(fastifyError.code) : undefined;
+  if (known) return new GatehouseError(known.code, known.description, { cause: error });
   switch (fastifyError.statusCode) {
     case 413:
       return new GatehouseError('payload_too_large', undefined, { cause: error });
@@ -61,10 +79,11 @@ export function toGatehouseError(error: unknown): GatehouseError {
     case 404:
       return new GatehouseError('not_found', undefined, { cause: error });
   }
-  if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError)
+  // A parser's own error (ours throw GatehouseErrors, so this is JSON.parse's or a library's): its text quotes input.
+  if (error instanceof SyntaxError)
     return new GatehouseError('invalid_request', 'The request body is not valid JSON', { cause: error });
-  if (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-    return new GatehouseError('invalid_request', 'The request body is empty', { cause: error });
+  // Anything else Fastify or Node raised about the request (e.g. a client that aborted mid-body): the catalogue's
+  // text only, since its message may quote what was sent.
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500)
     return new GatehouseError('invalid_request', undefined, { cause: error });
   return new GatehouseError('server_error', undefined, { cause: error });

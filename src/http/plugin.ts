@@ -47,6 +47,11 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   // microtask turn each. Errors go to done(), which answers with the error envelope.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400 (app.ts turns Node's own, bodiless one off).
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new GatehouseError('invalid_request', 'The request needs a Host header'));
+      return;
+    }
     try {
       request.clientIp = options.trustedProxy
         ? requireForwardedAddress(request.headers['x-forwarded-for'])

@@ -14,3 +14,20 @@ export function applySecurityHeaders(reply: FastifyReply, tls: boolean): void {
   if (reply.getHeader('cache-control') === 'no-store' && !reply.hasHeader('pragma')) reply.header('pragma', 'no-cache');
   if (tls) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
 }
+
+/**
+ * What applySecurityHeaders sets on an error envelope, for an answer written straight on the socket (client-error.ts),
+ * where no reply exists.
+ */
+export function rawResponseHeaders(tls: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'cache-control': 'no-store',
+    pragma: 'no-cache',
+  };
+  if (tls) headers['strict-transport-security'] = 'max-age=63072000; includeSubDomains';
+  return headers;
+}

@@ -51,7 +51,8 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.post('/oauth/revoke', { onSend: corsHeaders }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
-    await revokeToken(deps, await authenticateClient(deps, form, attemptContext(request)), tokenParameter(form));
+    const context = attemptContext(request);
+    await revokeToken(deps, await authenticateClient(deps, form, context), tokenParameter(form), context);
     return reply.code(200).send();
   });
 

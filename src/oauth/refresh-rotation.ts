@@ -1,6 +1,7 @@
 // Refresh token rotation (DESIGN.md "Refresh token", RFC 9700 §4.14.2): every use rotates; presenting a rotated
 // token revokes the whole family, except within the grace window, where an honest parallel retry gets the same
-// successor (kept sealed on the rotated row) instead of killing the session.
+// successor (kept sealed on the rotated row) instead of killing the session. A request the grant cannot satisfy (a
+// scope it does not hold) is refused by `accept` before anything is committed: the presented token stays usable.
 import { randomToken, tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
 import { InvalidGrant, InvalidTarget } from './errors.ts';
@@ -9,17 +10,22 @@ import { findRefreshToken, type GrantFacts, revokeGrant, rotateRefreshToken } fr
 
 const purpose = (hash: string) => `refresh-successor:${hash}`;
 
+/**
+ * Rotates `presented`. `accept`, when given, sees the grant before the rotation commits and throws to refuse the
+ * request; the rotation then rolls back. Without it the rotation is one statement and no transaction.
+ */
 export async function rotateRefresh(
   deps: GrantDeps,
   clientId: string,
   presented: string,
   /** The request's RFC 8707 `resource`: a token is rotated only when its grant names it. Null when none was sent. */
   resource: string | null,
+  accept?: (grant: GrantFacts) => void,
 ): Promise<{ grant: GrantFacts; refreshToken: string }> {
   const now = deps.clock();
   const hash = tokenHash(presented);
   const successor = randomToken();
-  const grant = await rotateRefreshToken(deps.sql, {
+  const rotation = {
     tokenHash: hash,
     clientId,
     successorHash: tokenHash(successor),
@@ -27,7 +33,14 @@ export async function rotateRefresh(
     resource,
     now,
     idleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
-  });
+  };
+  const grant = accept
+    ? await deps.sql.begin(async (tx) => {
+        const rotated = await rotateRefreshToken(tx, rotation);
+        if (rotated) accept(rotated);
+        return rotated;
+      })
+    : await rotateRefreshToken(deps.sql, rotation);
   if (grant) return { grant, refreshToken: successor };
 
   const state = await findRefreshToken(deps.sql, hash);
@@ -44,7 +57,10 @@ export async function rotateRefresh(
       // A retry that lost the race to its own first request; once the successor was itself used, the client has
       // moved on and whoever presents the old token is not that retry (RFC 9700 §4.14.2): revoke below.
       const next = await findRefreshToken(deps.sql, tokenHash(successor));
-      if (next && next.rotatedAt === null) return { grant: state, refreshToken: successor };
+      if (next && next.rotatedAt === null) {
+        accept?.(state);
+        return { grant: state, refreshToken: successor };
+      }
     }
     if (await revokeGrant(deps.sql, state.grantId, now))
       await deps.audit.record({

@@ -1,11 +1,14 @@
 // RFC 7009 revocation. Revoking a refresh token revokes its whole grant, access tokens included (§2.1); revoking an
-// access token lists its jti until it would expire. Unknown, foreign or invalid tokens change nothing, and the
-// answer is the same 200 either way (§2.2), so the endpoint reveals nothing about tokens it did not issue to you.
+// access token lists its jti until it would expire. A token of ours issued to another client is refused with
+// unauthorized_client and changes nothing (§2.1: "the request is refused and the client is informed of the error");
+// unknown and invalid tokens change nothing and answer 200 (§2.2). docs/decisions.md says why.
 
 import type { Audit } from '../audit/audit.ts';
 import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
+import type { AttemptContext } from '../login/local/deps.ts';
+import { UnauthorizedClient } from './errors.ts';
 import {
   findRefreshToken,
   insertRevokedAccessToken,
@@ -22,20 +25,58 @@ export interface RevokeDeps {
   audit: Audit;
 }
 
-export async function revokeToken(deps: RevokeDeps, caller: Client, token: string): Promise<void> {
+/**
+ * Refuses a token of ours that another client holds, leaving it as it was. A client holding another's token is worth
+ * an operator's look (a leak, or a confused deployment), so the refusal is audited; the token itself never is.
+ */
+async function refuseForeignToken(
+  deps: RevokeDeps,
+  caller: Client,
+  context: AttemptContext,
+  token: { type: 'access_token' | 'refresh_token'; clientId: string; grantId: string | null },
+): Promise<never> {
+  await deps.audit.record({
+    event: 'oauth.revocation_refused',
+    actor: caller.id,
+    subject: token.grantId,
+    ...context,
+    details: { token_type: token.type, token_client_id: token.clientId },
+  });
+  throw new UnauthorizedClient('The token was issued to another client; only that client may revoke it');
+}
+
+export async function revokeToken(
+  deps: RevokeDeps,
+  caller: Client,
+  token: string,
+  context: AttemptContext,
+): Promise<void> {
   if (looksLikeJwt(token)) {
     const claims = await deps.verifier.verify(token);
-    if (claims && claims.client_id === caller.id)
-      await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
+    if (!claims) return;
+    if (claims.client_id !== caller.id)
+      await refuseForeignToken(deps, caller, context, {
+        type: 'access_token',
+        clientId: claims.client_id,
+        grantId: claims.gid ?? null,
+      });
+    await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
     return;
   }
   const state = await findRefreshToken(deps.sql, tokenHash(token));
-  if (!state || state.clientId !== caller.id) return;
+  if (!state) return;
+  if (state.clientId !== caller.id)
+    await refuseForeignToken(deps, caller, context, {
+      type: 'refresh_token',
+      clientId: state.clientId,
+      grantId: state.grantId,
+    });
   if (await revokeGrant(deps.sql, state.grantId, deps.clock()))
     await deps.audit.record({
       event: 'oauth.grant_revoked',
       actor: caller.id,
       subject: state.grantId,
+      ...context,
       details: { reason: 'revocation' },
     });
 }

@@ -218,7 +218,7 @@ describe('POST /account/password/forgot and /account/password/reset', () => {
   });
 
   test('a reset link expires', async () => {
-    const person = await newPerson('noether@acme-robotics.dev');
+    const person = await newPerson('germain@acme-robotics.dev');
     await post('/account/password/forgot', { email: person.email });
     const link = verificationLink((await inbox.deliver(1))[0]?.text ?? '');
     t.clock.advance(31 * 60);
@@ -318,13 +318,33 @@ describe('profile, email change, TOTP, recovery codes, sessions, connections', (
     envelope(await get('/account/profile', person.session), 'login_required');
   });
 
-  test('POST /auth/recovery-codes replaces the set: old codes die, new ones work', async () => {
+  test('POST /auth/recovery-codes with the password and a current code replaces the set: old codes die, new ones work', async () => {
     const person = await newPerson('hamilton@acme-robotics.dev');
-    const fresh = await post('/auth/recovery-codes', {}, person.session);
+    t.clock.advance(30);
+    const fresh = await post(
+      '/auth/recovery-codes',
+      { password: PASSWORD, code: totpCode(person.seed, t.clock.now()) },
+      person.session,
+    );
     assert.equal(fresh.statusCode, 200);
+    assert.equal(fresh.headers['cache-control'], 'no-store');
     const codes = (fresh.json() as { recovery_codes: string[] }).recovery_codes;
     secretsSeen.push(...codes);
     assert.equal(codes.length, 10);
+    const [audit] = await t.sql`
+      select event, actor, subject, request_id from audit_events
+      where event = 'recovery_codes.regenerated' and request_id = ${String(fresh.headers['x-request-id'])}`;
+    assert.ok(audit, 'the regeneration is audited');
+    const { identity_id } = (await get('/account/profile', person.session)).json() as { identity_id: string };
+    assert.deepEqual(
+      { ...audit },
+      {
+        event: 'recovery_codes.regenerated',
+        actor: identity_id,
+        subject: identity_id,
+        request_id: fresh.headers['x-request-id'],
+      },
+    );
     assert.equal(
       (await signIn(t.app, person.email, { password: PASSWORD, recovery_code: person.recoveryCodes[0] as string }))
         .response.statusCode,
@@ -334,6 +354,43 @@ describe('profile, email change, TOTP, recovery codes, sessions, connections', (
       (await signIn(t.app, person.email, { password: PASSWORD, recovery_code: codes[0] as string })).response
         .statusCode,
       200,
+    );
+  });
+
+  test('POST /auth/recovery-codes refuses a session alone, a wrong password or a wrong code, and changes nothing', async () => {
+    const person = await newPerson('kovalevskaya@acme-robotics.dev');
+    const alone = await post('/auth/recovery-codes', {}, person.session);
+    assert.equal(alone.statusCode, 400);
+    envelope(alone, 'invalid_request');
+    assert.deepEqual((alone.json() as { fields: unknown }).fields, [{ path: 'body.password', problem: 'is required' }]);
+    t.clock.advance(30);
+    const wrongPassword = await post(
+      '/auth/recovery-codes',
+      { password: 'not the password at all', code: totpCode(person.seed, t.clock.now()) },
+      person.session,
+    );
+    assert.equal(wrongPassword.statusCode, 403);
+    envelope(wrongPassword, 'reauthentication_failed');
+    t.clock.advance(30);
+    const wrongCode = await post('/auth/recovery-codes', { password: PASSWORD, code: '000000' }, person.session);
+    assert.equal(wrongCode.statusCode, 403);
+    envelope(wrongCode, 'reauthentication_failed');
+    const { identity_id } = (await get('/account/profile', person.session)).json() as { identity_id: string };
+    const [regenerated] = await t.sql`
+      select count(*)::int as n from audit_events where event = 'recovery_codes.regenerated' and actor = ${identity_id}`;
+    assert.equal(regenerated?.n, 0);
+    const [failed] = await t.sql`
+      select count(*)::int as n from audit_events where event = 'reauth.failed' and actor = ${identity_id}`;
+    assert.equal(failed?.n, 2);
+    assert.deepEqual((await get('/account/totp', person.session)).json(), {
+      enabled: true,
+      recovery_codes_remaining: 10,
+    });
+    assert.equal(
+      (await signIn(t.app, person.email, { password: PASSWORD, recovery_code: person.recoveryCodes[0] as string }))
+        .response.statusCode,
+      200,
+      'the old codes still work',
     );
   });
 

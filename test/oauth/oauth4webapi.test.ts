@@ -137,6 +137,38 @@ describe('oauth4webapi against Gatehouse', async () => {
     await assert.rejects(newest, (e: oauth.ResponseBodyError) => e.error === 'invalid_grant');
   });
 
+  test('a refresh asking for a narrower scope gets it without an ID token; the next refresh gets the full scope', async () => {
+    const result = await signIn();
+    const narrowed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), result.refresh_token as string, {
+        ...insecure,
+        additionalParameters: { scope: 'offline_access' },
+      }),
+    );
+    assert.equal(narrowed.scope, 'offline_access');
+    assert.equal(narrowed.id_token, undefined, 'no openid, no ID token');
+    const request = new Request('https://rs.example.test/', {
+      headers: { authorization: `Bearer ${narrowed.access_token}` },
+    });
+    assert.equal((await oauth.validateJwtAccessToken(as, request, t.issuer, insecure)).scope, 'offline_access');
+    const full = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), narrowed.refresh_token as string, insecure),
+    );
+    assert.equal(full.scope, 'openid offline_access');
+    assert.equal(oauth.getValidatedIdTokenClaims(full)?.sub, sub);
+    const wider = oauth
+      .refreshTokenGrantRequest(as, client, oauth.None(), full.refresh_token as string, {
+        ...insecure,
+        additionalParameters: { scope: 'openid profile offline_access' },
+      })
+      .then((r) => oauth.processRefreshTokenResponse(as, client, r));
+    await assert.rejects(wider, (e: oauth.ResponseBodyError) => e.error === 'invalid_scope' && e.status === 400);
+  });
+
   test('client credentials, introspection and revocation by a service client', async () => {
     const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
     const sc: oauth.Client = { client_id: service.client.id };

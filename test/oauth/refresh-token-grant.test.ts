@@ -145,6 +145,87 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     assert.equal(again.json.scope, 'openid profile offline_access');
   });
 
+  describe('scope (RFC 6749 §6)', () => {
+    const FULL = 'openid profile email offline_access';
+    const refreshWith = (token: string, scope: string) =>
+      postForm(t, '/oauth/token', {
+        grant_type: 'refresh_token',
+        client_id: client.id,
+        client_secret: secret as string,
+        refresh_token: token,
+        scope,
+      });
+    const grantScope = async (refreshToken: string) => {
+      const [row] = await t.sql`select g.scope from oauth_grants g join oauth_refresh_tokens r on r.grant_id = g.id
+        where r.token_hash = ${tokenHash(refreshToken)}`;
+      return row?.scope;
+    };
+    const userinfo = (accessToken: string) =>
+      t.app.inject({ method: 'GET', url: '/oauth/userinfo', headers: { authorization: `Bearer ${accessToken}` } });
+
+    for (const [name, scope, description] of [
+      ['a scope the grant lacks', 'openid email', 'scope email is not part of the grant'],
+      ['a scope the client was never allowed', 'openid payroll:write', 'scope payroll:write is not part of the grant'],
+      ['a malformed scope', 'openid "quoted"', 'scope is malformed'],
+    ] as const)
+      test(`asking for ${name} is refused with invalid_scope and leaves the refresh token usable`, async () => {
+        const { refresh_token } = await userTokens(t, { client, secret, cookie, scope: 'openid offline_access' });
+        assertEnvelope(await refreshWith(refresh_token, scope), 400, 'invalid_scope', description);
+        // Nothing was rotated: the presented token refreshes, with the grant's scope, as if nothing had happened.
+        const [row] =
+          await t.sql`select rotated_at from oauth_refresh_tokens where token_hash = ${tokenHash(refresh_token)}`;
+        assert.equal(row?.rotated_at, null);
+        t.clock.advance(10);
+        const refreshed = await refresh(refresh_token);
+        assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+        assert.equal(refreshed.json.scope, 'openid offline_access');
+      });
+
+    test('a narrower scope without openid gets an access token with only it and no ID token', async () => {
+      const { refresh_token } = await userTokens(t, { client, secret, cookie });
+      const narrowed = await refreshWith(refresh_token, 'offline_access profile');
+      assert.equal(narrowed.status, 200, JSON.stringify(narrowed.json));
+      // In the grant's order, whatever order was asked for.
+      assert.equal(narrowed.json.scope, 'profile offline_access');
+      assert.equal(decodeJwt(narrowed.json.access_token as string).scope, 'profile offline_access');
+      assert.equal(narrowed.json.id_token, undefined);
+      assert.equal(typeof narrowed.json.refresh_token, 'string', 'the grant keeps refreshing');
+      const denied = await userinfo(narrowed.json.access_token as string);
+      assert.equal(denied.statusCode, 403);
+      assert.equal(denied.json().error, 'insufficient_scope');
+      assert.equal(await grantScope(narrowed.json.refresh_token as string), FULL);
+      // A resource server that introspects sees the same: the access token's narrower scope, the grant's full one.
+      const introspect = (token: string) =>
+        postForm(t, '/oauth/introspect', { client_id: client.id, client_secret: secret as string, token });
+      assert.equal((await introspect(narrowed.json.access_token as string)).json.scope, 'profile offline_access');
+      assert.equal((await introspect(narrowed.json.refresh_token as string)).json.scope, FULL);
+    });
+
+    test('a narrower scope with openid gets an ID token, and the next refresh without scope gets the full scope', async () => {
+      const signedIn = await userTokens(t, { client, secret, cookie });
+      const narrowed = await refreshWith(signedIn.refresh_token, 'email openid');
+      assert.equal(narrowed.status, 200, JSON.stringify(narrowed.json));
+      assert.equal(narrowed.json.scope, 'openid email');
+      assert.equal(decodeJwt(narrowed.json.access_token as string).scope, 'openid email');
+      const idToken = decodeJwt(narrowed.json.id_token as string);
+      assert.equal(idToken.sub, decodeJwt(signedIn.id_token).sub);
+      assert.equal(idToken.at_hash, atHash(narrowed.json.access_token as string));
+      const claims = (await userinfo(narrowed.json.access_token as string)).json();
+      assert.equal(typeof claims.email, 'string');
+      assert.equal(claims.name, undefined, 'profile was not asked for');
+      const full = await refresh(narrowed.json.refresh_token as string);
+      assert.equal(full.status, 200, JSON.stringify(full.json));
+      assert.equal(full.json.scope, FULL);
+      assert.equal(decodeJwt(full.json.access_token as string).scope, FULL);
+      assert.equal(typeof full.json.id_token, 'string');
+      // §3.1: a parameter sent without a value counts as omitted, so an empty scope is the grant's too.
+      const empty = await refreshWith(full.json.refresh_token as string, '');
+      assert.equal(empty.status, 200, JSON.stringify(empty.json));
+      assert.equal(empty.json.scope, FULL);
+      assert.equal(await grantScope(empty.json.refresh_token as string), FULL);
+    });
+  });
+
   test('rejects an unknown refresh token with invalid_grant', async () => {
     assertEnvelope(await refresh('never-issued-refresh-token'), 400, 'invalid_grant', 'The refresh token is invalid');
   });

@@ -130,6 +130,27 @@ describe('resource indicators (RFC 8707) for user tokens', () => {
     assert.equal(decodeJwt(after.json.access_token as string).aud, orders.audience);
   });
 
+  test('a refresh for a resource with a narrower scope (RFC 6749 §6) gets that resource’s part of it, the grant keeps all', async () => {
+    const scope = 'openid offline_access orders:read orders:write';
+    const tokens = await (await codeFor({ scope, resources: [orders.audience] })).exchange();
+    assert.equal(tokens.status, 200, JSON.stringify(tokens.json));
+    const narrowed = await postForm(t, '/oauth/token', {
+      grant_type: 'refresh_token',
+      client_id: client.id,
+      refresh_token: tokens.json.refresh_token as string,
+      resource: orders.audience,
+      scope: 'orders:read',
+    });
+    assert.equal(narrowed.status, 200, JSON.stringify(narrowed.json));
+    const claims = decodeJwt(narrowed.json.access_token as string);
+    assert.deepEqual([claims.aud, claims.scope, narrowed.json.scope], [orders.audience, 'orders:read', 'orders:read']);
+    assert.equal(narrowed.json.id_token, undefined, 'openid was not asked for');
+    const full = await refresh(narrowed.json.refresh_token as string, orders.audience);
+    assert.equal(full.status, 200, JSON.stringify(full.json));
+    assert.equal(decodeJwt(full.json.access_token as string).scope, 'openid orders:read orders:write');
+    assert.equal(typeof full.json.id_token, 'string');
+  });
+
   test('a code exchange naming another resource is invalid_target and leaves the code to retry with', async () => {
     const { exchange } = await codeFor({ scope: 'openid orders:read', resources: [orders.audience] });
     const refused = await exchange(billing.audience);

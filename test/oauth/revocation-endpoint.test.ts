@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { decodeJwt } from 'jose';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { assertEnvelope, postForm, userTokens } from '../helpers/oauth-flow.ts';
+import { assertEnvelope, postForm, refreshTokens, userTokens } from '../helpers/oauth-flow.ts';
 
 describe('POST /oauth/revoke', async () => {
   const t = await startTestApp();
@@ -27,13 +28,47 @@ describe('POST /oauth/revoke', async () => {
     assert.equal(after[0]?.n, before[0]?.n);
   });
 
-  test('answers 200 for another client’s tokens and leaves them active', async () => {
+  // RFC 7009 §2.1: "the request is refused and the client is informed of the error".
+  for (const kind of ['refresh_token', 'access_token'] as const)
+    test(`refuses another client’s ${kind} with 400 unauthorized_client and leaves it working`, async () => {
+      const tokens = await issued();
+      const foreign = { client_id: other.id, client_secret: otherSecret as string };
+      const revokedBefore = await t.sql`select count(*)::int as n from oauth_revoked_access_tokens`;
+      const refused = await revoke(tokens[kind], foreign);
+      assertEnvelope(
+        refused,
+        400,
+        'unauthorized_client',
+        'The token was issued to another client; only that client may revoke it',
+      );
+      const revokedAfter = await t.sql`select count(*)::int as n from oauth_revoked_access_tokens`;
+      assert.equal(revokedAfter[0]?.n, revokedBefore[0]?.n, 'no access token was listed as revoked');
+      assert.equal((await introspect(tokens.refresh_token)).json.active, true);
+      assert.equal((await introspect(tokens.access_token)).json.active, true);
+      const refreshed = await refreshTokens(t, client, secret, tokens.refresh_token);
+      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+      const [audit] = await t.sql`
+        select actor, subject, request_id, details from audit_events
+        where event = 'oauth.revocation_refused' and request_id = ${String(refused.headers['x-request-id'])}`;
+      const grantId = decodeJwt(tokens.access_token).gid;
+      assert.deepEqual(
+        { ...audit },
+        {
+          actor: other.id,
+          subject: grantId,
+          request_id: refused.headers['x-request-id'],
+          details: { token_type: kind, token_client_id: client.id },
+        },
+      );
+    });
+
+  test('the token’s own client still revokes it after another client was refused', async () => {
     const tokens = await issued();
     const foreign = { client_id: other.id, client_secret: otherSecret as string };
-    assert.equal((await revoke(tokens.refresh_token, foreign)).status, 200);
-    assert.equal((await revoke(tokens.access_token, foreign)).status, 200);
-    assert.equal((await introspect(tokens.refresh_token)).json.active, true);
-    assert.equal((await introspect(tokens.access_token)).json.active, true);
+    assert.equal((await revoke(tokens.refresh_token, foreign)).status, 400);
+    assert.equal((await revoke(tokens.refresh_token)).status, 200);
+    assert.equal((await introspect(tokens.refresh_token)).json.active, false);
+    assert.equal((await introspect(tokens.access_token)).json.active, false);
   });
 
   test('refuses HTTP Basic with 401 invalid_client and WWW-Authenticate', async () => {

@@ -44,4 +44,38 @@ describe('GET /settings: two-factor sign-in section (Chromium)', () => {
     await screenshot('settings-totp-enrolled');
     assert.deepEqual(problems, []);
   });
+
+  test('new recovery codes ask for the password and a current code; a wrong code is refused and changes nothing', async () => {
+    const account = await makeAccount(t.sql, t.secrets, t.config);
+    const cookie = await sessionCookieFor(t.sql, account.sub, { aal: 'aal2', now: t.clock.now() });
+    const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
+    const [name = '', value = ''] = cookie.split('=');
+    await page.context().addCookies([{ name, value, url: t.url }]);
+
+    await page.goto(`${t.url}/settings`);
+    const section = page.getByRole('region', { name: 'Two-factor sign-in' });
+    const form = section.getByRole('form', { name: 'Make new recovery codes' });
+    await form.getByLabel('Current password').fill(account.password);
+    await form.getByLabel('Current code').fill('000000');
+    await form.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await section.getByRole('alert').getByText('The current password or code is not correct.').waitFor();
+    await section.getByText('An authenticator app is set up. 10 unused recovery code(s) left.').waitFor();
+
+    t.clock.advance(30);
+    await form.getByLabel('Current code').fill(totpCode(account.totpSeed as string, t.clock.now()));
+    await form.getByRole('button', { name: 'Make new recovery codes' }).click();
+    await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+    const shown = await page.getByTestId('recovery-codes').locator('li').allTextContents();
+    assert.equal(shown.length, 10);
+    assert.ok(
+      shown.every((code) => !account.recoveryCodes.includes(code)),
+      'a new set, not the old one',
+    );
+    await screenshot('settings-new-recovery-codes');
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await section.getByText('An authenticator app is set up. 10 unused recovery code(s) left.').waitFor();
+    // The password field was cleared: nothing of the re-authentication stays on the page.
+    assert.equal(await form.getByLabel('Current password').inputValue(), '');
+    assert.deepEqual(problems, []);
+  });
 });

@@ -12,11 +12,22 @@ export function TotpSection() {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
+  // New recovery codes are a new way to sign in, so they need the password and a current code, as turning off does.
+  const [newCodesPassword, setNewCodesPassword] = useState('');
+  const [newCodesCode, setNewCodesCode] = useState('');
 
-  const regenerate = async () => {
-    if (!confirm('Make ten new recovery codes? The current ones stop working.')) return;
-    const result = await action.run(() => api<{ recovery_codes: string[] }>('POST', '/auth/recovery-codes', {}));
-    if (result) setCodes(result.recovery_codes);
+  const regenerate = async (event: Event) => {
+    event.preventDefault();
+    const result = await action.run(() =>
+      api<{ recovery_codes: string[] }>('POST', '/auth/recovery-codes', {
+        password: newCodesPassword,
+        code: newCodesCode,
+      }),
+    );
+    if (!result) return;
+    setNewCodesPassword('');
+    setNewCodesCode('');
+    setCodes(result.recovery_codes);
   };
   const disable = async (event: Event) => {
     event.preventDefault();
@@ -54,11 +65,34 @@ export function TotpSection() {
           )}
           {status.data.enabled && (
             <>
-              <button type="button" onClick={() => void regenerate()} disabled={action.busy}>
-                Make new recovery codes
-              </button>
-              <form onSubmit={disable}>
-                <h3>Turn off two-factor sign-in</h3>
+              <form onSubmit={regenerate} aria-labelledby="recovery-codes-heading">
+                <h3 id="recovery-codes-heading">Make new recovery codes</h3>
+                <p class="hint">The recovery codes you have now stop working. Confirm it is you first.</p>
+                <Field
+                  id="recovery-codes-password"
+                  label="Current password"
+                  type="password"
+                  autoComplete="current-password"
+                  required
+                  value={newCodesPassword}
+                  onValue={setNewCodesPassword}
+                />
+                <Field
+                  id="recovery-codes-current-code"
+                  label="Current code"
+                  inputMode="numeric"
+                  pattern="[0-9]{6}"
+                  autoComplete="one-time-code"
+                  required
+                  value={newCodesCode}
+                  onValue={setNewCodesCode}
+                />
+                <button type="submit" disabled={action.busy}>
+                  Make new recovery codes
+                </button>
+              </form>
+              <form onSubmit={disable} aria-labelledby="totp-off-heading">
+                <h3 id="totp-off-heading">Turn off two-factor sign-in</h3>
                 <p class="hint">You will have to set up an authenticator again before you can use your account.</p>
                 <Field
                   id="totp-password"
