@@ -40,7 +40,7 @@ export async function signUp(deps: AccountDeps, facts: RequestFacts, input: Sign
   const address = acceptTypedAddress(input.email, 'body.email');
   await admitMailRequest(deps, facts, address);
   const subject = normalizeEmail(address);
-  const phc = await hashAllowedPassword(deps, input.password, subject);
+  const phc = await hashAllowedPassword(deps, input.password, { email: subject, displayName: input.displayName });
   const now = deps.clock();
   const context = { actor: null, clientIp: facts.clientIp, requestId: facts.requestId };
   const outcome: Outcome = await deps.sql
