@@ -128,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       secrets: deps.secrets,
       passwords: config.passwords,
+      organization: config.organization,
       login: config.login,
       issuer: config.server.issuer,
     },

@@ -18,8 +18,13 @@ export async function changePassword(
 ): Promise<{ sessionsRevoked: number }> {
   const id = session.identityId;
   const { methodId } = await confirmFactors(deps, facts, id, { password: input.currentPassword });
-  const email = (await findProfile(deps.sql, id))?.email ?? '';
-  const phc = await hashAllowedPassword(deps, input.newPassword, normalizeEmail(email));
+  const profile = await findProfile(deps.sql, id);
+  const phc = await hashAllowedPassword(
+    deps,
+    input.newPassword,
+    { email: normalizeEmail(profile?.email ?? ''), displayName: profile?.displayName },
+    { path: 'body.new_password', label: 'New password' },
+  );
   const now = deps.clock();
   const outcome = await deps.sql.begin(async (tx) => {
     await upsertPasswordCredential(tx, methodId, id, phc);

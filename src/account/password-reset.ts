@@ -53,7 +53,11 @@ export async function resetPassword(
   const now = deps.clock();
   // The policy is checked before the link is used, so a refused password leaves the link working.
   const pending = await findVerification(deps.sql, input.verificationId);
-  const phc = await hashAllowedPassword(deps, input.password, normalizeEmail(pending?.email ?? ''));
+  const holder = pending ? await findIdentity(deps.sql, pending.identity_id) : null;
+  const phc = await hashAllowedPassword(deps, input.password, {
+    email: normalizeEmail(pending?.email ?? ''),
+    displayName: holder?.displayName,
+  });
   const outcome = await deps.sql.begin(async (tx) => {
     const result = await consumeVerification(
       tx,

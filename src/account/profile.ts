@@ -1,4 +1,5 @@
 // GET and PATCH /account/profile.
+import { assertDisplayText } from '../http/display-text.ts';
 import { NotFound } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findProfile, updateDisplayName } from '../identity/store.ts';
@@ -32,6 +33,7 @@ export async function changeProfile(
   identityId: Sub,
   changes: { displayName?: string },
 ): Promise<ProfileView> {
+  assertDisplayText(changes.displayName, 'body.display_name');
   if (changes.displayName !== undefined) {
     await updateDisplayName(deps.sql, identityId, changes.displayName.trim(), deps.clock());
     await deps.audit.record({ event: 'profile.updated', actor: identityId, subject: identityId, ...facts });

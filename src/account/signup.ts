@@ -4,6 +4,7 @@
 // record instead of a second account, and nothing is ever linked or merged by email. A sign-up that was never
 // verified does not hold its address hostage: signing up again replaces it, and only the mailbox owner can verify.
 import type { AuditEvent } from '../audit/audit.ts';
+import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { newSub, normalizeEmail, type Sub } from '../identity/ids.ts';
 import { attachSignInMethodIn } from '../identity/sign-in-methods.ts';
@@ -38,9 +39,10 @@ const lostRace = (error: unknown) =>
 
 export async function signUp(deps: AccountDeps, facts: RequestFacts, input: SignupInput): Promise<{ identityId: Sub }> {
   const address = acceptTypedAddress(input.email, 'body.email');
+  assertDisplayText(input.displayName, 'body.display_name');
   await admitMailRequest(deps, facts, address);
   const subject = normalizeEmail(address);
-  const phc = await hashAllowedPassword(deps, input.password, subject);
+  const phc = await hashAllowedPassword(deps, input.password, { email: subject, displayName: input.displayName });
   const now = deps.clock();
   const context = { actor: null, clientIp: facts.clientIp, requestId: facts.requestId };
   const outcome: Outcome = await deps.sql

@@ -4,6 +4,7 @@ import { redirectProblems } from '../clients/client-rules.ts';
 import { newApplicationId } from '../clients/ids.ts';
 import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
+import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
@@ -32,6 +33,7 @@ const conflict = (error: unknown): never => {
 };
 
 export async function createApplication(deps: AdminDeps, actor: Actor, input: ApplicationInput) {
+  assertDisplayText(input.name, 'body.name');
   const app = await changeAudited(
     deps,
     actor,
@@ -68,6 +70,7 @@ async function assertClientsFit(tx: Executor, id: string, environment: store.Env
 }
 
 export async function updateApplication(deps: AdminDeps, actor: Actor, id: string, changes: Partial<ApplicationInput>) {
+  assertDisplayText(changes.name, 'body.name');
   const outcome = await changeAudited(
     deps,
     actor,

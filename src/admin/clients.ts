@@ -5,6 +5,7 @@ import { type ClientSpec, clientProblems, isConfidential } from '../clients/clie
 import { newClientId } from '../clients/ids.ts';
 import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
+import { assertDisplayText } from '../http/display-text.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
 import { changedFields } from './changed-fields.ts';
@@ -68,6 +69,7 @@ async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec
 }
 
 export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {
+  assertDisplayText(input.name, 'body.name');
   const secret = isConfidential(input.kind) ? newClientSecret() : null;
   const sent: ClientSpec = {
     kind: input.kind,
@@ -126,6 +128,7 @@ const CLIENT_FIELDS = {
 } as const;
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
+  assertDisplayText(changes.name, 'body.name');
   const outcome = await changeAudited(
     deps,
     actor,

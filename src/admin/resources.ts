@@ -3,6 +3,7 @@
 import { newResourceId } from '../clients/ids.ts';
 import { hasUserCredentials } from '../clients/redirect-uri.ts';
 import * as store from '../clients/store.ts';
+import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
@@ -45,6 +46,7 @@ export function audienceProblem(value: string, issuer: string): string | null {
 }
 
 export async function createResource(deps: AdminDeps, actor: Actor, input: ResourceInput) {
+  assertDisplayText(input.name, 'body.name');
   const problem = audienceProblem(input.audience, deps.issuer);
   if (problem)
     throw new GatehouseError('invalid_request', `body.audience ${problem}`, {
@@ -93,6 +95,7 @@ export async function updateResource(
   id: string,
   changes: { name?: string; scopes?: string[] },
 ) {
+  assertDisplayText(changes.name, 'body.name');
   const outcome = await changeAudited(
     deps,
     actor,

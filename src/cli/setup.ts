@@ -9,6 +9,7 @@ import { isReservedHostname } from '../config/placeholders.ts';
 import { renderSetupConfig, writeSetupConfig } from '../config/write.ts';
 import { generateSecretFiles } from '../crypto/secret-files.ts';
 import { migrate } from '../db/migrate.ts';
+import { displayTextProblem } from '../http/display-text.ts';
 import { ensureBootstrap, markSetupCompleted } from '../identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from '../login/local/enrollment-link.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
@@ -40,7 +41,8 @@ const orgIdProblem = (id: string) =>
   /^[a-z0-9][a-z0-9._-]{0,62}$/.test(id)
     ? null
     : 'must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit';
-const orgNameProblem = (name: string) => (name.trim() ? null : 'must not be empty');
+// Shown in every message and on hosted pages: the same rule as names set through the API.
+const orgNameProblem = (name: string) => (name.trim() ? displayTextProblem(name) : 'must not be empty');
 const ownerProblem = (owner: string) =>
   /^[^\s@]+@[^\s@]+$/.test(owner) && owner.length <= 254 ? null : 'must be an email address';
 // Only for typed answers: a path typed at a prompt that names no file is most likely a typo. Flags are not checked,

@@ -71,6 +71,9 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
   }
   if (spec.redirectUris.length === 0)
     problems.push({ path: 'body.redirect_uris', problem: `a ${spec.kind} client needs at least one redirect URI` });
+  // A client that may ask for nothing can sign no one in; an empty list would only fail later, at /oauth/authorize.
+  if (spec.scopes.length === 0)
+    problems.push({ path: 'body.scopes', problem: `a ${spec.kind} client needs at least one scope, such as openid` });
   // SPEC.md "OAuth client": the OIDC scopes "plus resource scopes", here those of the client's audiences, which its
   // tokens then carry only when audienced to that resource (RFC 8707; src/oauth/resource-indicators.ts).
   spec.scopes.forEach((scope, i) => {

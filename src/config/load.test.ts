@@ -43,6 +43,10 @@ describe('configuration file', () => {
       '[organization]\nid = "Not A Slug"',
       'organization.id: must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit',
     ],
+    [
+      '[organization]\nname = "Acme \u202Ecitobor"',
+      'organization.name: remove the invisible character U+202E; control, formatting and text-direction characters are not allowed',
+    ],
     ['[delivery]\nkind = "pigeon"', 'delivery.kind: must be one of "none", "smtp", "direct_mx", "webhook"'],
     ['[delivery]\nkind = "smtp"\nfrom = "a@b.c"', 'delivery.smtp.host: is required when delivery.kind is "smtp"'],
     [

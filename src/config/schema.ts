@@ -204,6 +204,13 @@ export const ConfigSchema = Type.Object(
         maximum: 1024,
         description: 'Longest accepted password; bounds hashing work.',
       }),
+      minimum_score: Type.Integer({
+        default: 3,
+        minimum: 0,
+        maximum: 4,
+        description:
+          'Lowest strength score (zxcvbn, 0-4) a new password needs at sign-up, reset, change and owner enrollment. The estimate checks breach-derived password lists, dictionary words and names, repetitions, sequences and keyboard patterns, and the words an attacker tries first for this account: the service name, the organization name and id, and the email address and display name (NIST SP 800-63B §3.1.1.2). 3 (about 10^8 guesses or more) by default: far beyond what the sign-in throttle lets an online attacker try, and it refuses what those lists cover while accepting a few uncommon words. Lower accepts passwords that are guessed sooner, down to 0 (length limits only); 4 also refuses many passwords people can remember. Passwords already set are not re-checked.',
+      }),
     }),
     login: section('Local sign-in.', {
       starts_per_ip_per_minute: Type.Integer({

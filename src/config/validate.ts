@@ -1,4 +1,5 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
+import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { providerState } from './provider-state.ts';
@@ -68,6 +69,9 @@ export function checkSemantics(config: Config): SemanticResult {
 
   if (config.organization.id !== '' && !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(config.organization.id))
     problem('organization.id', 'must be 1-63 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit');
+  // Shown in every message and hosted page: the rule for names people see (src/http/display-text.ts).
+  const orgNameProblem = config.organization.name === '' ? null : displayTextProblem(config.organization.name);
+  if (orgNameProblem) problem('organization.name', orgNameProblem);
 
   checkDelivery(config, problem, deferred);
   checkProviders(config, problem, deferred);

@@ -42,6 +42,16 @@ describe('hosted pages: sign-up to account settings (Chromium)', () => {
     await page.goto(`${t.url}/signup`);
     await page.getByLabel('Your name').fill('Katherine Johnson');
     await page.getByLabel('Email address').fill(email);
+    // A guessable password is refused, and the page says why and what to do.
+    await page.getByLabel('Password').fill('passwordpassword');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(
+        'Password: repeated character patterns like "abcabcabc" are easy to guess; add more words that are less ' +
+          'common; avoid repeated words and characters.',
+      )
+      .waitFor();
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('status').getByText(`We sent a confirmation link to ${email}`).waitFor();

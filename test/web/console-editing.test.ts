@@ -53,7 +53,7 @@ const VIEWPORTS = [
 
 describe('console: editing and deleting applications, clients and resources (Chromium)', () => {
   for (const { tag, viewport } of VIEWPORTS)
-    test(`at ${viewport.width}x${viewport.height} the owner fixes a client's redirect URIs, edits a resource's scopes, deletes a client after confirming, and is refused deleting an application that still has clients with application_in_use`, async () => {
+    test(`at ${viewport.width}x${viewport.height} the owner fixes a client's redirect URIs, is refused an empty scope list, edits a resource's scopes, deletes a client after confirming, and is refused deleting an application that still has clients with application_in_use`, async () => {
       const ids = await register(tag);
       const { page, problems, screenshot } = await newPage(viewport);
       await signInThrough(t, page, '/admin/console/clients', owner);
@@ -86,6 +86,19 @@ describe('console: editing and deleting applications, clients and resources (Chr
       assert.match((await alert.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
       const [unchanged] = await t.sql`select redirect_uris from oauth_clients where id = ${ids.clientId}`;
       assert.deepEqual(unchanged?.redirect_uris, [good]);
+
+      // An empty scope list: a web client must ask for something; the problem shows under Scopes.
+      const scopes = form.getByLabel('Scopes');
+      await redirects.fill(good);
+      await scopes.fill('');
+      await page.getByRole('button', { name: 'Save client' }).click();
+      const scopesError = page.locator('#edit-client-scopes-error');
+      await scopesError.waitFor();
+      assert.equal(await scopesError.textContent(), 'a web client needs at least one scope, such as openid');
+      await assertFocused(page, scopes, 'the refused scopes');
+      const [scoped] = await t.sql`select scopes from oauth_clients where id = ${ids.clientId}`;
+      assert.deepEqual(scoped?.scopes, ['openid', 'profile']);
+      await scopes.fill('openid profile');
 
       // A good set saves; the status takes focus, and the list shows it, before and after a reload.
       const second = `https://billing.acme-robotics.dev/${tag}/return`;

@@ -12,6 +12,8 @@ export interface LocalLoginDeps {
   clock: Clock;
   secrets: Pick<Secrets, 'totp' | 'passwordPepper' | 'recoveryPepper'>;
   passwords: Config['passwords'];
+  /** Its name and id are context words of the password policy. */
+  organization: Config['organization'];
   login: Config['login'];
   issuer: string;
 }

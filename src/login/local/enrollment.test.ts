@@ -28,9 +28,14 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     assert.equal(weak.statusCode, 400);
     assert.deepEqual(weak.json(), {
       error: 'weak_password',
-      error_description: 'The password is too common or too easy to guess; choose another.',
+      error_description: 'Password: this is similar to a commonly used password; add more words that are less common.',
       request_id: weak.headers['x-request-id'],
-      fields: [{ path: '/password', problem: 'is too common or too easy to guess; choose another' }],
+      fields: [
+        {
+          path: 'body.password',
+          problem: 'this is similar to a commonly used password; add more words that are less common',
+        },
+      ],
     });
     const short = await post('/auth/enroll', { token, password: 'short pass' });
     assert.equal(short.json().error, 'weak_password');

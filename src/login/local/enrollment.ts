@@ -7,7 +7,7 @@ import { tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
 import { normalizeEmail, type Sub } from '../../identity/ids.ts';
 import { attachSignInMethod } from '../../identity/sign-in-methods.ts';
-import { findPrimaryEmail } from '../../identity/store.ts';
+import { findIdentity, findPrimaryEmail } from '../../identity/store.ts';
 import type { SessionStart } from '../../session/http.ts';
 import { revokeIdentitySessions } from '../../session/store.ts';
 import type { Session } from '../../session/types.ts';
@@ -44,11 +44,8 @@ export async function enrollWithToken(
   if (!pending) throw new GatehouseError('invalid_enrollment_token');
   const subject = await signInSubject(deps, pending);
   // Checked before the link is used, so a refused password leaves the link working.
-  assertPasswordAllowed(
-    input.password,
-    { minLength: deps.passwords.min_length, maxLength: deps.passwords.max_length },
-    subject,
-  );
+  const displayName = (await findIdentity(deps.sql, pending))?.displayName;
+  await assertPasswordAllowed(input.password, deps, { email: subject, displayName });
   const phc = await hashPassword(input.password, deps.secrets.passwordPepper, argon2Parameters(deps.passwords));
   // One transaction: the link is spent only together with the password, the reset and the revocation, so a
   // failure anywhere (e.g. the password method belongs to another identity: 409) leaves the link usable.

@@ -193,6 +193,7 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
         clock: t.clock.now,
         secrets: t.secrets,
         passwords: t.config.passwords,
+        organization: t.config.organization,
         login: t.config.login,
         issuer: t.config.server.issuer,
       },

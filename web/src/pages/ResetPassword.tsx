@@ -39,7 +39,7 @@ export function ResetPassword() {
             type="password"
             autoComplete="new-password"
             required
-            hint="At least 12 characters; common passwords are refused."
+            hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
             value={password}
             onValue={setPassword}
             autoFocus

@@ -45,7 +45,7 @@ export function PasswordSection({ onChange }: { onChange: () => void }) {
           type="password"
           autoComplete="new-password"
           required
-          hint="At least 12 characters; common passwords are refused."
+          hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
           value={next}
           onValue={setNext}
         />
