@@ -14,6 +14,7 @@ import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
+import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { healthRoutes } from './health/routes.ts';
 import { loggerOptions } from './http/logger.ts';
@@ -164,6 +165,14 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     requireAdmin: services.requireAdmin,
   });
+  // Development only: the mailbox's messages carry working links, so the route exists only where config allows the
+  // mailbox at all (a loopback issuer).
+  if (config.delivery.kind === 'dev_mailbox')
+    await app.register(mailboxRoutes, {
+      sql: deps.sql,
+      deliveryKey: deps.secrets.delivery,
+      requireAdmin: services.requireAdmin,
+    });
   await app.register(statusRoutes, {
     config,
     sql: deps.sql,
