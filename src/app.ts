@@ -16,6 +16,7 @@ import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
 import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
+import { deliveryStatus } from './delivery/status.ts';
 import { healthRoutes } from './health/routes.ts';
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     },
   });
   await app.register(signInMethodRoutes, { config });
+  const outbox = createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock });
   await app.register(accountRoutes, {
     sessions,
     deps: {
@@ -133,7 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       config,
       secrets: deps.secrets,
-      outbox: createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock }),
+      outbox,
     },
   });
   await app.register(sessionRoutes, { audit: deps.audit, sessions });
@@ -158,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
     log: app.log,
     requireAdmin: services.requireAdmin,
+    invitations: { deliveryReady: deliveryStatus(config).state === 'ready', outbox },
   });
   await app.register(auditRoutes, {
     sql: deps.sql,

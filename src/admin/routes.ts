@@ -11,6 +11,7 @@ import type { Actor, AdminDeps } from './context.ts';
 import type { AdminGuard } from './guard.ts';
 import * as identities from './identities.ts';
 import * as identityGrants from './identity-grants.ts';
+import * as invitations from './invitations.ts';
 import * as members from './members.ts';
 import * as resources from './resources.ts';
 import * as schemas from './schemas.ts';
@@ -90,6 +91,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   const subChange = { params: schemas.SubParams, body: schemas.EmptyBody };
   app.get('/admin/identities', { schema: { querystring: schemas.IdentitySearch } }, async (request) =>
     identities.searchIdentities(deps, request.query as never),
+  );
+  app.post('/admin/identities', { schema: { body: schemas.Invitation } }, async (request, reply) =>
+    reply.code(201).send(await invitations.inviteIdentity(deps, actor(request), request.body as never)),
   );
   app.get<BySub>('/admin/identities/:sub', { schema: bySub }, async (request) =>
     identities.getIdentity(deps, request.params.sub),
