@@ -1,14 +1,17 @@
-// Invitations (POST /admin/identities): an owner adds a person by email address and organization roles, so an
+// Invitations (POST /admin/identities) and the administrator's reset link (POST /admin/identities/:sub/enrollment-link).
+// An invitation: an owner adds a person by email address and organization roles, so an
 // organization with self-service off still gains members. The identity is created active with its address unverified
 // and no sign-in method; what it gets is the owner enrollment machinery's one-use link (src/login/local/
 // enrollment-link.ts), with which the person sets a password and enrolls TOTP. When delivery works the link goes out
 // by email through the outbox, in the same transaction as the identity; otherwise it is shown once in the answer.
 import { checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
-import { GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import {
   deletePendingIdentity,
   findEmailHolder,
+  findIdentity,
+  findPrimaryEmail,
   insertIdentity,
   lockEmailAddress,
   upsertMembership,
@@ -93,6 +96,50 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
       delivery,
       expires_at: outcome.link.expiresAt.toISOString(),
       // Shown once, only when no message carries it: whoever reads it can set the person's password.
+      ...(delivery === 'shown' ? { url: outcome.link.url } : {}),
+    },
+  };
+}
+
+/**
+ * The administrator's reset (POST /admin/identities/:sub/enrollment-link): a fresh one-use link (24 hours) with which
+ * the person sets a new password and TOTP; using it ends the old ones and every session (login/local/enrollment.ts).
+ * Issuing it kills older links. Emailed to the primary address when delivery works, else shown once.
+ */
+export async function issueResetLink(deps: AdminDeps, actor: Actor, sub: Sub) {
+  const delivery = deps.invitations.deliveryReady ? 'email' : 'shown';
+  const now = deps.clock();
+  const outcome = await changeAudited(
+    deps,
+    actor,
+    async (tx) => {
+      const identity = await findIdentity(tx, sub);
+      if (!identity) return { refused: 'not_found' as const };
+      if (identity.state !== 'active') return { refused: 'state' as const, state: identity.state };
+      // The link signs in with the primary address (enrollment.ts): without one it could never be used.
+      const email = await findPrimaryEmail(tx, sub);
+      if (!email) return { refused: 'no_email' as const };
+      const link = await issueEnrollmentLink(tx, sub, deps.issuer, now, { returnTo: '/settings' });
+      if (delivery === 'email')
+        await deps.invitations.outbox.enqueue(tx, {
+          template: 'enrollment_link',
+          to: email.address,
+          variables: { url: link.url, expiresAt: link.expiresAt },
+        });
+      return { refused: null, link };
+    },
+    (o) => (o.refused ? null : { event: 'identity.enrollment_link_issued', subject: sub, details: { delivery } }),
+  );
+  if (outcome.refused === 'not_found') throw new NotFound('No such identity');
+  if (outcome.refused === 'state')
+    throw new GatehouseError('invalid_identity_state', `The identity is ${outcome.state}; reactivate it first`);
+  if (outcome.refused === 'no_email')
+    throw new GatehouseError('invalid_identity_state', 'The identity has no email address to sign in with');
+  return {
+    sub,
+    enrollment: {
+      delivery,
+      expires_at: outcome.link.expiresAt.toISOString(),
       ...(delivery === 'shown' ? { url: outcome.link.url } : {}),
     },
   };

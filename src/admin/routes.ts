@@ -104,6 +104,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.post<BySub>('/admin/identities/:sub/sessions/revoke', { schema: subChange }, async (request) =>
     identities.signOutEverywhere(deps, actor(request), request.params.sub),
   );
+  app.post<BySub>('/admin/identities/:sub/enrollment-link', { schema: subChange }, async (request) =>
+    invitations.issueResetLink(deps, actor(request), request.params.sub),
+  );
   app.post<BySub>('/admin/identities/:sub/reactivate', { schema: subChange }, async (request) =>
     identities.reactivateIdentity(deps, actor(request), request.params.sub),
   );

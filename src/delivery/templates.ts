@@ -8,7 +8,8 @@ export type TemplateName =
   | 'email_change_notice'
   | 'password_reset'
   | 'signup_attempt_notice'
-  | 'invitation';
+  | 'invitation'
+  | 'enrollment_link';
 
 export interface VerificationVariables {
   verificationId: string;
@@ -29,7 +30,7 @@ export interface InvitationVariables {
 export type MessageRequest =
   | { [T in VerificationTemplate]: { template: T; to: string; variables: VerificationVariables } }[VerificationTemplate]
   | { [T in NoticeTemplate]: { template: T; to: string } }[NoticeTemplate]
-  | { template: 'invitation'; to: string; variables: InvitationVariables };
+  | { template: 'invitation' | 'enrollment_link'; to: string; variables: InvitationVariables };
 
 export interface RenderContext {
   organizationName: string;
@@ -121,6 +122,18 @@ function parts(request: MessageRequest, context: RenderContext): Parts {
           'Open the link to choose a password and set up two-factor sign-in. It works once.',
         ],
         action: { label: 'Set up your account', url, expires: expiresIn(expiresAt, context.now) },
+      };
+    }
+    case 'enrollment_link': {
+      const { url, expiresAt } = request.variables;
+      if (url.length > 2 * MAX_VARIABLE_LENGTH + 200) throw new RangeError('enrollment link is too long');
+      return {
+        subject: `Set a new password for ${org}`,
+        lines: [
+          `An administrator of ${org} sent you a link to set a new password and two-factor sign-in for your account.`,
+          'Using it replaces your current password, authenticator and recovery codes, and signs you out everywhere. It works once.',
+        ],
+        action: { label: 'Set a new password', url, expires: expiresIn(expiresAt, context.now) },
       };
     }
     case 'signup_attempt_notice':

@@ -216,3 +216,66 @@ describe('POST /admin/identities', () => {
     assert.deepEqual(await stateOf(t), before);
   });
 });
+
+describe('POST /admin/identities/:sub/enrollment-link', () => {
+  test('without delivery: shows a one-use link that sets a new password and TOTP and ends the old ones', async () => {
+    const { t, admin, call } = await inviting();
+    const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'forgetful@acme-robotics.dev' });
+    const { cookie } = await makeSession(t, person.sub);
+    const r = await call('POST', `/admin/identities/${person.sub}/enrollment-link`, {});
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const url = (r.json.enrollment as { url: string }).url;
+    assert.deepEqual(r.json, {
+      sub: person.sub,
+      enrollment: {
+        delivery: 'shown',
+        expires_at: new Date(t.clock.now().getTime() + 86_400_000).toISOString(),
+        url,
+      },
+    });
+    assert.match(url, /^http:\/\/localhost:8080\/enroll\?return_to=%2Fsettings#token=[\w-]{43}$/);
+    assert.deepEqual(await auditOf(t, person.sub), [
+      { event: 'identity.enrollment_link_issued', actor: admin.sub, details: { delivery: 'shown' } },
+    ]);
+
+    const used = await enroll(t, url);
+    assert.equal(used.statusCode, 200, used.body);
+    const [totp] = await t.sql`select 1 from totp_credentials where identity_id = ${person.sub}`;
+    assert.equal(totp, undefined, 'the old authenticator is gone: the person enrolls a new one');
+    const old = await t.app.inject({
+      method: 'POST',
+      url: '/auth/logout',
+      headers: { ...JSON_HEADERS, cookie },
+      payload: {},
+    });
+    assert.equal(old.statusCode, 401, 'the sessions from before the reset ended');
+    assert.equal((await enroll(t, url)).statusCode, 400, 'the link works once');
+  });
+
+  test('with delivery: the link goes to the primary address as an enrollment_link message', async () => {
+    const { t, call } = await inviting(makeConfig({ delivery: { kind: 'dev_mailbox' } }));
+    const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'away@acme-robotics.dev' });
+    const r = await call('POST', `/admin/identities/${person.sub}/enrollment-link`, {});
+    assert.equal(r.status, 200);
+    assert.equal((r.json.enrollment as { delivery: string; url?: string }).delivery, 'email');
+    assert.equal((r.json.enrollment as { url?: string }).url, undefined);
+    const queued = await t.sql`select template, recipient from outbox_messages`;
+    assert.deepEqual(
+      [...queued].map((m) => ({ ...m })),
+      [{ template: 'enrollment_link', recipient: 'away@acme-robotics.dev' }],
+    );
+  });
+
+  test('refuses a suspended identity with 409 invalid_identity_state and an unknown one with 404; nothing changes', async () => {
+    const { t, call } = await inviting();
+    const person = await makeAccount(t.sql, t.secrets, t.config, { state: 'suspended' });
+    const before = await stateOf(t);
+    const suspended = await call('POST', `/admin/identities/${person.sub}/enrollment-link`, {});
+    assertAdminError(suspended, 409, 'invalid_identity_state', 'The identity is suspended; reactivate it first');
+    const unknown = await call('POST', '/admin/identities/usr_nobody/enrollment-link', {});
+    assertAdminError(unknown, 404, 'not_found', 'No such identity');
+    assert.deepEqual(await stateOf(t), before);
+    const [tokens] = await t.sql<{ n: number }[]>`select count(*)::int as n from enrollment_tokens`;
+    assert.equal(tokens?.n, 0);
+  });
+});
