@@ -33,8 +33,8 @@ function acceptAddress(address: string): string {
     return checkRecipient(address);
   } catch (error) {
     if (!(error instanceof InvalidRecipient)) throw error;
-    const problem = 'must be a plain address such as name@example.org';
-    throw new InvalidRequest(`body.email ${problem}`, { fields: [{ path: 'body.email', problem }], cause: error });
+    const problem = 'enter a plain address such as name@example.org';
+    throw new InvalidRequest(`Email address: ${problem}`, { fields: [{ path: 'body.email', problem }], cause: error });
   }
 }
 
