@@ -61,7 +61,7 @@ describe('self-service off (Chromium)', () => {
     await invited.page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await invited.page.getByRole('button', { name: 'I have saved them' }).click();
     await invited.page.waitForURL(`${t.url}/settings`);
-    await invited.page.getByRole('heading', { name: 'Your account is managed by an administrator' }).waitFor();
+    await invited.page.getByRole('heading', { name: 'Managed by an administrator' }).waitFor();
     await invited.page.getByText('send you a new enrollment link').waitFor();
     await invited.page.getByText('sign you out everywhere').waitFor();
     await invited.page.getByText('self_service.enabled = true').waitFor();

@@ -7,7 +7,7 @@ import { HowToTurnOnSelfService } from '../../components/SelfServiceOff.tsx';
 export function AdministeredAccount() {
   return (
     <section aria-labelledby="administered-heading">
-      <h2 id="administered-heading">Your account is managed by an administrator</h2>
+      <h2 id="administered-heading">Managed by an administrator</h2>
       <p>
         Account self-service is off here, so your password, email address and two-factor sign-in cannot be changed on
         this page. An administrator of this organization can, from the console:
