@@ -29,6 +29,16 @@ describe('self-service off (Chromium)', () => {
     }
   });
 
+  test('/forgot-password says an administrator can send a new enrollment link, with no form', async () => {
+    const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
+    await page.goto(`${t.url}/forgot-password`);
+    await page.getByText('Password reset by email is not available here.').waitFor();
+    await page.getByText('self_service.enabled = true').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Send reset link' }).count(), 0, 'no form that would fail');
+    await screenshot('forgot-password-self-service-off-phone');
+    assert.deepEqual(problems, []);
+  });
+
   test('an invited person enrolls through the link shown once, and their account page says what an administrator can do', async () => {
     const { page, problems, screenshot } = await newPage({ width: 1280, height: 900 });
     await signInThrough(t, page, '/admin/console/identities', owner);
