@@ -23,7 +23,9 @@ export function Mailbox() {
     <ConsoleLayout section="mailbox" title="Mailbox" access={mailbox.error}>
       <p class="aside">
         Development mailbox: verification, password-reset, email-change and invitation messages are kept here (and
-        announced on the terminal) instead of being sent. Each link works like the one in a real email.
+        announced on the terminal) instead of being sent. Each link works like the one in a real email: an invitation or
+        reset link signs the browser that opens it in as that person, so open those in a private window to stay signed
+        in here.
       </p>
       <p>
         <button type="button" class="secondary" onClick={mailbox.reload} disabled={mailbox.loading}>
