@@ -14,7 +14,9 @@ import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
+import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
+import { deliveryStatus } from './delivery/status.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
 import { loggerOptions } from './http/logger.ts';
@@ -134,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     },
   });
   await app.register(signInMethodRoutes, { config });
+  const outbox = createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock });
   await app.register(accountRoutes, {
     sessions,
     deps: {
@@ -142,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       config,
       secrets: deps.secrets,
-      outbox: createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock }),
+      outbox,
     },
   });
   await app.register(sessionRoutes, { audit: deps.audit, sessions });
@@ -167,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
     log: app.log,
     requireAdmin: services.requireAdmin,
+    invitations: { deliveryReady: deliveryStatus(config).state === 'ready', outbox },
   });
   await app.register(auditRoutes, {
     sql: deps.sql,
@@ -174,6 +178,14 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     requireAdmin: services.requireAdmin,
   });
+  // Development only: the mailbox's messages carry working links, so the route exists only where config allows the
+  // mailbox at all (a loopback issuer).
+  if (config.delivery.kind === 'dev_mailbox')
+    await app.register(mailboxRoutes, {
+      sql: deps.sql,
+      deliveryKey: deps.secrets.delivery,
+      requireAdmin: services.requireAdmin,
+    });
   await app.register(statusRoutes, {
     config,
     sql: deps.sql,

@@ -32,6 +32,8 @@ export interface StartOptions {
   extend?: (app: FastifyInstance, sql: Sql) => void;
   /** Schedules the forced close at the shutdown timeout and returns its cancel; tests fire it by hand. */
   scheduleForcedClose?: (close: () => void, ms: number) => () => void;
+  /** The development mailbox's one-line notices; stderr by default. Tests pass a capture. */
+  notice?: (line: string) => void;
 }
 
 function scheduleWithTimer(close: () => void, ms: number): () => void {
@@ -112,7 +114,13 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
   const url = `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${port}`;
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
-  const delivery = startDelivery({ config, sql, deliveryKey: secrets.delivery, log });
+  const delivery = startDelivery({
+    config,
+    sql,
+    deliveryKey: secrets.delivery,
+    log,
+    ...(options.notice ? { notice: options.notice } : {}),
+  });
   const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log, audit });
 
   let stopping: Promise<void> | null = null;

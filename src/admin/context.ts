@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql, Transaction } from '../db/pool.ts';
+import type { Outbox } from '../delivery/outbox.ts';
 
 export interface AdminDeps {
   sql: Sql;
@@ -17,6 +18,8 @@ export interface AdminDeps {
   /** How long an access token lives: a grant without refresh token gives access that long (granted-access.ts). */
   accessTokenTtlSeconds: number;
   log: Pick<FastifyBaseLogger, 'warn'>;
+  /** Invitations: whether delivery can send the link (else it is shown once), and the outbox that sends it. */
+  invitations: { deliveryReady: boolean; outbox: Outbox };
 }
 
 export interface Actor {

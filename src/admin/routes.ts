@@ -11,6 +11,7 @@ import type { Actor, AdminDeps } from './context.ts';
 import type { AdminGuard } from './guard.ts';
 import * as identities from './identities.ts';
 import * as identityGrants from './identity-grants.ts';
+import * as invitations from './invitations.ts';
 import * as members from './members.ts';
 import * as resources from './resources.ts';
 import * as schemas from './schemas.ts';
@@ -91,6 +92,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   app.get('/admin/identities', { schema: { querystring: schemas.IdentitySearch } }, async (request) =>
     identities.searchIdentities(deps, request.query as never),
   );
+  app.post('/admin/identities', { schema: { body: schemas.Invitation } }, async (request, reply) =>
+    reply.code(201).send(await invitations.inviteIdentity(deps, actor(request), request.body as never)),
+  );
   app.get<BySub>('/admin/identities/:sub', { schema: bySub }, async (request) =>
     identities.getIdentity(deps, request.params.sub),
   );
@@ -99,6 +103,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   );
   app.post<BySub>('/admin/identities/:sub/sessions/revoke', { schema: subChange }, async (request) =>
     identities.signOutEverywhere(deps, actor(request), request.params.sub),
+  );
+  app.post<BySub>('/admin/identities/:sub/enrollment-link', { schema: subChange }, async (request) =>
+    invitations.issueResetLink(deps, actor(request), request.params.sub),
   );
   app.post<BySub>('/admin/identities/:sub/reactivate', { schema: subChange }, async (request) =>
     identities.reactivateIdentity(deps, actor(request), request.params.sub),

@@ -93,7 +93,15 @@ export const AssuranceChange = Type.Object({ ial: Type.Enum(['ial1', 'ial2']) },
 
 // owner, admin, member, or an operator-defined name that route policies can match exactly.
 const Role = Type.String({ pattern: '^[a-z0-9][a-z0-9_.:-]{0,63}$' });
-export const MemberRoles = Type.Object(
-  { roles: Type.Array(Role, { minItems: 1, maxItems: 20, uniqueItems: true }) },
+const Roles = Type.Array(Role, { minItems: 1, maxItems: 20, uniqueItems: true });
+export const MemberRoles = Type.Object({ roles: Roles }, { additionalProperties: false });
+
+/** POST /admin/identities: an invitation into the bootstrap organization. */
+export const Invitation = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    display_name: Type.Optional(Type.String({ maxLength: 200 })),
+    roles: Roles,
+  },
   { additionalProperties: false },
 );

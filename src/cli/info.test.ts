@@ -32,4 +32,19 @@ describe('gatehouse info', () => {
     ]);
     assert.doesNotMatch(result.stdout, /relay-password-9|github-secret-7/);
   });
+
+  test('says the development mailbox keeps messages instead of sending them, and whether self-service is on', async () => {
+    const file = writeCliConfig();
+    appendFileSync(file, '[self_service]\nenabled = true\n[delivery]\nkind = "dev_mailbox"\n');
+    const result = await runCli(['info', '--config', file]);
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.split('\n');
+    assert.ok(
+      lines.includes(
+        'delivery:     development mailbox: messages are kept, not sent; read them on the console Mailbox page and the terminal',
+      ),
+      result.stdout,
+    );
+    assert.ok(lines.includes('self-service: on'), result.stdout);
+  });
 });

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { loadConfig } from '../config/load.ts';
 import { redactDatabaseUrl } from '../db/pool.ts';
+import { DEV_MAILBOX_NOTE } from '../delivery/status.ts';
 import { type Command, parseFlags } from './args.ts';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -19,7 +20,8 @@ export const infoCommand: Command = {
       `database:     ${config.database.url === '' ? '(embedded, evaluation only)' : redactDatabaseUrl(config.database.url)}`,
       `organization: ${config.organization.id} (${config.organization.name})`,
       `secrets:      ${config.secrets.dir}`,
-      `delivery:     ${config.delivery.kind}`,
+      `delivery:     ${config.delivery.kind === 'dev_mailbox' ? DEV_MAILBOX_NOTE : config.delivery.kind}`,
+      `self-service: ${config.self_service.enabled ? 'on' : 'off'}`,
       `tls:          ${config.tls.mode}`,
       ...loaded.deferred.map((d) => `deferred:     ${d.key}: ${d.reason}`),
     ];

@@ -47,7 +47,10 @@ describe('configuration file', () => {
       '[organization]\nname = "Acme \u202Ecitobor"',
       'organization.name: remove the invisible character U+202E; control, formatting and text-direction characters are not allowed',
     ],
-    ['[delivery]\nkind = "pigeon"', 'delivery.kind: must be one of "none", "smtp", "direct_mx", "webhook"'],
+    [
+      '[delivery]\nkind = "pigeon"',
+      'delivery.kind: must be one of "none", "smtp", "direct_mx", "webhook", "dev_mailbox"',
+    ],
     ['[delivery]\nkind = "smtp"\nfrom = "a@b.c"', 'delivery.smtp.host: is required when delivery.kind is "smtp"'],
     [
       '[delivery]\nkind = "webhook"\nfrom = "a@b.c"\n[delivery.webhook]\nurl = "http://hooks.acme.com/x"',
@@ -106,6 +109,15 @@ describe('configuration file', () => {
     ['[auth]\nenabled = true', 'auth.organization_id: is required when auth.enabled is true'],
     ['', 'GATEHOUSE_LISTEN: must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080', { GATEHOUSE_LISTEN: 'everywhere' }],
     ['', 'DATABASE_URL: must start with postgres:// or postgresql://', { DATABASE_URL: 'sqlite:///tmp/x' }],
+    [
+      '[server]\nissuer = "https://id.acme.com"\n[delivery]\nkind = "dev_mailbox"',
+      'delivery.kind: "dev_mailbox" keeps messages instead of sending them and is allowed only with a loopback server.issuer (http://localhost, 127.0.0.1 or [::1]); choose smtp, direct_mx or webhook',
+    ],
+    [
+      '[delivery]\nkind = "dev_mailbox"',
+      'delivery.kind: "dev_mailbox" keeps messages instead of sending them and is allowed only with a loopback server.issuer (http://localhost, 127.0.0.1 or [::1]); choose smtp, direct_mx or webhook',
+      { GATEHOUSE_ISSUER: 'https://localhost.acme.com' },
+    ],
     ['[server\nlisten = 1', 'line 1, column 8: not valid TOML: Invalid TOML document: illegal character in key'],
   ];
   for (const [toml, expected, env] of invalid) {
@@ -113,6 +125,14 @@ describe('configuration file', () => {
       assert.deepEqual(problemsOf(toml, env), [expected]);
     });
   }
+
+  for (const issuer of ['http://localhost:8080', 'http://127.0.0.1:8090', 'http://[::1]:8080', 'https://localhost'])
+    test(`accepts the development mailbox with the loopback issuer ${issuer}, as ready delivery without a sender`, () => {
+      const { config, deferred } = parse(`[server]\nissuer = "${issuer}"\n[delivery]\nkind = "dev_mailbox"`);
+      assert.equal(config.delivery.kind, 'dev_mailbox');
+      assert.equal(config.delivery.from, '');
+      assert.deepEqual(deferred, []);
+    });
 
   test('accepts an empty file and fills every default', () => {
     const { config, deferred } = parse('');
@@ -267,6 +287,9 @@ describe('configuration file location', () => {
     assert.equal(loaded.config.secrets.dir, path.join(dir, '.gatehouse/secrets'));
     assert.equal(loaded.config.data.dir, path.join(dir, '.gatehouse'));
     assert.equal(loaded.config.organization.id, 'dev');
+    // A test user can sign up and verify at once: self-service on, messages kept in the development mailbox.
+    assert.equal(loaded.config.self_service.enabled, true);
+    assert.equal(loaded.config.delivery.kind, 'dev_mailbox');
   });
 
   test('random text never escapes as anything but a ConfigError (fuzz)', () => {

@@ -60,11 +60,16 @@ interface ParseOptions {
   development: boolean;
 }
 
-/** Development instance: everything local under ./.gatehouse, a throwaway organization and owner. */
+/**
+ * Development instance: everything local under ./.gatehouse, a throwaway organization and owner, and account
+ * self-service on with the development mailbox, so a test user can sign up and verify without a mail server.
+ */
 const DEVELOPMENT_DEFAULTS = {
   data: { dir: '.gatehouse' },
   secrets: { dir: '.gatehouse/secrets' },
   organization: { id: 'dev', name: 'Development', owner_subject: 'owner@localhost' },
+  self_service: { enabled: true },
+  delivery: { kind: 'dev_mailbox' },
 };
 
 export function parseConfig(source: string, file: string, options: ParseOptions): LoadedConfig {

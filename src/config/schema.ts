@@ -80,12 +80,14 @@ export const ConfigSchema = Type.Object(
       enabled: flag('Allow people to sign up and manage their own accounts. Also needs delivery to be configured.'),
     }),
     delivery: section('How verification messages leave the service.', {
-      kind: Type.Enum(['none', 'smtp', 'direct_mx', 'webhook'], {
+      kind: Type.Enum(['none', 'smtp', 'direct_mx', 'webhook', 'dev_mailbox'], {
         default: 'none',
         description:
-          'none (nothing can be sent; sign-up and recovery refuse), smtp (authenticated relay), direct_mx, or webhook.',
+          "none (nothing can be sent; sign-up and recovery refuse), smtp (authenticated relay), direct_mx, webhook, or dev_mailbox. dev_mailbox is for development: messages go through the outbox but are kept in the database instead of being sent, shown on the console's Mailbox page, and each is announced on the terminal with its link. It is refused unless server.issuer is loopback (localhost, 127.0.0.1, [::1]), because whoever reads the terminal or the console could then take over any account. The development instance (no config file) uses it.",
       }),
-      from: text('Envelope and header sender, e.g. "Acme Identity <no-reply@id.example.com>".'),
+      from: text(
+        'Envelope and header sender, e.g. "Acme Identity <no-reply@id.example.com>". Not needed for dev_mailbox.',
+      ),
       smtp: section('Authenticated SMTP relay.', {
         host: text('Relay host name. A placeholder value defers delivery.'),
         port: Type.Integer({

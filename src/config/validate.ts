@@ -18,6 +18,12 @@ export interface SemanticResult {
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** localhost, 127.0.0.1 or [::1]: an issuer only this machine can reach. */
+export function isLoopbackIssuer(issuer: string): boolean {
+  const url = absoluteUrl(issuer);
+  return url !== null && LOCAL_HOSTS.has(url.hostname);
+}
+
 export function parseListen(value: string): { host: string; port: number } | null {
   const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
   if (!match?.[1] || !match[2]) return null;
@@ -96,6 +102,16 @@ export function senderDomain(from: string): string {
 function checkDelivery(config: Config, problem: Report, deferred: Deferred[]): void {
   const { delivery } = config;
   if (delivery.kind === 'none') return;
+  if (delivery.kind === 'dev_mailbox') {
+    // Every kept message (links and codes included) is readable on the terminal and the console: on an issuer that
+    // others can reach, that hands their accounts to whoever reads them.
+    if (!isLoopbackIssuer(config.server.issuer))
+      problem(
+        'delivery.kind',
+        '"dev_mailbox" keeps messages instead of sending them and is allowed only with a loopback server.issuer (http://localhost, 127.0.0.1 or [::1]); choose smtp, direct_mx or webhook',
+      );
+    return;
+  }
   // The same deferrals, in the same order, as deliveryStatus (src/delivery/status.ts), so what `gatehouse info`
   // and the startup log report is what the account routes and the worker act on.
   if (isPlaceholderValue(delivery.from)) {

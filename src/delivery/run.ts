@@ -5,6 +5,7 @@ import { promises as dns } from 'node:dns';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
+import { createDevMailboxTransport } from './dev-mailbox.ts';
 import { createDirectMxTransport, type MxResolver } from './direct-mx.ts';
 import { purgeDeliveryRecords } from './retention.ts';
 import { createSmtpRelayTransport } from './smtp-relay.ts';
@@ -16,6 +17,8 @@ import { createDeliveryWorker, type DeliveryWorker } from './worker.ts';
 export interface TransportDeps {
   deliveryKey: Buffer;
   resolver?: MxResolver;
+  /** dev_mailbox only: where kept messages go, and how each is announced on the terminal. */
+  mailbox?: { sql: Sql; clock: () => Date; notice: (line: string) => void };
 }
 
 /** The transport for delivery.kind, or null when delivery is not ready. */
@@ -28,6 +31,9 @@ export function createConfiguredTransport(config: Config, deps: TransportDeps): 
       return createDirectMxTransport(config.delivery, { resolver: deps.resolver ?? new dns.Resolver() });
     case 'webhook':
       return createWebhookTransport(config.delivery.webhook, { deliveryKey: deps.deliveryKey });
+    case 'dev_mailbox':
+      if (!deps.mailbox) throw new Error('the development mailbox needs its database and notice deps');
+      return createDevMailboxTransport({ deliveryKey: deps.deliveryKey, ...deps.mailbox });
     case 'none':
       return null;
   }
@@ -39,12 +45,19 @@ export interface DeliveryRunDeps {
   deliveryKey: Buffer;
   log: Logger;
   clock?: () => Date;
+  /** dev_mailbox: prints the one-line notice of a kept message; stderr by default. */
+  notice?: (line: string) => void;
 }
 
 /** Starts the worker if delivery is ready; returns it (stop it before closing the pool) or null. */
 export function startDelivery(deps: DeliveryRunDeps): DeliveryWorker | null {
   const status = deliveryStatus(deps.config);
-  const transport = createConfiguredTransport(deps.config, { deliveryKey: deps.deliveryKey });
+  const clock = deps.clock ?? (() => new Date());
+  const notice = deps.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const transport = createConfiguredTransport(deps.config, {
+    deliveryKey: deps.deliveryKey,
+    mailbox: { sql: deps.sql, clock, notice },
+  });
   if (!transport) {
     deps.log.info({ delivery: status.state, reason: status.reason }, 'delivery worker not started');
     return null;
@@ -54,7 +67,7 @@ export function startDelivery(deps: DeliveryRunDeps): DeliveryWorker | null {
     transport,
     deliveryKey: deps.deliveryKey,
     from: deps.config.delivery.from,
-    clock: deps.clock ?? (() => new Date()),
+    clock,
     log: deps.log.child({ component: 'delivery' }),
     housekeeping: (now) => purgeDeliveryRecords(deps.sql, now),
   });

@@ -14,6 +14,10 @@ export interface DeliveryStatus {
   reason: string;
 }
 
+/** What doctor, info and the status page say about the development mailbox. */
+export const DEV_MAILBOX_NOTE =
+  'development mailbox: messages are kept, not sent; read them on the console Mailbox page and the terminal';
+
 const ready = (reason: string): DeliveryStatus => ({ state: 'ready', reason });
 const deferred = (reason: string): DeliveryStatus => ({ state: 'deferred', reason });
 const notConfigured = (reason: string): DeliveryStatus => ({ state: 'not_configured', reason });
@@ -29,6 +33,8 @@ function hostOf(url: string): string | null {
 export function deliveryStatus(config: Config): DeliveryStatus {
   const { delivery } = config;
   if (delivery.kind === 'none') return notConfigured('delivery.kind is "none"');
+  // Loopback-only (config/validate.ts) and needs no sender: nothing leaves the machine.
+  if (delivery.kind === 'dev_mailbox') return ready(DEV_MAILBOX_NOTE);
   if (isPlaceholderValue(delivery.from)) return deferred('delivery.from is a placeholder');
   if (delivery.from.trim() === '') return notConfigured('delivery.from is empty');
   switch (delivery.kind) {

@@ -23,6 +23,26 @@ describe('message templates', () => {
     assert.ok(!message.subject.includes(variables.secret));
   });
 
+  test('an invitation carries the enrollment link and its expiry, no code, and the token stays out of the subject', () => {
+    const url = 'https://id.acme.dev/enroll?return_to=%2Fsettings#token=Tok3n_abc';
+    const message = renderMessage(
+      { template: 'invitation', to: 'a@acme.dev', variables: { url, expiresAt: new Date('2026-02-08T09:00:00Z') } },
+      context,
+    );
+    assert.equal(message.subject, 'You are invited to Acme <Robotics> & Co');
+    assert.equal(
+      message.text,
+      `${[
+        'An administrator of Acme <Robotics> & Co created an account for you with this email address.',
+        'Open the link to choose a password and set up two-factor sign-in. It works once.',
+        `Set up your account: ${url}`,
+        'This expires in 7 days. If you did not ask for this, you can ignore this message.',
+        '-- Acme <Robotics> & Co',
+      ].join('\n\n')}\n`,
+    );
+    assert.ok(message.html.includes('<a href="https://id.acme.dev/enroll?return_to=%2Fsettings#token=Tok3n_abc">'));
+  });
+
   test('HTML escapes the organization name and the link', () => {
     const message = renderMessage({ template: 'signup_verification', to: 'a@acme.dev', variables }, context);
     assert.ok(message.html.includes('Acme &lt;Robotics&gt; &amp; Co'));

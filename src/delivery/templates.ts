@@ -7,7 +7,9 @@ export type TemplateName =
   | 'email_change_verification'
   | 'email_change_notice'
   | 'password_reset'
-  | 'signup_attempt_notice';
+  | 'signup_attempt_notice'
+  | 'invitation'
+  | 'enrollment_link';
 
 export interface VerificationVariables {
   verificationId: string;
@@ -18,10 +20,17 @@ export interface VerificationVariables {
 type VerificationTemplate = 'signup_verification' | 'email_change_verification' | 'password_reset';
 type NoticeTemplate = 'email_change_notice' | 'signup_attempt_notice';
 
+/** An administrator's invitation: the one-use enrollment link (its token rides in the fragment) and its expiry. */
+export interface InvitationVariables {
+  url: string;
+  expiresAt: Date;
+}
+
 /** What the account routes pass to Outbox.enqueue: one member per template, so variables match the template. */
 export type MessageRequest =
   | { [T in VerificationTemplate]: { template: T; to: string; variables: VerificationVariables } }[VerificationTemplate]
-  | { [T in NoticeTemplate]: { template: T; to: string } }[NoticeTemplate];
+  | { [T in NoticeTemplate]: { template: T; to: string } }[NoticeTemplate]
+  | { template: 'invitation' | 'enrollment_link'; to: string; variables: InvitationVariables };
 
 export interface RenderContext {
   organizationName: string;
@@ -47,11 +56,13 @@ const MAX_VARIABLE_LENGTH = 128;
 interface Parts {
   subject: string;
   lines: string[];
-  action?: { label: string; url: string; code: string; expires: string };
+  /** `code` is for verifications, which a person may type instead of following the link. */
+  action?: { label: string; url: string; code?: string; expires: string };
 }
 
 function expiresIn(expiresAt: Date, now: Date): string {
   const minutes = Math.max(1, Math.round((expiresAt.getTime() - now.getTime()) / 60_000));
+  if (minutes >= 2880) return `${Math.round(minutes / 1440)} days`;
   return minutes >= 120 ? `${Math.round(minutes / 60)} hours` : `${minutes} minutes`;
 }
 
@@ -101,6 +112,30 @@ function parts(request: MessageRequest, context: RenderContext): Parts {
           'If this was not you, sign in and change your password now, then contact your administrator.',
         ],
       };
+    case 'invitation': {
+      const { url, expiresAt } = request.variables;
+      if (url.length > 2 * MAX_VARIABLE_LENGTH + 200) throw new RangeError('invitation link is too long');
+      return {
+        subject: `You are invited to ${org}`,
+        lines: [
+          `An administrator of ${org} created an account for you with this email address.`,
+          'Open the link to choose a password and set up two-factor sign-in. It works once.',
+        ],
+        action: { label: 'Set up your account', url, expires: expiresIn(expiresAt, context.now) },
+      };
+    }
+    case 'enrollment_link': {
+      const { url, expiresAt } = request.variables;
+      if (url.length > 2 * MAX_VARIABLE_LENGTH + 200) throw new RangeError('enrollment link is too long');
+      return {
+        subject: `Set a new password for ${org}`,
+        lines: [
+          `An administrator of ${org} sent you a link to set a new password and two-factor sign-in for your account.`,
+          'Using it replaces your current password, authenticator and recovery codes, and signs you out everywhere. It works once.',
+        ],
+        action: { label: 'Set a new password', url, expires: expiresIn(expiresAt, context.now) },
+      };
+    }
     case 'signup_attempt_notice':
       return {
         subject: `Sign-up attempt at ${org}`,
@@ -122,16 +157,14 @@ export function renderMessage(request: MessageRequest, context: RenderContext): 
   const textParts = [...lines];
   const htmlParts = lines.map((line) => `<p>${escapeHtml(line)}</p>`);
   if (action) {
-    textParts.push(
-      `${action.label}: ${action.url}`,
-      `Or enter this code: ${action.code}`,
-      `This expires in ${action.expires}. ${ignore}`,
-    );
-    htmlParts.push(
-      `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`,
-      `<p>Or enter this code: <code>${escapeHtml(action.code)}</code></p>`,
-      `<p>This expires in ${escapeHtml(action.expires)}. ${escapeHtml(ignore)}</p>`,
-    );
+    textParts.push(`${action.label}: ${action.url}`);
+    htmlParts.push(`<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`);
+    if (action.code !== undefined) {
+      textParts.push(`Or enter this code: ${action.code}`);
+      htmlParts.push(`<p>Or enter this code: <code>${escapeHtml(action.code)}</code></p>`);
+    }
+    textParts.push(`This expires in ${action.expires}. ${ignore}`);
+    htmlParts.push(`<p>This expires in ${escapeHtml(action.expires)}. ${escapeHtml(ignore)}</p>`);
   }
   textParts.push(`-- ${context.organizationName}`);
   htmlParts.push(`<p>&mdash; ${escapeHtml(context.organizationName)}</p>`);

@@ -12,7 +12,7 @@ export interface OutgoingMessage {
 }
 
 export interface Transport {
-  readonly kind: 'smtp' | 'direct_mx' | 'webhook';
+  readonly kind: 'smtp' | 'direct_mx' | 'webhook' | 'dev_mailbox';
   /**
    * Sends one message. When `signal` aborts (the worker's send cut-off) the transport stops the exchange, closing
    * its connection, and rejects: a send that was cut off must not complete later behind the worker's back.

@@ -75,6 +75,27 @@ export async function findVerifiedEmailHolder(
   return row ? { identityId: row.identity_id as Sub, address: row.address } : null;
 }
 
+/**
+ * Any identity that is not deleted and has this address on record, verified or not (an invitation must not hand an
+ * address someone already uses to a second account). Pending sign-ups come last: they hold no address (signup.ts).
+ */
+export async function findEmailHolder(
+  sql: Executor,
+  normalized: string,
+): Promise<{ identityId: Sub; state: IdentityState } | null> {
+  const [row] = await sql<{ identity_id: string; state: IdentityState }[]>`
+    select e.identity_id, i.state from emails e join identities i on i.id = e.identity_id
+    where e.normalized = ${normalized} and i.state <> 'deleted'
+    order by (i.state = 'pending_verification'), e.created_at
+    limit 1`;
+  return row ? { identityId: row.identity_id as Sub, state: row.state } : null;
+}
+
+/** Serializes, until the transaction ends, every transaction that takes this lock for the same address. */
+export async function lockEmailAddress(sql: Executor, normalized: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`email:${normalized}`}, 0))`;
+}
+
 export interface NewIdentity {
   displayName: string;
   assurance: IdentityAssurance;

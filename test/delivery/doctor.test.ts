@@ -143,6 +143,18 @@ describe('gatehouse doctor', () => {
     assert.equal((await doctor({ ...base, self_service: { enabled: true } })).at(-1), expected('fail'));
   });
 
+  test('the development mailbox is reported as information: messages are kept, not sent', async () => {
+    const config = makeConfig({
+      secrets: { dir: secretsDir },
+      self_service: { enabled: true },
+      delivery: { kind: 'dev_mailbox' },
+    });
+    assert.equal(
+      (await doctor(config)).at(-1),
+      'info  delivery   development mailbox: messages are kept, not sent; read them on the console Mailbox page and the terminal',
+    );
+  });
+
   test('a webhook that answers is reachable; its query and credentials are never printed', async () => {
     const lines = await doctor(
       webhookConfig(`http://hook:s3cret-pass@127.0.0.1:${receiverPort}/gatehouse/in?token=s3cret-token`),

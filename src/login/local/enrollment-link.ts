@@ -10,16 +10,25 @@ import { replaceEnrollmentToken } from './credential-store.ts';
 
 export const ENROLLMENT_LINK_SECONDS = 24 * 3600;
 
+export interface EnrollmentLinkOptions {
+  /** How long the link works; 24 hours unless said otherwise. */
+  lifetimeSeconds?: number;
+  /** Local path the enrollment page opens when done (the owner's default is the console). */
+  returnTo?: string;
+}
+
 export async function issueEnrollmentLink(
   sql: Executor,
   identityId: Sub,
   issuer: string,
   now: Date = new Date(),
+  options: EnrollmentLinkOptions = {},
 ): Promise<{ url: string; expiresAt: Date }> {
   const token = randomToken();
-  const expiresAt = new Date(now.getTime() + ENROLLMENT_LINK_SECONDS * 1000);
+  const expiresAt = new Date(now.getTime() + (options.lifetimeSeconds ?? ENROLLMENT_LINK_SECONDS) * 1000);
   await replaceEnrollmentToken(sql, identityId, tokenHash(token), now, expiresAt);
-  return { url: `${issuer.replace(/\/+$/, '')}/enroll#token=${token}`, expiresAt };
+  const query = options.returnTo ? `?${new URLSearchParams({ return_to: options.returnTo })}` : '';
+  return { url: `${issuer.replace(/\/+$/, '')}/enroll${query}#token=${token}`, expiresAt };
 }
 
 /**

@@ -18,6 +18,11 @@ export interface SignInMethods {
   passkeys: boolean;
   /** Sign-up and the other self-service pages work: enabled, and verification delivery is ready. */
   self_service: boolean;
+  /**
+   * Messages are kept in the development mailbox (console and terminal) instead of being sent, so the pages can say
+   * where to look. Configuration allows it only for a loopback issuer, so this tells nobody outside anything.
+   */
+  dev_mailbox: boolean;
 }
 
 const NAMES: Record<ProviderId, string> = {
@@ -48,5 +53,6 @@ export function signInMethods(config: Config): SignInMethods {
     // No passkey configuration exists yet; the field is here so the page need not change when it does.
     passkeys: false,
     self_service: config.self_service.enabled && deliveryStatus(config).state === 'ready',
+    dev_mailbox: config.delivery.kind === 'dev_mailbox',
   };
 }

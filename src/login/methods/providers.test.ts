@@ -10,7 +10,12 @@ describe('GET /auth/providers', () => {
     const t = await startTestApp();
     const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { providers: [], passkeys: false, self_service: false });
+    assert.deepEqual(response.json(), {
+      providers: [],
+      passkeys: false,
+      self_service: false,
+      dev_mailbox: false,
+    });
     assert.equal(response.headers['cache-control'], 'public, max-age=60');
     assert.equal(response.headers['access-control-allow-origin'], undefined);
   });
@@ -38,6 +43,7 @@ describe('GET /auth/providers', () => {
       ],
       passkeys: false,
       self_service: false,
+      dev_mailbox: false,
     });
     assert.doesNotMatch(response.body, /secret-value|Iv1\.8a61f9b3a7aba766/, 'no credential reaches the answer');
   });
@@ -54,12 +60,14 @@ describe('GET /auth/providers', () => {
         { self_service: { enabled: true }, delivery: { kind: 'smtp', from: 'id@acme-robotics.dev', smtp: relay } },
         true,
       ],
+      [{ self_service: { enabled: true }, delivery: { kind: 'dev_mailbox' } }, true],
     ] as const;
     const { sql } = await startTestApp();
     for (const [overrides, expected] of cases) {
       const t = await startTestApp({ config: makeConfig(overrides), sql });
       const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
       assert.equal(response.json().self_service, expected, JSON.stringify(overrides));
+      assert.equal(response.json().dev_mailbox, t.config.delivery.kind === 'dev_mailbox', JSON.stringify(overrides));
     }
   });
 });

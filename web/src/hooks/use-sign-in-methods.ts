@@ -12,6 +12,8 @@ export interface SignInMethods {
   providers: OfferedProvider[];
   passkeys: boolean;
   self_service: boolean;
+  /** Messages are kept in the development mailbox (console page and terminal) instead of being sent. */
+  dev_mailbox: boolean;
 }
 
 /**

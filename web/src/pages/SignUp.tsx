@@ -3,9 +3,38 @@ import { api } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
+import { HowToTurnOnSelfService } from '../components/SelfServiceOff.tsx';
 import { useAction } from '../hooks/use-api.ts';
+import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
 
+/** Sign-up, once GET /auth/providers says it is open; otherwise who can still give the person an account. */
 export function SignUp() {
+  const methods = useSignInMethods();
+  if (!methods)
+    return (
+      <Page title="Create an account">
+        <p class="loading" role="status">
+          Loading…
+        </p>
+      </Page>
+    );
+  if (!methods.self_service)
+    return (
+      <Page title="Sign-up is not open here">
+        <p>
+          Accounts here are created by an administrator. Ask one to invite you: you will get a link to set your password
+          and two-factor sign-in.
+        </p>
+        <HowToTurnOnSelfService />
+        <p class="aside">
+          Already have an account? <a href="/signin">Sign in</a>
+        </p>
+      </Page>
+    );
+  return <SignUpForm devMailbox={methods.dev_mailbox} />;
+}
+
+function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
   const action = useAction();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
@@ -23,6 +52,12 @@ export function SignUp() {
         <p role="status">
           We sent a confirmation link to <strong>{email}</strong>. Open it to finish creating your account.
         </p>
+        {devMailbox && (
+          <p class="aside">
+            This is a development instance: the message was not sent but kept. Its link is printed on the terminal
+            running Gatehouse and shown on the console's Mailbox page.
+          </p>
+        )}
       </Page>
     );
   return (

@@ -3,6 +3,8 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
+import { AdministeredAccount } from './AdministeredAccount.tsx';
 import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
 import { GrantsSection } from './GrantsSection.tsx';
@@ -12,8 +14,51 @@ import { SessionsSection } from './SessionsSection.tsx';
 import { TotpSection } from './TotpSection.tsx';
 import type { Profile } from './types.ts';
 
+/** The account page: self-service sections when GET /auth/providers says self-service works, else what admins do. */
 export function Settings() {
+  const methods = useSignInMethods();
+  if (!methods)
+    return (
+      <Page title="Your account">
+        <p class="loading" role="status">
+          Loading…
+        </p>
+      </Page>
+    );
+  return methods.self_service ? <SelfServiceSettings /> : <AdministeredSettings />;
+}
+
+function AdministeredSettings() {
+  return (
+    <Page title="Your account">
+      <AdministeredAccount />
+      <SignOut />
+    </Page>
+  );
+}
+
+function SelfServiceSettings() {
   const profile = useApi<Profile>('/account/profile');
+  return (
+    <Page title="Your account">
+      <LoadState loading={profile.loading} error={profile.error} />
+      {profile.data && (
+        <>
+          <ProfileSection profile={profile.data} onChange={profile.reload} />
+          <EmailSection profile={profile.data} />
+          <PasswordSection onChange={profile.reload} />
+          <TotpSection />
+          <SessionsSection />
+          <GrantsSection />
+          <ConnectionsSection />
+          <SignOut />
+        </>
+      )}
+    </Page>
+  );
+}
+
+function SignOut() {
   const signOut = useAction();
   // Leave only once the server ended the session: on failure the person stays, sees why, and may still be signed in.
   const leave = async () => {
@@ -29,23 +74,11 @@ export function Settings() {
     if (ended) location.assign('/signin');
   };
   return (
-    <Page title="Your account">
-      <LoadState loading={profile.loading} error={profile.error} />
-      {profile.data && (
-        <>
-          <ProfileSection profile={profile.data} onChange={profile.reload} />
-          <EmailSection profile={profile.data} />
-          <PasswordSection onChange={profile.reload} />
-          <TotpSection />
-          <SessionsSection />
-          <GrantsSection />
-          <ConnectionsSection />
-          <ErrorNotice error={signOut.error} />
-          <button type="button" class="secondary" onClick={() => void leave()} disabled={signOut.busy}>
-            Sign out
-          </button>
-        </>
-      )}
-    </Page>
+    <>
+      <ErrorNotice error={signOut.error} />
+      <button type="button" class="secondary" onClick={() => void leave()} disabled={signOut.busy}>
+        Sign out
+      </button>
+    </>
   );
 }

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { ApiError } from '../../api.ts';
+import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
 import { NotAllowed } from './NotAllowed.tsx';
 
 const SECTIONS = [
@@ -29,6 +30,9 @@ export function ConsoleLayout({
   children: ComponentChildren;
 }) {
   const denied = access?.code === 'admin_required';
+  // The Mailbox page exists only on an instance with the development mailbox (its API route does too).
+  const methods = useSignInMethods();
+  const sections = methods?.dev_mailbox ? [...SECTIONS, ['mailbox', 'Mailbox'] as const] : SECTIONS;
   useEffect(() => {
     if (!denied) document.title = `${title} · Console · Gatehouse`;
   }, [title, denied]);
@@ -42,7 +46,7 @@ export function ConsoleLayout({
         <p class="brand">Gatehouse console</p>
         <nav aria-label="Console sections">
           <ul>
-            {SECTIONS.map(([id, label]) => (
+            {sections.map(([id, label]) => (
               <li key={id}>
                 <a href={`/admin/console/${id}`} aria-current={section === id ? 'page' : undefined}>
                   {label}

@@ -4,6 +4,7 @@ import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { InvitePerson } from './InvitePerson.tsx';
 import { type IdentitySummary, when } from './types.ts';
 
 const listUrl = (base: string, q: string, cursor?: string) => {
@@ -85,6 +86,7 @@ export function Identities() {
           </p>
         </>
       )}
+      {list.data && <InvitePerson onInvited={list.reload} />}
     </ConsoleLayout>
   );
 }

@@ -2,6 +2,7 @@ import { useRoute } from 'preact-iso';
 import { LoadState } from '../../components/Loading.tsx';
 import { useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { EnrollmentLinkAction } from './EnrollmentLinkAction.tsx';
 import { IdentityActions } from './IdentityActions.tsx';
 import { IdentityGrants } from './IdentityGrants.tsx';
 import { type IdentityDetail as Detail, when } from './types.ts';
@@ -37,6 +38,9 @@ export function IdentityDetail() {
             <dd>{when(identity.created_at)}</dd>
           </dl>
           <IdentityActions identity={identity} onChanged={detail.reload} />
+          {identity.state === 'active' && (
+            <EnrollmentLinkAction sub={identity.sub} email={identity.emails.find((e) => e.primary)?.address ?? null} />
+          )}
           <section aria-labelledby="emails-heading">
             <h2 id="emails-heading">Email addresses</h2>
             <ul>

@@ -4,6 +4,7 @@ import { AuditLog } from './AuditLog.tsx';
 import { Clients } from './Clients.tsx';
 import { Identities } from './Identities.tsx';
 import { IdentityDetail } from './IdentityDetail.tsx';
+import { Mailbox } from './Mailbox.tsx';
 import { Members } from './Members.tsx';
 import { Resources } from './Resources.tsx';
 import { Status } from './Status.tsx';
@@ -19,4 +20,5 @@ export const consoleRoutes = [
   <Route key="members" path="/admin/console/members" component={Members} />,
   <Route key="audit" path="/admin/console/audit" component={AuditLog} />,
   <Route key="status" path="/admin/console/status" component={Status} />,
+  <Route key="mailbox" path="/admin/console/mailbox" component={Mailbox} />,
 ];
