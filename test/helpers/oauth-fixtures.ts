@@ -59,8 +59,10 @@ export async function makeSession(t: Pick<TestApp, 'sql' | 'clock' | 'config'>, 
 export async function makeAdmin(t: Pick<TestApp, 'sql' | 'clock' | 'config'>) {
   const sub = await makeIdentity(t.sql, { assurance: 'ial2', displayName: 'Owner' });
   await t.sql`insert into organizations (id, name) values (${t.config.organization.id}, 'Acme') on conflict do nothing`;
-  await t.sql`insert into memberships (organization_id, identity_id, roles)
-              values (${t.config.organization.id}, ${sub}, ${['owner']})`;
+  // Joined at the test clock's now, not the database's: lists ordered by joining compare it with memberships the
+  // app adds at the test clock's time, and on a busy machine real time runs ahead of a clock the test has not moved.
+  await t.sql`insert into memberships (organization_id, identity_id, roles, created_at)
+              values (${t.config.organization.id}, ${sub}, ${['owner']}, ${t.clock.now()})`;
   return { sub, ...(await makeSession(t, sub)) };
 }
 
