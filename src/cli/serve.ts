@@ -10,6 +10,20 @@ export const serveCommand: Command = {
     const loaded = loadConfig({ configPath: values.config });
     const { config } = loaded;
     const server = await startServer(loaded);
+    // The handlers are in place before "listening" is announced: a signal sent as soon as that line is read would
+    // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
+    // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
+    // which pass it on once more).
+    const stopped = new Promise<void>((resolve) => {
+      let stopping = false;
+      const shutdown = () => {
+        if (stopping) return;
+        stopping = true;
+        server.stop().then(resolve, resolve);
+      };
+      process.on('SIGTERM', shutdown);
+      process.on('SIGINT', shutdown);
+    });
     const notes = [
       `Gatehouse is listening on ${server.url}`,
       `  issuer:  ${config.server.issuer}`,
@@ -23,15 +37,7 @@ export const serveCommand: Command = {
     for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
     process.stderr.write(`${notes.join('\n')}\n`);
 
-    await new Promise<void>((resolve) => {
-      const shutdown = () => {
-        process.off('SIGTERM', shutdown);
-        process.off('SIGINT', shutdown);
-        server.stop().then(resolve, resolve);
-      };
-      process.on('SIGTERM', shutdown);
-      process.on('SIGINT', shutdown);
-    });
+    await stopped;
     return 0;
   },
 };
