@@ -1,6 +1,10 @@
+import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { loadConfig } from '../config/load.ts';
+import { parseListen } from '../config/validate.ts';
+import { assertCanListen, listenFailure } from '../http/listen.ts';
 import { startServer } from '../server.ts';
 import { type Command, parseFlags } from './args.ts';
+import { recordDevelopmentInstance } from './development-instance.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 export const serveCommand: Command = {
@@ -9,7 +13,16 @@ export const serveCommand: Command = {
     const { values } = parseFlags(args, { config: { type: 'string' } });
     const loaded = loadConfig({ configPath: values.config });
     const { config } = loaded;
-    const server = await startServer(loaded);
+    const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
+    // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
+    await assertCanListen(listener.host, listener.port);
+    const server = await startServer(loaded).catch(async (error: NodeJS.ErrnoException) => {
+      throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
+    });
+    const bound = new URL(server.url).host;
+    const forgetInstance = loaded.development
+      ? recordDevelopmentInstance(config.data.dir, { pid: process.pid, issuer: config.server.issuer, listen: bound })
+      : () => {};
     // The handlers are in place before "listening" is announced: a signal sent as soon as that line is read would
     // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
     // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
@@ -29,6 +42,8 @@ export const serveCommand: Command = {
       `  issuer:  ${config.server.issuer}`,
       `  console: ${config.server.issuer}/admin/console`,
     ];
+    const mismatch = issuerListenerMismatch(config.server.issuer, bound);
+    if (mismatch) notes.push(`  WARNING: ${mismatch}`);
     if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
     if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
     if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
@@ -38,6 +53,7 @@ export const serveCommand: Command = {
     process.stderr.write(`${notes.join('\n')}\n`);
 
     await stopped;
+    forgetInstance();
     return 0;
   },
 };
