@@ -73,6 +73,23 @@ describe('./src/gatehouse.mjs on a system Node older than 24', () => {
     assert.match(result.stderr, /^gatehouse frobnicate: Unknown command "frobnicate"\.\n\nUsage: gatehouse/);
   });
 
+  test('the re-run process reads the same stdin: config delivery --smtp-password-stdin stores what was piped', async () => {
+    const file = writeCliConfig();
+    const result = await run(
+      LAUNCHER,
+      [
+        ...['config', 'delivery', '--config', file, '--kind', 'smtp', '--from', 'Acme <id@acme.test>'],
+        ...['--smtp-host', 'smtp.acme.test', '--smtp-username', 'acme', '--smtp-password-stdin'],
+      ],
+      { input: 'piped-through-the-launcher\n' },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(
+      readFileSync(path.join(path.dirname(file), 'secrets', 'smtp-password'), 'utf8'),
+      'piped-through-the-launcher',
+    );
+  });
+
   test('without a pinned Node it says in one line what to run and exits 69, running nothing', async () => {
     const copy = scratchDir('gatehouse-launcher-');
     mkdirSync(path.join(copy, 'src'));

@@ -1,6 +1,8 @@
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { loadConfig } from '../config/load.ts';
 import { parseListen } from '../config/validate.ts';
+import { readSmtpPassword } from '../delivery/smtp-relay.ts';
+import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
 import { startServer } from '../server.ts';
 import { type Command, parseFlags } from './args.ts';
@@ -16,6 +18,9 @@ export const serveCommand: Command = {
     const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
     // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
     await assertCanListen(listener.host, listener.port);
+    // The relay password file is checked like the generated secret files: refused before anything starts.
+    if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
+      readSmtpPassword(config.delivery.smtp);
     const server = await startServer(loaded).catch(async (error: NodeJS.ErrnoException) => {
       throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
     });

@@ -99,6 +99,8 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
 
   config.data.dir = path.resolve(options.baseDir, config.data.dir);
   config.secrets.dir = path.resolve(options.baseDir, config.secrets.dir);
+  const smtp = config.delivery.smtp;
+  if (smtp.password_file !== '') smtp.password_file = path.resolve(config.secrets.dir, smtp.password_file);
   return { config, file: options.development ? null : file, development: options.development, deferred };
 }
 
