@@ -26,7 +26,6 @@
 // `./src/gatehouse.mjs` does not). On an older Node this file re-runs itself with the pinned Node, or says in one
 // line what to run instead. Until that check, it uses only what every Node with top-level await has: a named import
 // such as `enableCompileCache` (Node 22.1) would fail when the module is linked, before any line of it runs.
-import { spawn } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import nodeModule from 'node:module';
 import { availableParallelism } from 'node:os';
@@ -57,7 +56,9 @@ function pinnedNode(root) {
 }
 
 /** Runs this file again on `node` with the same start options, arguments and stdio; mirrors how it ends. */
-function rerunOn(node) {
+async function rerunOn(node) {
+  // Loaded only here: the server on the right Node does not need it.
+  const { spawn } = await import('node:child_process');
   const child = spawn(node, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
@@ -82,7 +83,7 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major < REQUIRED_MAJOR) {
   const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
   const node = pinnedNode(root);
-  if (node) rerunOn(node);
+  if (node) await rerunOn(node);
   else {
     process.stderr.write(
       `gatehouse: needs Node.js ${REQUIRED_MAJOR} or later, but ${process.execPath} is ${process.version} and ${root}/node_modules has no pinned Node: run \`npm ci\` in ${root} (it installs Node ${REQUIRED_MAJOR}), or put Node.js ${REQUIRED_MAJOR} first on PATH\n`,
