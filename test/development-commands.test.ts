@@ -136,14 +136,25 @@ describe('gatehouse commands in a directory without a development instance or a 
 });
 
 describe('development issuer and listener', () => {
-  test('GATEHOUSE_ISSUER wins over the listener; when they disagree, serve warns in one line', async () => {
+  test('GATEHOUSE_ISSUER wins over the listener, with a one-line warning when they disagree; commands use the instance’s DATABASE_URL', async () => {
     const { url } = await createTestDatabase({ migrated: false });
     const listen = await freePort();
+    const dir = scratchDir();
     const server = await startServe([], {
-      cwd: scratchDir(),
+      cwd: dir,
       env: { DATABASE_URL: url, GATEHOUSE_ISSUER: 'http://localhost:8080', GATEHOUSE_LISTEN: `127.0.0.1:${listen}` },
     });
     assert.match(server.output.stderr, /\n {2}issuer: {2}http:\/\/localhost:8080\n/);
+    // A command in another shell, without DATABASE_URL, reaches the instance's database, not an embedded one.
+    const listed = await runCli(['keys', 'list'], { cwd: dir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^[\w-]{43} {2}signing\n$/);
+    // startEmbeddedPostgres writes its password file in the data directory wherever the cluster itself lives.
+    assert.equal(
+      existsSync(path.join(dir, '.gatehouse', 'postgres-password')),
+      false,
+      'no embedded server was started',
+    );
     assert.ok(
       server.output.stderr.includes(
         `\n  WARNING: the issuer http://localhost:8080 is port 8080 on localhost, but the listener is 127.0.0.1:${listen}: links to the issuer will not reach this server unless something on port 8080 forwards to it\n`,

@@ -1,5 +1,5 @@
-// The running development instance's record of itself, in its data directory (./.gatehouse/instance.json): its pid,
-// issuer and listener. `GATEHOUSE_LISTEN=127.0.0.1:8090 npm start` moves the development issuer with the listener,
+// The running development instance's record of itself, in its data directory (./.gatehouse/instance.json, 0600 like
+// the postgres password beside it): its pid, issuer, listener and DATABASE_URL. `GATEHOUSE_LISTEN=127.0.0.1:8090 npm start` moves the development issuer with the listener,
 // so a command run later in another shell, without that variable, reads the record to print links that open and
 // to check the instance it is next to. The embedded database is found from PostgreSQL's own lock file instead
 // (src/db/embedded.ts). A record whose process is gone (a crash) is ignored.
@@ -14,6 +14,8 @@ export interface DevelopmentInstance {
   issuer: string;
   /** host:port actually bound (the system's choice when the configured port was 0). */
   listen: string;
+  /** DATABASE_URL as the instance got it; '' for the embedded server (found from its lock file instead). */
+  databaseUrl: string;
 }
 
 /** Writes the record (0600); the returned function removes it when the instance stops. */
@@ -39,9 +41,9 @@ export function runningDevelopmentInstance(dataDir: string): DevelopmentInstance
   } catch {
     return null;
   }
-  const { pid, issuer, listen } = record;
+  const { pid, issuer, listen, databaseUrl } = record;
   if (typeof pid !== 'number' || typeof issuer !== 'string' || typeof listen !== 'string' || !alive(pid)) return null;
-  return { pid, issuer, listen };
+  return { pid, issuer, listen, databaseUrl: typeof databaseUrl === 'string' ? databaseUrl : '' };
 }
 
 export interface CommandConfig extends LoadedConfig {
@@ -61,7 +63,9 @@ export class NoInstanceError extends Error {
 
 /**
  * The configuration a one-shot command works with. `needsInstance`: without a config file, refuse (one line) when no
- * development instance has ever run here, instead of creating an empty one (its secrets and database). Without a config file, a running development instance's issuer
+ * development instance has ever run here, instead of creating an empty one (its secrets and database). Without a
+ * config file and with an instance running, its issuer, listener and database URL apply unless this command's
+ * environment sets them. Without a config file, a running development instance's issuer
  * and listener replace the defaults, unless GATEHOUSE_ISSUER or GATEHOUSE_LISTEN is set for this command.
  */
 export function loadCommandConfig(options: LoadOptions = {}, use: { needsInstance?: boolean } = {}): CommandConfig {
@@ -74,5 +78,7 @@ export function loadCommandConfig(options: LoadOptions = {}, use: { needsInstanc
     loaded.config.server.issuer = instance.issuer;
     loaded.config.server.listen = instance.listen;
   }
+  // An instance started with DATABASE_URL is reached there, not through an embedded server of the command's own.
+  if (instance && !env.DATABASE_URL && instance.databaseUrl) loaded.config.database.url = instance.databaseUrl;
   return { ...loaded, instance };
 }

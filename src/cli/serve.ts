@@ -26,7 +26,12 @@ export const serveCommand: Command = {
     });
     const bound = new URL(server.url).host;
     const forgetInstance = loaded.development
-      ? recordDevelopmentInstance(config.data.dir, { pid: process.pid, issuer: config.server.issuer, listen: bound })
+      ? recordDevelopmentInstance(config.data.dir, {
+          pid: process.pid,
+          issuer: config.server.issuer,
+          listen: bound,
+          databaseUrl: config.database.url,
+        })
       : () => {};
     // The handlers are in place before "listening" is announced: a signal sent as soon as that line is read would
     // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
