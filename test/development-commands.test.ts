@@ -91,7 +91,7 @@ describe('gatehouse commands while the development instance runs', () => {
     assert.equal(result.code, 69);
     assert.match(
       result.stderr,
-      /^gatehouse serve: the embedded PostgreSQL in \S+ is already running \(postgres pid \d+\), most likely for another `gatehouse serve` in this directory: stop that one first, or set DATABASE_URL\n$/,
+      /^gatehouse serve: the embedded PostgreSQL in \S+ is already running \(postgres pid (\d+)\): stop the `gatehouse serve` that uses it \(or, if none is left, PostgreSQL itself: kill -INT \1\), or set DATABASE_URL\n$/,
     );
   });
 

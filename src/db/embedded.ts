@@ -140,7 +140,7 @@ export async function startEmbeddedPostgres(
   if (running) {
     if (!options.attach)
       throw new EmbeddedDatabaseError(
-        `the embedded PostgreSQL in ${clusterDir} is already running (postgres pid ${running.pid}), most likely for another \`gatehouse serve\` in this directory: stop that one first, or set DATABASE_URL`,
+        `the embedded PostgreSQL in ${clusterDir} is already running (postgres pid ${running.pid}): stop the \`gatehouse serve\` that uses it (or, if none is left, PostgreSQL itself: kill -INT ${running.pid}), or set DATABASE_URL`,
       );
     const password = readFileSync(passwordFile, 'utf8').trim();
     return { url: urlFor(password, running.port, database), attached: true, stop: async () => {} };
