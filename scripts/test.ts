@@ -1,14 +1,29 @@
 // `npm test`: runs every *.test.ts under src/ and test/ with node:test against a real PostgreSQL:
-// DATABASE_URL when set (CI points it at the local server), otherwise one embedded server for the whole run.
+// DATABASE_URL when set (CI points it at the local server), otherwise one embedded server for the whole run; and
+// Debian's Chromium for the browser tests, refusing in one line up front when a run includes them and it is missing.
 // Each test file then makes its own database from a migrated template (test/helpers/database.ts).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { CHROMIUM } from '../test/helpers/chromium.ts';
+import { browserTestFiles } from './browser-tests.ts';
 
 const patterns = process.argv.slice(2);
 const files = patterns.length > 0 ? patterns : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
+// Browser tests drive Debian's Chromium; without it they would each fail with a launch error. Said once, up front,
+// before a database starts; a run without browser tests does not need it.
+if (!existsSync(CHROMIUM)) {
+  const browserFiles = browserTestFiles(files);
+  if (browserFiles.length > 0) {
+    process.stderr.write(
+      `npm test: ${browserFiles.length} browser test file(s) need Debian's chromium at ${CHROMIUM}: apt-get install chromium (or name only other test files: npm test -- FILE...)\n`,
+    );
+    process.exit(1);
+  }
+}
 
 let stopEmbedded: (() => Promise<void>) | null = null;
 let scratch: string | null = null;

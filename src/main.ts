@@ -2,9 +2,7 @@
 import { UsageError } from './cli/args.ts';
 // `gatehouse <command>`: one file per command under src/cli/.
 import { commands, usage } from './cli/commands.ts';
-import { ConfigError } from './config/errors.ts';
-import { SecretFileError } from './crypto/secret-files.ts';
-import { MigrationError } from './db/migrate.ts';
+import { describeFailure } from './cli/failures.ts';
 
 const [name = 'help', ...args] = process.argv.slice(2);
 const load = commands[name];
@@ -14,16 +12,14 @@ try {
   const command = await load();
   process.exitCode = (await command.run(args)) ?? 0;
 } catch (error) {
-  if (
-    error instanceof ConfigError ||
-    error instanceof SecretFileError ||
-    error instanceof MigrationError ||
-    error instanceof UsageError
-  ) {
-    process.stderr.write(`gatehouse ${name}: ${error.message}\n`);
-    process.exitCode = error instanceof UsageError ? 64 : 78;
+  const failure = describeFailure(error);
+  if (failure) {
+    process.stderr.write(`gatehouse ${name}: ${failure.message}\n`);
+    process.exitCode = failure.exitCode;
   } else {
-    process.stderr.write(`gatehouse ${name}: ${(error as Error).stack ?? String(error)}\n`);
+    process.stderr.write(
+      `gatehouse ${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   }
 }

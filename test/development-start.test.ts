@@ -4,22 +4,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { createPool } from '../src/db/pool.ts';
 import { readInstallation } from '../src/identity/bootstrap.ts';
-import { MAIN } from './helpers/cli.ts';
+import { freePort, MAIN } from './helpers/cli.ts';
 import { scratchDir } from './helpers/config.ts';
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 describe('development instance (no config, no DATABASE_URL)', () => {
   test('serves /health/ready from the embedded database, bootstraps the organization and owner, and stops on SIGTERM', async () => {
@@ -44,10 +34,19 @@ describe('development instance (no config, no DATABASE_URL)', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       await listening;
-      assert.match(stderr, /issuer: {2}http:\/\/localhost:8080/);
-      assert.match(stderr, /console: http:\/\/localhost:8080\/admin\/console/);
+      // The development issuer follows GATEHOUSE_LISTEN, so the addresses printed are the ones that answer.
+      assert.match(
+        stderr,
+        new RegExp(`\n {2}issuer: {2}http://localhost:${port}\n {2}console: http://localhost:${port}/admin/console\n`),
+      );
+      assert.equal((await fetch(`http://localhost:${port}/admin/console`)).status, 200);
+      const discovery = await fetch(`http://localhost:${port}/.well-known/openid-configuration`);
+      assert.equal(((await discovery.json()) as { issuer: string }).issuer, `http://localhost:${port}`);
       assert.match(stderr, /WARNING: the embedded PostgreSQL is for evaluation only/);
-      assert.match(stderr, /Owner enrollment link \(one use, .*\n {2}http:\/\/localhost:8080\/enroll#token=/);
+      assert.match(
+        stderr,
+        new RegExp(`Owner enrollment link \\(one use, .*\n {2}http://localhost:${port}/enroll#token=`),
+      );
       const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), { status: 'ok' });

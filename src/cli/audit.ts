@@ -1,8 +1,8 @@
 import { verifyAuditChains } from '../audit/verify.ts';
-import { loadConfig } from '../config/load.ts';
 import { loadSecrets } from '../crypto/secret-files.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
+import { loadCommandConfig } from './development-instance.ts';
 
 export const auditCommand: Command = {
   summary: 'audit verify: check every audit chain and name the first broken record.',
@@ -12,7 +12,7 @@ export const auditCommand: Command = {
       'database-url': { type: 'string' },
     });
     if (positionals[0] !== 'verify') throw new UsageError('Usage: gatehouse audit verify [--config FILE]');
-    const { config } = loadConfig({ configPath: values.config });
+    const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
     const { audit: key } = loadSecrets(config.secrets.dir);
     const report = await withDatabase(
       chooseDatabaseUrl(values['database-url'], config.database.url),

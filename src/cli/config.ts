@@ -4,7 +4,7 @@
 // DKIM key readable) and put the previous file back when the check fails, unless --force.
 
 import { promises as dns } from 'node:dns';
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { parseConfig, resolveConfigPath } from '../config/load.ts';
@@ -54,42 +54,77 @@ const integer = (flag: string, value: string | undefined) => {
   return Number(value);
 };
 
+/** Where `config delivery` keeps the relay password: this name inside secrets.dir, mode 0600. */
+export const SMTP_PASSWORD_FILE = 'smtp-password';
+
+/**
+ * The relay password to store, if any: from --smtp-password-file or stdin, else a password an earlier version kept
+ * inline in the TOML (delivery.smtp.password), which moves to the secrets directory on this edit.
+ */
+async function newSmtpPassword(current: Table, values: Values, io: ConfigIo): Promise<string | undefined> {
+  if (values['smtp-password-file']) return readFileSync(values['smtp-password-file'], 'utf8').replace(/\r?\n$/, '');
+  if (values['smtp-password-stdin']) return (await io.readStdin()).replace(/\r?\n$/, '');
+  const inline = (current.smtp as Table | undefined)?.password;
+  return typeof inline === 'string' ? inline : undefined;
+}
+
 /** The delivery table after applying the flags; keys without a flag keep their current value. */
-async function deliveryTable(current: Table, values: Values, io: ConfigIo): Promise<Table> {
-  const password = values['smtp-password-file']
-    ? readFileSync(values['smtp-password-file'], 'utf8').replace(/\r?\n$/, '')
-    : values['smtp-password-stdin']
-      ? (await io.readStdin()).replace(/\r?\n$/, '')
-      : undefined;
-  const section = (name: string, entries: Record<string, unknown>) => {
+function deliveryTable(current: Table, values: Values, password: string | undefined): Table {
+  const section = (base: unknown, entries: Record<string, unknown>) => {
     const defined = Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
-    return { ...((current[name] as Table | undefined) ?? {}), ...defined };
+    return { ...((base as Table | undefined) ?? {}), ...defined };
   };
+  // An inline password never survives an edit: newSmtpPassword moved it into the secrets directory.
+  const { password: _inline, ...smtp } = (current.smtp as Table | undefined) ?? {};
   const top = Object.fromEntries(
     Object.entries({ kind: values.kind, from: values.from }).filter(([, v]) => v !== undefined),
   );
   return {
     ...current,
     ...top,
-    smtp: section('smtp', {
+    smtp: section(smtp, {
       host: values['smtp-host'],
       port: integer('smtp-port', values['smtp-port']),
       security: values['smtp-security'],
       username: values['smtp-username'],
-      password,
+      password_file: password === undefined ? undefined : SMTP_PASSWORD_FILE,
       ca_file: values['smtp-ca-file'],
     }),
-    direct_mx: section('direct_mx', {
+    direct_mx: section(current.direct_mx, {
       helo_name: values['helo-name'],
       dkim_domain: values['dkim-domain'],
       dkim_selector: values['dkim-selector'],
       dkim_private_key_file: values['dkim-private-key-file'],
     }),
-    webhook: section('webhook', {
+    webhook: section(current.webhook, {
       url: values['webhook-url'],
       timeout_seconds: integer('webhook-timeout', values['webhook-timeout']),
       ca_file: values['webhook-ca-file'],
     }),
+  };
+}
+
+function writeAtomically(file: string, text: string): void {
+  const temporary = `${file}.tmp-${process.pid}`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, file);
+}
+
+/**
+ * Writes `value` to `name` in the secrets directory (0700, the file 0600), keeping any earlier file aside. The
+ * returned function ends the edit: `restore` true puts the earlier file back (or removes the new one), false
+ * discards the earlier one, so no stale password stays behind.
+ */
+function storeSecret(dir: string, name: string, value: string, stamp: string): (restore: boolean) => void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const target = path.join(dir, name);
+  const aside = existsSync(target) ? `${target}.bak-${stamp}` : null;
+  if (aside) renameSync(target, aside);
+  writeAtomically(target, value);
+  return (restore) => {
+    if (restore && aside) renameSync(aside, target);
+    else if (restore) rmSync(target, { force: true });
+    else if (aside) rmSync(aside, { force: true });
   };
 }
 
@@ -110,25 +145,32 @@ export async function runConfigDelivery(args: string[], io: ConfigIo): Promise<n
   }
 
   const raw = parse(previous) as Table;
-  raw.delivery = await deliveryTable((raw.delivery as Table | undefined) ?? {}, values, io);
+  const current = (raw.delivery as Table | undefined) ?? {};
+  const password = await newSmtpPassword(current, values, io);
+  raw.delivery = deliveryTable(current, values, password);
   const text = `${stringify(raw)}\n`;
   const loaded = parseConfig(text, file, options); // throws ConfigError: nothing written
 
-  const backup = `${file}.bak-${io.now().toISOString().replace(/[:.]/g, '-')}`;
+  const stamp = io.now().toISOString().replace(/[:.]/g, '-');
+  const backup = `${file}.bak-${stamp}`;
   copyFileSync(file, backup);
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
+  const restorePassword =
+    password === undefined ? () => {} : storeSecret(loaded.config.secrets.dir, SMTP_PASSWORD_FILE, password, stamp);
+  writeAtomically(file, text);
   io.write(`Wrote ${file} (previous configuration saved as ${backup}).\n`);
+  if (password !== undefined)
+    io.write(`Stored the relay password in ${path.join(loaded.config.secrets.dir, SMTP_PASSWORD_FILE)} (mode 0600).\n`);
 
   const checks = await deliveryChecks(loaded.config, { resolver: io.resolver });
   io.write(`${checks.map(formatCheck).join('\n')}\n`);
   const broken = checks.some((c) => c.status === 'fail' && GATING.has(c.name));
   if (broken && !values.force) {
     copyFileSync(backup, file);
+    restorePassword(true);
     io.write(`The new delivery does not work: restored the previous configuration. Use --force to keep it anyway.\n`);
     return 1;
   }
+  restorePassword(false);
   io.write(
     broken
       ? 'Kept the new configuration although its check failed (--force).\n'

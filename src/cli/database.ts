@@ -1,5 +1,6 @@
 // Opens the configured database for a one-shot command (setup, migrate, audit verify), starting the embedded
-// server when no URL is configured, and closes it all afterwards.
+// server when no URL is configured (or using the one a running development instance started), and closes it all
+// afterwards.
 import { databaseUrlProblem } from '../config/validate.ts';
 import { startEmbeddedPostgres } from '../db/embedded.ts';
 import { createPool, type Sql } from '../db/pool.ts';
@@ -14,8 +15,11 @@ export function chooseDatabaseUrl(flag: string | undefined, configured: string):
 }
 
 export async function withDatabase<T>(url: string, dataDir: string, work: (sql: Sql) => Promise<T>): Promise<T> {
+  // A running development instance's server is shared, not started twice (which would fail on its lock file).
   const embedded =
-    url === '' ? await startEmbeddedPostgres(dataDir, (line) => process.stderr.write(`${line}\n`)) : null;
+    url === ''
+      ? await startEmbeddedPostgres(dataDir, (line) => process.stderr.write(`${line}\n`), { attach: true })
+      : null;
   const sql = createPool(embedded?.url ?? url, { max: 2, connectTimeoutSeconds: 10 });
   try {
     return await work(sql);

@@ -2,7 +2,7 @@
 // (a `fail` line), 0 otherwise; `warn` lines are advice. The report itself is src/status/report.ts, which
 // GET /admin/status shares; this command adds the checks only a local operator can make and prints lines.
 import { promises as dns } from 'node:dns';
-import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import type { LoadedConfig } from '../config/load.ts';
 import { loadSecrets, type Secrets } from '../crypto/secret-files.ts';
 import { readMigrations } from '../db/migrate.ts';
 import type { Sql } from '../db/pool.ts';
@@ -11,6 +11,7 @@ import type { DnsResolver } from '../delivery/dns-report.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
 import { withDatabase } from './database.ts';
+import { loadCommandConfig } from './development-instance.ts';
 import { keyringFor } from './keys.ts';
 
 export interface DoctorDeps {
@@ -47,7 +48,7 @@ export const doctorCommand: Command = {
   summary: 'Check the configuration, database, secrets, keys, TLS, providers and delivery; say what is still to do.',
   async run(args) {
     const { values } = parseFlags(args, { config: { type: 'string' } });
-    const checks = await runDoctor(loadConfig({ configPath: values.config }), {
+    const checks = await runDoctor(loadCommandConfig({ configPath: values.config }, { needsInstance: true }), {
       resolver: new dns.Resolver(),
       withDatabase,
     });

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
-import { loadConfig } from '../config/load.ts';
 import { redactDatabaseUrl } from '../db/pool.ts';
 import { DEV_MAILBOX_NOTE } from '../delivery/status.ts';
 import { type Command, parseFlags } from './args.ts';
+import { loadCommandConfig } from './development-instance.ts';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -10,7 +10,7 @@ export const infoCommand: Command = {
   summary: 'Print the version and the effective configuration summary (no secrets).',
   async run(args) {
     const { values } = parseFlags(args, { config: { type: 'string' } });
-    const loaded = loadConfig({ configPath: values.config });
+    const loaded = loadCommandConfig({ configPath: values.config });
     const { config } = loaded;
     const lines = [
       `gatehouse ${version}`,
@@ -23,6 +23,11 @@ export const infoCommand: Command = {
       `delivery:     ${config.delivery.kind === 'dev_mailbox' ? DEV_MAILBOX_NOTE : config.delivery.kind}`,
       `self-service: ${config.self_service.enabled ? 'on' : 'off'}`,
       `tls:          ${config.tls.mode}`,
+      ...(loaded.development
+        ? [
+            `development:  ${loaded.instance ? `running (pid ${loaded.instance.pid}) on ${loaded.instance.listen}` : 'not running in this directory'}`,
+          ]
+        : []),
       ...loaded.deferred.map((d) => `deferred:     ${d.key}: ${d.reason}`),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

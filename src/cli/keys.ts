@@ -1,13 +1,14 @@
 // `gatehouse keys rotate`: adds a new RSA-2048 signing key (sealed in the database, so every node sees it); the
 // current key is retired and stays in the JWKS until every token it signed has expired. `gatehouse keys list`
 // shows the set.
-import { loadConfig } from '../config/load.ts';
+
 import type { Config } from '../config/schema.ts';
 import { loadSecrets, type Secrets } from '../crypto/secret-files.ts';
 import type { Sql } from '../db/pool.ts';
 import { Keyring } from '../oauth/keyring.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
+import { loadCommandConfig } from './development-instance.ts';
 
 /** The keyring every command builds from the configuration and secrets (keys, doctor). */
 export function keyringFor(sql: Sql, secrets: Secrets, config: Config, clock: () => Date): Keyring {
@@ -40,7 +41,7 @@ export const keysCommand: Command = {
     const action = positionals[0];
     if (action !== 'rotate' && action !== 'list')
       throw new UsageError('Usage: gatehouse keys rotate|list [--config FILE]');
-    const { config } = loadConfig({ configPath: values.config });
+    const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
     const secrets = loadSecrets(config.secrets.dir);
     await withDatabase(chooseDatabaseUrl(values['database-url'], config.database.url), config.data.dir, async (sql) => {
       if (action === 'rotate') {

@@ -1,13 +1,13 @@
-import { loadConfig } from '../config/load.ts';
 import { migrate } from '../db/migrate.ts';
 import { type Command, parseFlags } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
+import { loadCommandConfig } from './development-instance.ts';
 
 export const migrateCommand: Command = {
   summary: 'Apply pending database migrations and exit (serve also does this before listening).',
   async run(args) {
     const { values } = parseFlags(args, { config: { type: 'string' }, 'database-url': { type: 'string' } });
-    const { config } = loadConfig({ configPath: values.config });
+    const { config } = loadCommandConfig({ configPath: values.config });
     const applied = await withDatabase(
       chooseDatabaseUrl(values['database-url'], config.database.url),
       config.data.dir,

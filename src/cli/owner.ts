@@ -1,11 +1,12 @@
 // `gatehouse owner enroll-link`: prints a fresh one-time link (24 h) with which the initial owner sets a password and
 // enrolls TOTP. Issuing a link kills every older one; using it resets the owner's local credentials (the operator's
 // way back in), so only someone with the config and database access can do this.
-import { loadConfig } from '../config/load.ts';
+
 import { readInstallation } from '../identity/bootstrap.ts';
 import { issueEnrollmentLink } from '../login/local/enrollment-link.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
+import { loadCommandConfig } from './development-instance.ts';
 
 export const ownerCommand: Command = {
   summary: 'owner enroll-link: print a fresh one-time enrollment link for the initial owner.',
@@ -16,7 +17,7 @@ export const ownerCommand: Command = {
     });
     if (positionals[0] !== 'enroll-link' || positionals.length !== 1)
       throw new UsageError('Usage: gatehouse owner enroll-link [--config FILE] [--database-url URL]');
-    const { config } = loadConfig({ configPath: values.config });
+    const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
     const link = await withDatabase(
       chooseDatabaseUrl(values['database-url'], config.database.url),
       config.data.dir,

@@ -1,6 +1,12 @@
+import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { loadConfig } from '../config/load.ts';
+import { parseListen } from '../config/validate.ts';
+import { readSmtpPassword } from '../delivery/smtp-relay.ts';
+import { deliveryStatus } from '../delivery/status.ts';
+import { assertCanListen, listenFailure } from '../http/listen.ts';
 import { startServer } from '../server.ts';
 import { type Command, parseFlags } from './args.ts';
+import { recordDevelopmentInstance } from './development-instance.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 export const serveCommand: Command = {
@@ -9,12 +15,45 @@ export const serveCommand: Command = {
     const { values } = parseFlags(args, { config: { type: 'string' } });
     const loaded = loadConfig({ configPath: values.config });
     const { config } = loaded;
-    const server = await startServer(loaded);
+    const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
+    // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
+    await assertCanListen(listener.host, listener.port);
+    // The relay password file is checked like the generated secret files: refused before anything starts.
+    if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
+      readSmtpPassword(config.delivery.smtp);
+    const server = await startServer(loaded).catch(async (error: NodeJS.ErrnoException) => {
+      throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
+    });
+    const bound = new URL(server.url).host;
+    const forgetInstance = loaded.development
+      ? recordDevelopmentInstance(config.data.dir, {
+          pid: process.pid,
+          issuer: config.server.issuer,
+          listen: bound,
+          databaseUrl: config.database.url,
+        })
+      : () => {};
+    // The handlers are in place before "listening" is announced: a signal sent as soon as that line is read would
+    // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
+    // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
+    // which pass it on once more).
+    const stopped = new Promise<void>((resolve) => {
+      let stopping = false;
+      const shutdown = () => {
+        if (stopping) return;
+        stopping = true;
+        server.stop().then(resolve, resolve);
+      };
+      process.on('SIGTERM', shutdown);
+      process.on('SIGINT', shutdown);
+    });
     const notes = [
       `Gatehouse is listening on ${server.url}`,
       `  issuer:  ${config.server.issuer}`,
       `  console: ${config.server.issuer}/admin/console`,
     ];
+    const mismatch = issuerListenerMismatch(config.server.issuer, bound);
+    if (mismatch) notes.push(`  WARNING: ${mismatch}`);
     if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
     if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
     if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
@@ -23,15 +62,8 @@ export const serveCommand: Command = {
     for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
     process.stderr.write(`${notes.join('\n')}\n`);
 
-    await new Promise<void>((resolve) => {
-      const shutdown = () => {
-        process.off('SIGTERM', shutdown);
-        process.off('SIGINT', shutdown);
-        server.stop().then(resolve, resolve);
-      };
-      process.on('SIGTERM', shutdown);
-      process.on('SIGINT', shutdown);
-    });
+    await stopped;
+    forgetInstance();
     return 0;
   },
 };

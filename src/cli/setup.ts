@@ -4,8 +4,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config/errors.ts';
+import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { DEFAULT_CONFIG_PATH, loadConfig } from '../config/load.ts';
 import { isReservedHostname } from '../config/placeholders.ts';
+import { parseListen } from '../config/validate.ts';
 import { renderSetupConfig, writeSetupConfig } from '../config/write.ts';
 import { generateSecretFiles } from '../crypto/secret-files.ts';
 import { migrate } from '../db/migrate.ts';
@@ -50,6 +52,9 @@ const ownerProblem = (owner: string) =>
 const fileProblem = (file: string) =>
   file === '' ? 'is required' : existsSync(file) ? null : `no such file: ${path.resolve(file)}`;
 
+/** Domains that name this machine; config validation allows plain http only for them. */
+const LOOPBACK_DOMAINS = new Set(['localhost', '127.0.0.1']);
+
 const QUESTIONS: Question[] = [
   { key: 'domain', text: 'Identity domain (e.g. id.example.com)', problem: domainProblem },
   { key: 'org-name', text: 'Organization name', problem: orgNameProblem },
@@ -62,12 +67,19 @@ const TLS_QUESTIONS: Question[] = [
   { key: 'tls-key', text: 'TLS private key (PEM file)', problem: fileProblem },
 ];
 
-/** `id.example.com` → https://id.example.com; `localhost:8080` → http://localhost:8080 (development only). */
-export function issuerForDomain(domain: string): string {
+/**
+ * `id.example.com` → https://id.example.com (a reverse proxy or the ACME listener serves it). A loopback name is
+ * plain http on this machine with nothing in between, so it takes the listener's port unless the domain names one:
+ * `localhost` with `--listen 127.0.0.1:8081` → http://localhost:8081; `localhost:8080` → http://localhost:8080.
+ */
+export function issuerForDomain(domain: string, listen: string): string {
   const problem = domainProblem(domain);
   if (problem) throw new UsageError(`--domain "${domain}" ${problem}`);
-  const host = domain.split(':')[0] ?? domain;
-  return `${host === 'localhost' ? 'http' : 'https'}://${domain.toLowerCase()}`;
+  const name = domain.toLowerCase();
+  const [host = name, explicitPort] = name.split(':');
+  if (!LOOPBACK_DOMAINS.has(host)) return `https://${name}`;
+  const port = explicitPort ?? String(parseListen(listen)?.port ?? 80);
+  return port === '80' || port === '0' ? `http://${host}` : `http://${host}:${port}`;
 }
 
 function checkSetupAnswers(answers: Record<string, string | undefined>): void {
@@ -123,7 +135,8 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
 
   const domain = answers.domain ?? '';
   checkSetupAnswers(answers);
-  const issuer = issuerForDomain(domain);
+  const listen = values.listen ?? previous?.server.listen ?? '127.0.0.1:8080';
+  const issuer = issuerForDomain(domain, listen);
   const secretsDir = path.resolve(values['secrets-dir'] ?? previous?.secrets.dir ?? path.join(configDir, 'secrets'));
   const dataDir = path.resolve(values['data-dir'] ?? previous?.data.dir ?? path.join(configDir, 'data'));
   const databaseUrl = values['database-url'] ?? previous?.database.url ?? '';
@@ -133,7 +146,7 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
   if (tls === 'files') await askTlsFiles(answers, previous?.tls, terminal);
 
   const keysFor = (organization: { id: string; name: string; owner_subject: string }) => ({
-    server: { issuer, listen: values.listen ?? previous?.server.listen ?? '127.0.0.1:8080' },
+    server: { issuer, listen },
     database: { url: databaseUrl },
     data: { dir: dataDir },
     secrets: { dir: secretsDir },
@@ -181,6 +194,8 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
     `Secret files in ${secretsDir}: ${secrets.created.length} created, ${secrets.kept.length} kept`,
     `Issuer: ${issuer}   TLS: ${tls}`,
   ];
+  const mismatch = tls === 'external' ? issuerListenerMismatch(issuer, listen) : null;
+  if (mismatch) lines.push(`Warning: ${mismatch}`);
   if (installation.created)
     lines.push(`Created organization ${installation.organizationId} with initial owner ${installation.ownerSubject}`);
   else

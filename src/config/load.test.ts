@@ -207,7 +207,7 @@ required_audience = "https://api.acme.com/reports"
       'delivery.smtp.host "test" is a placeholder host',
     ],
     [
-      '[delivery]\nkind = "smtp"\nfrom = "a@acme.com"\n[delivery.smtp]\nhost = "smtp.acme.com"\npassword = "example"',
+      '[delivery]\nkind = "smtp"\nfrom = "a@acme.com"\n[delivery.smtp]\nhost = "smtp.acme.com"\nusername = "example"',
       'delivery',
       'delivery.smtp credentials are placeholders',
     ],

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigProblem } from './errors.ts';
+import { developmentIssuer } from './issuer-listener.ts';
 import { type Config, ConfigSchema } from './schema.ts';
 import { problemsFromSchemaErrors } from './schema-errors.ts';
 import { checkSemantics, type Deferred } from './validate.ts';
@@ -62,7 +63,8 @@ interface ParseOptions {
 
 /**
  * Development instance: everything local under ./.gatehouse, a throwaway organization and owner, and account
- * self-service on with the development mailbox, so a test user can sign up and verify without a mail server.
+ * self-service on with the development mailbox, so a test user can sign up and verify without a mail server. Its
+ * issuer follows the listener (parseConfig) unless GATEHOUSE_ISSUER sets it.
  */
 const DEVELOPMENT_DEFAULTS = {
   data: { dir: '.gatehouse' },
@@ -90,11 +92,15 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
 
   const config = withDefaults as Config;
+  if (options.development && !fromEnv.has('server.issuer'))
+    config.server.issuer = developmentIssuer(config.server.listen) ?? config.server.issuer;
   const { problems, deferred } = checkSemantics(config);
   if (problems.length > 0) throw new ConfigError(file, rename(problems));
 
   config.data.dir = path.resolve(options.baseDir, config.data.dir);
   config.secrets.dir = path.resolve(options.baseDir, config.secrets.dir);
+  const smtp = config.delivery.smtp;
+  if (smtp.password_file !== '') smtp.password_file = path.resolve(config.secrets.dir, smtp.password_file);
   return { config, file: options.development ? null : file, development: options.development, deferred };
 }
 

@@ -16,6 +16,12 @@ const TYPE_NAMES: Record<string, string> = { object: 'a table', array: 'an array
 
 const join = (key: string, child: string) => (key === '' ? child : `${key}.${child}`);
 
+/** Keys earlier versions read, with what to do instead of "unknown key". */
+const RETIRED_KEYS: Record<string, string> = {
+  'delivery.smtp.password':
+    'is no longer read: the password belongs in a 0600 file named by delivery.smtp.password_file; `gatehouse config delivery --smtp-password-stdin` moves it there',
+};
+
 function describe(error: TLocalizedValidationError): ConfigProblem[] {
   const key = keyFromPointer(error.instancePath);
   const params = error.params as Record<string, unknown>;
@@ -25,7 +31,7 @@ function describe(error: TLocalizedValidationError): ConfigProblem[] {
     case 'additionalProperties':
       return (params.additionalProperties as string[]).map((name) => ({
         key: join(key, name),
-        problem: 'unknown key',
+        problem: RETIRED_KEYS[join(key, name)] ?? 'unknown key',
       }));
     case 'boolean':
       return []; // the additionalProperties error for the same key says it better

@@ -101,7 +101,9 @@ export const ConfigSchema = Type.Object(
           description: 'starttls requires the upgrade (no plaintext fallback); tls connects with TLS at once.',
         }),
         username: text('SMTP AUTH user.'),
-        password: text('SMTP AUTH password. Never logged.'),
+        password_file: text(
+          'File holding the SMTP AUTH password (its whole content; one trailing newline is ignored), mode 0600 like the other secret files: the service refuses a file that group or others can read. A relative name is inside secrets.dir; `gatehouse config delivery --smtp-password-file F` or `--smtp-password-stdin` writes secrets.dir/smtp-password and names it here. The password itself never goes in this file, which is copied, diffed and shown more often than the secrets directory. Never logged.',
+        ),
         ca_file: text(
           "PEM file of a private certificate authority that signed the relay's certificate. Empty trusts only the system's public authorities. The relay's certificate is always verified.",
         ),

@@ -123,7 +123,7 @@ function checkDelivery(config: Config, problem: Report, deferred: Deferred[]): v
       if (delivery.smtp.host === '') problem('delivery.smtp.host', 'is required when delivery.kind is "smtp"');
       else if (isPlaceholderHost(delivery.smtp.host))
         deferred.push({ key: 'delivery', reason: `delivery.smtp.host "${delivery.smtp.host}" is a placeholder host` });
-      else if (isPlaceholderValue(delivery.smtp.password) || isPlaceholderValue(delivery.smtp.username))
+      else if (isPlaceholderValue(delivery.smtp.username))
         deferred.push({ key: 'delivery', reason: 'delivery.smtp credentials are placeholders' });
       break;
     case 'direct_mx':

@@ -1,7 +1,7 @@
 // The restricted-permission secret files SPEC.md lists ("Generated secret files"). Setup generates them once and
 // never overwrites one; the service refuses to start when any is missing, unreadable, or open to group/others.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 interface SecretFileSpec {
@@ -83,6 +83,20 @@ function checkMode(target: string, what: string): void {
     throw new SecretFileError(
       `Secret ${what} ${target} is accessible to group or others (mode ${(mode & 0o777).toString(8)}); run chmod ${what === 'directory' ? '700' : '600'} ${target}`,
     );
+}
+
+/**
+ * A secret file the configuration names (the SMTP relay password): its content, refused like a generated secret
+ * file when group or others can read it. `missing` is the message when it does not exist.
+ */
+export function readConfiguredSecret(file: string, missing: string): string {
+  if (!existsSync(file)) throw new SecretFileError(missing);
+  checkMode(file, 'file');
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new SecretFileError(`Secret file ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+  }
 }
 
 export function loadSecrets(dir: string): Secrets {

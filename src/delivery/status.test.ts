@@ -9,7 +9,12 @@ const smtp = (smtpOverrides: Record<string, string>) =>
     delivery: {
       kind: 'smtp',
       from: 'Acme <no-reply@acme.dev>',
-      smtp: { host: 'smtp.acme.dev', username: 'mailer', password: 's3cret-pass', ...smtpOverrides },
+      smtp: {
+        host: 'smtp.acme.dev',
+        username: 'mailer',
+        password_file: '/etc/gatehouse/secrets/smtp-password',
+        ...smtpOverrides,
+      },
     },
   });
 
@@ -36,7 +41,7 @@ describe('deliveryStatus and assertDeliveryReady', () => {
   });
 
   test('a placeholder word is deferred', () => {
-    const config = smtp({ password: 'dummy' });
+    const config = smtp({ username: 'dummy' });
     assert.deepEqual(deliveryStatus(config), {
       state: 'deferred',
       reason: 'delivery.smtp credentials are placeholders',
@@ -110,7 +115,7 @@ describe('deliveryStatus and assertDeliveryReady', () => {
   const deferrals: [string, ReturnType<typeof makeConfig>][] = [
     ['placeholder from', makeConfig({ ...smtp({}), delivery: { ...smtp({}).delivery, from: 'placeholder' } })],
     ['placeholder relay host', smtp({ host: 'smtp.example.net' })],
-    ['placeholder relay password', smtp({ password: 'test' })],
+    ['placeholder relay user', smtp({ username: 'test' })],
     ['placeholder webhook', makeConfig({ delivery: { kind: 'webhook', from: 'a@acme.dev', webhook: { url: '0' } } })],
     ['placeholder HELO name', mx({ helo_name: 'mx.example.com' })],
     ['placeholder DKIM domain', mx({ dkim_domain: 'acme.invalid' })],

@@ -39,12 +39,13 @@ export function deliveryStatus(config: Config): DeliveryStatus {
   if (delivery.from.trim() === '') return notConfigured('delivery.from is empty');
   switch (delivery.kind) {
     case 'smtp': {
-      const { host, username, password } = delivery.smtp;
+      // The password is in a file, read when the relay transport is made; here only whether one is named.
+      const { host, username, password_file: passwordFile } = delivery.smtp;
       if (host.trim() === '') return notConfigured('delivery.smtp.host is empty');
       if (isPlaceholderHost(host)) return deferred(`delivery.smtp.host "${host}" is a placeholder host`);
-      if (isPlaceholderValue(username) || isPlaceholderValue(password))
-        return deferred('delivery.smtp credentials are placeholders');
-      if (username === '' || password === '') return notConfigured('delivery.smtp.username and password are required');
+      if (isPlaceholderValue(username)) return deferred('delivery.smtp credentials are placeholders');
+      if (username === '' || passwordFile === '')
+        return notConfigured('delivery.smtp.username and password_file are required');
       return ready(`SMTP relay ${host}:${delivery.smtp.port} (${delivery.smtp.security})`);
     }
     case 'direct_mx': {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { makeConfig } from '../../test/helpers/config.ts';
+import { makeConfig, smtpPasswordFile } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { readMigrations } from '../db/migrate.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
@@ -42,7 +42,7 @@ describe('collectStatus', async () => {
       delivery: {
         kind: 'smtp',
         from: 'no-reply@acme.dev',
-        smtp: { host: '127.0.0.1', port, username: 'mailer', password: 'relay-password-7Qx' },
+        smtp: { host: '127.0.0.1', port, username: 'mailer', password_file: smtpPasswordFile('relay-password-7Qx') },
       },
     });
     const report = await collectStatus(deps({ config }));

@@ -2,6 +2,7 @@
 // covers the issuer's host and matches the key); for `acme` the authority and domain. Nothing leaves the host.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { isReservedHostname } from '../config/placeholders.ts';
 import type { Config } from '../config/schema.ts';
 import { type Check, check } from '../delivery/check.ts';
@@ -91,5 +92,7 @@ export function tlsStatus(config: Config, now: Date): TlsSection {
     issuer.protocol === 'https:'
       ? check('info', 'tls', `external: a reverse proxy terminates TLS for ${issuer.origin}`)
       : check('info', 'tls', `external: plain HTTP at ${issuer.origin} (local development)`);
-  return { ...sectionOf([line]), mode };
+  // Nothing of ours sits between a loopback issuer and the listener in this mode: they must be the same address.
+  const mismatch = issuerListenerMismatch(config.server.issuer, config.server.listen);
+  return { ...sectionOf(mismatch ? [line, check('warn', 'issuer', mismatch)] : [line]), mode };
 }

@@ -12,7 +12,7 @@ const relay = {
   port: 587,
   security: 'starttls' as const,
   username: 'u',
-  password: 'relay secret',
+  password_file: '/etc/gatehouse/secrets/smtp-password',
 };
 // 5xx descriptions stay generic: why delivery is off is for the operator (`gatehouse doctor`), not the caller.
 const UNDELIVERABLE = 'Verification messages cannot be sent: message delivery is not configured.';
@@ -48,7 +48,7 @@ const cases: [string, Config, number, string, string][] = [
     'a placeholder credential',
     makeConfig({
       self_service: { enabled: true },
-      delivery: { kind: 'smtp', from: 'a@acme-robotics.dev', smtp: { ...relay, password: 'placeholder' } },
+      delivery: { kind: 'smtp', from: 'a@acme-robotics.dev', smtp: { ...relay, username: 'placeholder' } },
     }),
     503,
     'delivery_not_configured',

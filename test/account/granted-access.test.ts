@@ -20,7 +20,7 @@ const t = await startTestApp({
     delivery: {
       kind: 'smtp',
       from: 'id@acme-robotics.dev',
-      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 6' },
+      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
     },
   }),
 });

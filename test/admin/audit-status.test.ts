@@ -28,7 +28,7 @@ const t = await startTestApp({
     delivery: {
       kind: 'smtp',
       from: 'no-reply@acme.dev',
-      smtp: { host: 'smtp.example.com', username: 'mailer', password: 'relay-password-7Qx' },
+      smtp: { host: 'smtp.example.com', username: 'mailer', password_file: '/etc/gatehouse/secrets/smtp-password' },
     },
     providers: {
       github: { enabled: true, client_id: 'placeholder', client_secret: 'placeholder' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -9,12 +9,11 @@ import { type ConfigIo, runConfigDelivery } from '../../src/cli/config.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
 import { webhookSecret } from '../../src/delivery/keys.ts';
+import { runCli } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/config.ts';
 import { freePort, makeCertificate, TestSmtpServer } from './smtp-server.ts';
 
 const dir = scratchDir();
-const secretsDir = path.join(dir, 'secrets');
-generateSecretFiles(secretsDir);
 const credentials = { username: 'mailer', password: 'relay-password-7Qx' };
 const certificate = await makeCertificate(dir);
 const relay = await new TestSmtpServer({ certificate, credentials }).start();
@@ -29,7 +28,7 @@ name = "Acme"
 owner_subject = "owner@acme.dev"
 
 [secrets]
-dir = "${secretsDir}"
+dir = "secrets"
 `;
 
 const receiver = createServer((_request, response) => response.writeHead(204).end());
@@ -50,7 +49,9 @@ let fileCount = 0;
 function freshConfigFile(): string {
   const folder = path.join(dir, `case-${++fileCount}`);
   const file = path.join(folder, 'gatehouse.toml');
-  mkdirSync(folder, { recursive: true });
+  // Each case has a secrets directory of its own (relative to the config file), so the relay password one case
+  // stores is not another case's starting point.
+  mkdirSync(path.join(folder, 'secrets'), { recursive: true, mode: 0o700 });
   writeFileSync(file, ORIGINAL, { mode: 0o600 });
   return file;
 }
@@ -92,28 +93,99 @@ const smtpFlags = (file: string) => [
 ];
 
 describe('gatehouse config delivery', () => {
-  test('writes a working relay configuration after a backup and says to restart', async () => {
+  test('writes a working relay configuration after a backup, the password only in a 0600 secret file', async () => {
     const file = freshConfigFile();
     const terminal = io(`${credentials.password}\n`);
     assert.equal(await runConfigDelivery(smtpFlags(file), terminal), 0);
-    const written = parseConfig(readFileSync(file, 'utf8'), file, { baseDir: dir, development: false, env: {} }).config;
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes(credentials.password), 'the TOML never holds the password');
+    assert.match(text, /\npassword_file = "smtp-password"\n/);
+    const written = parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} }).config;
     assert.equal(written.delivery.kind, 'smtp');
-    assert.equal(written.delivery.smtp.password, credentials.password);
+    const secret = path.join(path.dirname(file), 'secrets', 'smtp-password');
+    assert.equal(written.delivery.smtp.password_file, secret);
+    assert.equal(readFileSync(secret, 'utf8'), credentials.password);
+    assert.equal(statSync(secret).mode & 0o777, 0o600);
+    assert.deepEqual(readdirSync(path.dirname(secret)), ['smtp-password'], 'no temporary or backup file is left');
     assert.equal(written.organization.name, 'Acme', 'other sections are kept');
     const backup = `${file}.bak-2026-05-01T12-00-00-000Z`;
     assert.equal(readFileSync(backup, 'utf8'), ORIGINAL);
+    assert.match(terminal.output, new RegExp(`\nStored the relay password in ${secret} \\(mode 0600\\)\\.\n`));
     assert.match(terminal.output, /ok {4}smtp {7}localhost:\d+ accepted TLS and the login/);
     assert.match(terminal.output, /Restart the service to use the new delivery settings\.\n$/);
     assert.ok(!terminal.output.includes(credentials.password));
   });
 
-  test('restores the previous file when the new relay refuses the login', async () => {
+  test('gatehouse serve refuses a relay password file that group or others can read, before it listens', async () => {
+    const file = freshConfigFile();
+    assert.equal(await runConfigDelivery(smtpFlags(file), io(`${credentials.password}\n`)), 0);
+    const secret = path.join(path.dirname(file), 'secrets', 'smtp-password');
+    chmodSync(secret, 0o644);
+    const result = await runCli(['serve', '--config', file], { env: { GATEHOUSE_LISTEN: '127.0.0.1:0' } });
+    assert.equal(result.code, 78);
+    assert.equal(
+      result.stderr,
+      `gatehouse serve: Secret file ${secret} is accessible to group or others (mode 644); run chmod 600 ${secret}\n`,
+    );
+    assert.equal(result.stdout, '', 'nothing started: no log line');
+  });
+
+  test('--smtp-password-file copies the password into the secrets directory and names only that file', async () => {
+    const file = freshConfigFile();
+    const source = path.join(path.dirname(file), 'relay-password.txt');
+    writeFileSync(source, `${credentials.password}\n`, { mode: 0o600 });
+    const flags = smtpFlags(file).filter((flag) => flag !== '--smtp-password-stdin');
+    const terminal = io();
+    assert.equal(await runConfigDelivery([...flags, '--smtp-password-file', source], terminal), 0, terminal.output);
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes(credentials.password));
+    assert.ok(!text.includes(source), 'the TOML names the copy in the secrets directory, not the operator’s file');
+    const secret = path.join(path.dirname(file), 'secrets', 'smtp-password');
+    assert.equal(readFileSync(secret, 'utf8'), credentials.password);
+    assert.equal(statSync(secret).mode & 0o777, 0o600);
+    assert.match(terminal.output, /ok {4}smtp {7}localhost:\d+ accepted TLS and the login/);
+  });
+
+  test('moves a password an earlier version kept inline in the TOML into the secrets directory', async () => {
+    const file = freshConfigFile();
+    const inline = `${ORIGINAL}\n[delivery]\nkind = "smtp"\nfrom = "no-reply@acme.dev"\n\n[delivery.smtp]\nhost = "localhost"\nport = ${relay.port}\nusername = "mailer"\npassword = "${credentials.password}"\nca_file = "${certificate.caFile}"\n`;
+    writeFileSync(file, inline, { mode: 0o600 });
+    // The service and every command refuse the old key, saying what to run.
+    const refused = await runCli(['info', '--config', file]);
+    assert.equal(refused.code, 78);
+    assert.equal(
+      refused.stderr,
+      `gatehouse info: Invalid configuration in ${file}:\n  delivery.smtp.password: is no longer read: the password belongs in a 0600 file named by delivery.smtp.password_file; \`gatehouse config delivery --smtp-password-stdin\` moves it there\n`,
+    );
+    const terminal = io();
+    assert.equal(await runConfigDelivery(['--config', file], terminal), 0, terminal.output);
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes(credentials.password));
+    assert.match(text, /\npassword_file = "smtp-password"\n/);
+    assert.equal(readFileSync(path.join(path.dirname(file), 'secrets', 'smtp-password'), 'utf8'), credentials.password);
+    assert.match(terminal.output, /ok {4}smtp {7}localhost:\d+ accepted TLS and the login/);
+  });
+
+  test('restores the previous file and the previous password when the new relay refuses the login', async () => {
+    const file = freshConfigFile();
+    assert.equal(await runConfigDelivery(smtpFlags(file), io(`${credentials.password}\n`)), 0);
+    const working = readFileSync(file, 'utf8');
+    const secret = path.join(path.dirname(file), 'secrets', 'smtp-password');
+    const terminal = io('wrong-password-9Zr\n');
+    assert.equal(await runConfigDelivery(smtpFlags(file), terminal), 1);
+    assert.equal(readFileSync(file, 'utf8'), working);
+    assert.equal(readFileSync(secret, 'utf8'), credentials.password);
+    assert.deepEqual(readdirSync(path.dirname(secret)), ['smtp-password']);
+    assert.match(terminal.output, /fail {2}smtp {7}localhost:\d+: SMTP 535: /);
+    assert.match(terminal.output, /restored the previous configuration\. Use --force to keep it anyway\.\n$/);
+  });
+
+  test('a refused first relay leaves neither the configuration nor a password file behind', async () => {
     const file = freshConfigFile();
     const terminal = io('wrong-password-9Zr\n');
     assert.equal(await runConfigDelivery(smtpFlags(file), terminal), 1);
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
-    assert.match(terminal.output, /fail {2}smtp {7}localhost:\d+: SMTP 535: /);
-    assert.match(terminal.output, /restored the previous configuration\. Use --force to keep it anyway\.\n$/);
+    assert.deepEqual(readdirSync(path.join(path.dirname(file), 'secrets')), []);
   });
 
   test('--force keeps a configuration whose check failed', async () => {
@@ -121,6 +193,7 @@ describe('gatehouse config delivery', () => {
     const terminal = io('wrong-password-9Zr\n');
     assert.equal(await runConfigDelivery([...smtpFlags(file), '--force'], terminal), 0);
     assert.match(readFileSync(file, 'utf8'), /kind = "smtp"/);
+    assert.equal(readFileSync(path.join(path.dirname(file), 'secrets', 'smtp-password'), 'utf8'), 'wrong-password-9Zr');
     assert.match(terminal.output, /Kept the new configuration although its check failed \(--force\)\.\n$/);
   });
 
@@ -130,7 +203,8 @@ describe('gatehouse config delivery', () => {
       name: 'ConfigError',
     });
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
-    assert.deepEqual(readdirSync(path.dirname(file)), ['gatehouse.toml']);
+    assert.deepEqual(readdirSync(path.dirname(file)).sort(), ['gatehouse.toml', 'secrets']);
+    assert.deepEqual(readdirSync(path.join(path.dirname(file), 'secrets')), []);
   });
 
   test('--kind webhook writes the receiver and keeps it because it answers', async () => {
@@ -210,6 +284,8 @@ describe('gatehouse config delivery', () => {
 
   test('--show-webhook-secret prints the Standard Webhooks secret receivers verify with', async () => {
     const file = freshConfigFile();
+    const secretsDir = path.join(path.dirname(file), 'secrets');
+    generateSecretFiles(secretsDir);
     const terminal = io();
     assert.equal(await runConfigDelivery(['--config', file, '--show-webhook-secret'], terminal), 0);
     assert.equal(terminal.output, `${webhookSecret(loadSecrets(secretsDir).delivery)}\n`);

@@ -18,7 +18,7 @@ const config = Value.Default(ConfigSchema, {
       host: 'localhost',
       port: Number(env('SMTP_PORT')),
       username: 'mailer',
-      password: env('SMTP_PASSWORD'),
+      password_file: env('SMTP_PASSWORD_FILE'),
       ca_file: env('CA_FILE'),
     },
   },

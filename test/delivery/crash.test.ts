@@ -6,7 +6,7 @@ import pino from 'pino';
 import { createSmtpRelayTransport } from '../../src/delivery/smtp-relay.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { TestClock, testSecrets } from '../helpers/app.ts';
-import { makeConfig, scratchDir } from '../helpers/config.ts';
+import { makeConfig, scratchDir, smtpPasswordFile } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { outboxRow } from './fixtures.ts';
 import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
@@ -26,7 +26,7 @@ describe('a process killed while sending', () => {
         CHILD_DATABASE_URL: database.url,
         DELIVERY_KEY: secrets.delivery.toString('base64url'),
         SMTP_PORT: String(stalling.port),
-        SMTP_PASSWORD: credentials.password,
+        SMTP_PASSWORD_FILE: smtpPasswordFile(credentials.password),
         CA_FILE: certificate.caFile,
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -44,7 +44,13 @@ describe('a process killed while sending', () => {
       delivery: {
         kind: 'smtp',
         from: 'no-reply@acme.dev',
-        smtp: { host: 'localhost', port: relay.port, ...credentials, ca_file: certificate.caFile },
+        smtp: {
+          host: 'localhost',
+          port: relay.port,
+          username: credentials.username,
+          password_file: smtpPasswordFile(credentials.password),
+          ca_file: certificate.caFile,
+        },
       },
     });
     const clock = new TestClock();

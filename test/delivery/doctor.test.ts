@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -15,7 +15,7 @@ import { formatCheck } from '../../src/delivery/check.ts';
 import { dkimRecord } from '../../src/delivery/dkim-key.ts';
 import type { DnsResolver } from '../../src/delivery/dns-report.ts';
 import { describeKey } from '../../src/oauth/keyring.ts';
-import { makeConfig, scratchDir } from '../helpers/config.ts';
+import { makeConfig, scratchDir, smtpPasswordFile } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { freePort, makeCertificate, TestSmtpServer } from './smtp-server.ts';
 
@@ -49,7 +49,13 @@ const smtpConfig = (password: string) =>
     delivery: {
       kind: 'smtp',
       from: 'no-reply@acme.dev',
-      smtp: { host: 'localhost', port: relay.port, ...credentials, password, ca_file: certificate.caFile },
+      smtp: {
+        host: 'localhost',
+        port: relay.port,
+        username: credentials.username,
+        password_file: smtpPasswordFile(password),
+        ca_file: certificate.caFile,
+      },
     },
   });
 
@@ -124,6 +130,21 @@ describe('gatehouse doctor', () => {
       `ok    delivery   SMTP relay localhost:${relay.port} (starttls)`,
       `ok    smtp       localhost:${relay.port} accepted TLS and the login`,
     ]);
+  });
+
+  test('fails on a relay password file that group or others can read, and on a missing one, naming the file', async () => {
+    const config = smtpConfig(credentials.password);
+    const file = config.delivery.smtp.password_file;
+    chmodSync(file, 0o640);
+    assert.equal(
+      (await doctor(config)).at(-1),
+      `fail  smtp       localhost:${relay.port}: Secret file ${file} is accessible to group or others (mode 640); run chmod 600 ${file}`,
+    );
+    rmSync(file);
+    assert.equal(
+      (await doctor(config)).at(-1),
+      `fail  smtp       localhost:${relay.port}: delivery.smtp.password_file ${file} does not exist: \`gatehouse config delivery --smtp-password-stdin\` (or --smtp-password-file F) writes it`,
+    );
   });
 
   test('fails on wrong relay credentials, without printing them', async () => {

@@ -15,7 +15,7 @@ import { DeliveryFailure, type OutgoingMessage } from '../../src/delivery/transp
 import { createWebhookTransport } from '../../src/delivery/webhook.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { TestClock, testSecrets } from '../helpers/app.ts';
-import { makeConfig, scratchDir } from '../helpers/config.ts';
+import { makeConfig, scratchDir, smtpPasswordFile } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { captureLogger, makeOwner, signupLike } from './fixtures.ts';
 import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
@@ -143,7 +143,7 @@ describe('the delivery worker send cut-off', () => {
           host: 'localhost',
           port: relay.port,
           username: 'mailer',
-          password: 'relay-password',
+          password_file: smtpPasswordFile('relay-password'),
           ca_file: certificate.caFile,
         },
       },

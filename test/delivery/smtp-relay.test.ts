@@ -5,7 +5,7 @@ import { createSmtpRelayTransport } from '../../src/delivery/smtp-relay.ts';
 import { countMessages } from '../../src/delivery/store.ts';
 import { createDeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.ts';
 import { TestClock, testSecrets } from '../helpers/app.ts';
-import { makeConfig, scratchDir } from '../helpers/config.ts';
+import { makeConfig, scratchDir, smtpPasswordFile } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { captureLogger, makeOwner, outboxRow, signupLike } from './fixtures.ts';
 import { makeCertificate, TestSmtpServer } from './smtp-server.ts';
@@ -28,7 +28,7 @@ function relayConfig(port: number, password = credentials.password, security: 's
         port,
         security,
         username: credentials.username,
-        password,
+        password_file: smtpPasswordFile(password),
         ca_file: certificate.caFile,
       },
     },

@@ -3,8 +3,10 @@
 import { mkdirSync } from 'node:fs';
 import { after } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM } from './chromium.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
+
 const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url);
 
 let browser: Browser | null = null;

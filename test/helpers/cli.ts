@@ -1,8 +1,11 @@
 // Runs the real `gatehouse` CLI as a child process, the way an operator does, against a config and secrets of its
 // own. DATABASE_URL is cleared unless a test passes one, so only --database-url or the config choose the database.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { scratchDir } from './config.ts';
@@ -53,4 +56,66 @@ export function writeCliConfig(options: { auditKey?: Buffer } = {}): string {
   ];
   writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
   return file;
+}
+
+export interface ServeProcess {
+  /** The listener, from "Gatehouse is listening on URL". */
+  url: string;
+  output: { stdout: string; stderr: string };
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `gatehouse serve` (or the development instance) as a child process and resolves once it listens; rejects
+ * with its output if it exits first. Killed when the test file ends if still running.
+ */
+export async function startServe(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<ServeProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', ...options.env };
+  if (!options.env?.GATEHOUSE_CONFIG) delete env.GATEHOUSE_CONFIG;
+  if (env.DATABASE_URL === '') delete env.DATABASE_URL;
+  const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
+    env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => {
+    output.stdout += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      output.stderr += chunk;
+      const match = /Gatehouse is listening on (\S+)\n/.exec(output.stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    exited.then((code) => reject(new Error(`gatehouse serve exited with ${code} before listening:\n${output.stderr}`)));
+  });
+  return {
+    url,
+    output,
+    stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A port nothing listens on right now (the system's pick, released at once). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  probe.close();
+  await once(probe, 'close');
+  if (typeof address !== 'object' || !address) throw new Error('no port');
+  return address.port;
 }

@@ -1,5 +1,5 @@
 // One base configuration for tests; suites override what they exercise.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
@@ -15,6 +15,13 @@ export function scratchDir(prefix = 'gatehouse-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A relay password file as `gatehouse config delivery` writes it (0600), for delivery.smtp.password_file. */
+export function smtpPasswordFile(password: string): string {
+  const file = path.join(scratchDir('gatehouse-smtp-'), 'smtp-password');
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return file;
 }
 
 export function makeConfig(overrides: DeepPartial<Config> = {}): Config {

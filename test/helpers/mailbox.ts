@@ -9,7 +9,7 @@ import { createDeliveryWorker, type DeliveryWorker } from '../../src/delivery/wo
 import { loggerOptions } from '../../src/http/logger.ts';
 import { makeCertificate, TestSmtpServer } from '../delivery/smtp-server.ts';
 import type { LogCapture } from './app.ts';
-import { makeConfig, scratchDir } from './config.ts';
+import { makeConfig, scratchDir, smtpPasswordFile } from './config.ts';
 
 export interface Mail {
   to: string[];
@@ -29,7 +29,14 @@ export async function startMailbox(): Promise<{ smtp: TestSmtpServer; config: Co
     delivery: {
       kind: 'smtp',
       from: 'Acme Robotics <no-reply@acme-robotics.dev>',
-      smtp: { host: '127.0.0.1', port: smtp.port, security: 'starttls', ...CREDENTIALS, ca_file: certificate.caFile },
+      smtp: {
+        host: '127.0.0.1',
+        port: smtp.port,
+        security: 'starttls',
+        username: CREDENTIALS.username,
+        password_file: smtpPasswordFile(CREDENTIALS.password),
+        ca_file: certificate.caFile,
+      },
     },
   });
   return { smtp, config };

@@ -82,7 +82,7 @@ describe('token state cache: /oauth/introspect and /oauth/userinfo on node B aft
           port: 587,
           security: 'starttls',
           username: 'u',
-          password: 'relay secret',
+          password_file: '/etc/gatehouse/secrets/smtp-password',
         },
       },
     }),

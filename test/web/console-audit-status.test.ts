@@ -13,7 +13,11 @@ const t = await startBrowserApp(
     delivery: {
       kind: 'smtp',
       from: 'no-reply@acme-robotics.dev',
-      smtp: { host: 'smtp.example.com', username: 'mailer', password: 'placeholder' },
+      smtp: {
+        host: 'smtp.example.com',
+        username: 'placeholder',
+        password_file: '/etc/gatehouse/secrets/smtp-password',
+      },
     },
   }),
 );

@@ -33,7 +33,11 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
         delivery: {
           kind: 'smtp',
           from: 'id@acme-robotics.dev',
-          smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 5' },
+          smtp: {
+            host: 'smtp.acme-robotics.dev',
+            username: 'u',
+            password_file: '/etc/gatehouse/secrets/smtp-password',
+          },
         },
         providers: {
           github: { enabled: true, client_id: 'Iv1.8a61f9b3a7aba766', client_secret: 'gh-secret-0b1c2d3e' },

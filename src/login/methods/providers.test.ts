@@ -49,7 +49,11 @@ describe('GET /auth/providers', () => {
   });
 
   it('reports self-service only when it is enabled and delivery is ready', async () => {
-    const relay = { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 4' };
+    const relay = {
+      host: 'smtp.acme-robotics.dev',
+      username: 'u',
+      password_file: '/etc/gatehouse/secrets/smtp-password',
+    };
     const cases = [
       [{ self_service: { enabled: true } }, false],
       [
