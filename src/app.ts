@@ -17,7 +17,7 @@ import type { Sql } from './db/pool.ts';
 import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { deliveryStatus } from './delivery/status.ts';
-import { gatewayPlugin } from './gateway/plugin.ts';
+import { checkGatewayOrganization, gatewayPlugin } from './gateway/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
 import { loggerOptions } from './http/logger.ts';
@@ -67,6 +67,7 @@ export interface GatehouseApp {
 
 export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const { config } = deps;
+  await checkGatewayOrganization(deps.sql, config, deps.configFile ?? '(configuration)');
   let closing = false;
   const tls = new URL(config.server.issuer).protocol === 'https:';
   const app = Fastify({
@@ -202,7 +203,6 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   if (config.gateway.enabled)
     await app.register(gatewayPlugin, {
       config,
-      configFile: deps.configFile ?? '(configuration)',
       sql: deps.sql,
       keyring: services.keyring,
       tokenStates: services.tokenStates,

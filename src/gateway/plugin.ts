@@ -1,5 +1,5 @@
 // Builds the gateway from the configuration: the organization is checked against the database (an unknown one stops
-// startup before the listener opens), the policy table compiled, the verifier made, the routes and the WebSocket
+// startup before the listener opens, checkGatewayOrganization), the policy table compiled, the verifier made, the routes and the WebSocket
 // upgrade handler registered.
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../config/errors.ts';
@@ -15,8 +15,6 @@ import { handleUpgrades } from './upgrade.ts';
 
 export interface GatewayDeps {
   config: Config;
-  /** Named in a configuration error: the file the configuration came from. */
-  configFile: string;
   sql: Sql;
   keyring: Keyring;
   tokenStates: TokenStateCache;
@@ -25,15 +23,23 @@ export interface GatewayDeps {
   isClosing: () => boolean;
 }
 
+/**
+ * The one gateway setting only the database can judge: auth.organization_id must name an organization. Run before the
+ * app is built (src/app.ts), so a bad value stops startup before anything opens.
+ */
+export async function checkGatewayOrganization(sql: Sql, config: Config, configFile: string): Promise<void> {
+  if (!config.gateway.enabled || !config.auth.enabled) return;
+  if (await findOrganization(sql, config.auth.organization_id)) return;
+  throw new ConfigError(configFile, [
+    {
+      key: 'auth.organization_id',
+      problem: `organization "${config.auth.organization_id}" does not exist in the database`,
+    },
+  ]);
+}
+
 export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { config } = deps;
-  if (config.auth.enabled && !(await findOrganization(deps.sql, config.auth.organization_id)))
-    throw new ConfigError(deps.configFile, [
-      {
-        key: 'auth.organization_id',
-        problem: `organization "${config.auth.organization_id}" does not exist in the database`,
-      },
-    ]);
   if (!config.auth.enabled)
     app.log.warn({ route_prefix: config.gateway.route_prefix }, 'gateway without auth: proxying with no policy checks');
   const { gateway } = config;

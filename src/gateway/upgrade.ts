@@ -37,7 +37,10 @@ function writeRefusal(socket: Duplex, requestId: string, error: GatehouseError):
     'x-request-id': requestId,
     connection: 'close',
   };
-  socket.end(headerBlock(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`, headers) + body);
+  // Closed once written: a client that ignores the refusal cannot keep the socket.
+  socket.end(headerBlock(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`, headers) + body, () =>
+    socket.destroy(),
+  );
 }
 
 function join(client: Duplex, upstream: Duplex): void {

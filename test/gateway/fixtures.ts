@@ -4,7 +4,7 @@ import type { Config, RoutePolicyConfig } from '../../src/config/schema.ts';
 import type { Sql } from '../../src/db/pool.ts';
 import { startTestApp, type TestApp, type TestClock } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
-import { createTestDatabase } from '../helpers/database.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 export const policy = (p: Partial<RoutePolicyConfig> & Pick<RoutePolicyConfig, 'path_prefix'>): RoutePolicyConfig => ({
   methods: ['GET'],
@@ -33,10 +33,10 @@ export function gatewayConfig(
   });
 }
 
-export async function databaseWithOrganization(): Promise<Sql> {
-  const { sql } = await createTestDatabase();
-  await sql`insert into organizations (id, name) values ('acme', 'Acme')`;
-  return sql;
+export async function databaseWithOrganization(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  await db.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
+  return db;
 }
 
 export async function startGateway(config: Config, sql: Sql, clock?: TestClock, listen = false): Promise<TestApp> {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Sub } from '../../src/identity/ids.ts';
-import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
 import { clientCredentialsToken, userTokens } from '../helpers/oauth-flow.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { databaseWithOrganization, gatewayConfig, policy, startGateway } from './fixtures.ts';
@@ -23,9 +23,8 @@ function assertRefusal(r: LightMyRequestResponse, status: number, error: string,
 
 describe('gateway: requests under gateway.route_prefix', async () => {
   const upstream = await startUpstream();
-  const sql = await databaseWithOrganization();
+  const { sql } = await databaseWithOrganization();
   // Created before the app so the policy can name its audience.
-  const { makeResource } = await import('../helpers/oauth-fixtures.ts');
   const resource = await makeResource(sql, 'https://api.acme.test/', ['read', 'write']);
   const config = gatewayConfig(upstream.port, [
     policy({
@@ -281,8 +280,8 @@ describe('gateway: requests under gateway.route_prefix', async () => {
       assert.equal(r.statusCode, 400, url as string);
       assertRefusal(r, 400, 'invalid_request', `The request path ${why}`);
     }
-    const escape = await notForwarded(() => rawGet('/app/p/api/../../../oauth/jwks', token));
-    assertRefusal(escape, 400, 'invalid_request', 'The request path leaves the gateway prefix once normalised');
+    const leaving = await notForwarded(() => rawGet('/app/p/api/../../../oauth/jwks', token));
+    assertRefusal(leaving, 400, 'invalid_request', 'The request path leaves the gateway prefix once normalised');
   });
 
   test('a token in the query string is refused with 400 invalid_request, never used or forwarded', async () => {
