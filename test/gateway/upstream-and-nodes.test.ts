@@ -3,10 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { buildApp } from '../../src/app.ts';
-import { createAudit } from '../../src/audit/audit.ts';
 import { ConfigError } from '../../src/config/errors.ts';
-import { readMigrations } from '../../src/db/migrate.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { startTestApp, TestClock } from '../helpers/app.ts';
 import { makeServiceClient } from '../helpers/oauth-fixtures.ts';
