@@ -103,6 +103,7 @@ describe('gateway: requests under gateway.route_prefix', async () => {
     const r = await get('/app/p/api/items?page=2', token, {
       'x-gatehouse-subject': 'usr_spoofed',
       'x-gatehouse-roles': 'admin',
+      'X-Gatehouse-Tenant': 'spoofed',
       'x-forwarded-for': '6.6.6.6',
       'x-forwarded-host': 'evil.test',
       forwarded: 'for=6.6.6.6',
@@ -122,7 +123,7 @@ describe('gateway: requests under gateway.route_prefix', async () => {
     assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
     assert.equal(seen.rawHeaderNames.filter((n) => n === 'x-forwarded-for').length, 1);
     assert.equal(seen.headers.cookie, 'product=1');
-    for (const gone of ['forwarded', 'x-forwarded-host', 'keep-alive', 'x-drop-me'])
+    for (const gone of ['x-gatehouse-tenant', 'forwarded', 'x-forwarded-host', 'keep-alive', 'x-drop-me'])
       assert.equal(seen.headers[gone], undefined, `${gone} reached the upstream`);
     // Back from the upstream: its headers, minus a cookie planted under Gatehouse's session cookie name.
     assert.equal(r.headers['x-upstream'], 'yes');
@@ -350,5 +351,14 @@ describe('gateway: requests under gateway.route_prefix', async () => {
       }),
     );
     assertRefusal(tooBig, 413, 'payload_too_large', 'The request body is too large.');
+  });
+
+  test('a response body streams back from the upstream in chunks, without its hop-by-hop headers', async () => {
+    const response = await fetch(`${t.url}/app/public/stream`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('transfer-encoding'), 'chunked');
+    // The upstream's own Keep-Alive (timeout=5) stays on its connection; the listener announces its own.
+    assert.notEqual(response.headers.get('keep-alive'), 'timeout=5');
+    assert.equal(await response.text(), 'first,second');
   });
 });
