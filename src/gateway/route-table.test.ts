@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { policy } from '../../test/gateway/fixtures.ts';
 import { makeConfig } from '../../test/helpers/config.ts';
 import { gatewayChecks } from './doctor-checks.ts';
 import { compileRouteTable, matchRoute } from './route-table.ts';
 
-const base = {
-  required_roles: [],
-  role_match: 'any',
-  minimum_assurance: '',
-  required_scope: '',
-  required_audience: '',
-} as const;
 const config = makeConfig({
   gateway: { enabled: true, route_prefix: '/app', upstream_port: 9000 },
   auth: {
@@ -19,16 +13,10 @@ const config = makeConfig({
     organization_id: 'acme',
     protected_route_prefix: '/app/api',
     route_policies: [
-      { ...base, path_prefix: '/app/api', methods: ['GET', 'POST'], required_scope: 'read' },
-      {
-        ...base,
-        path_prefix: '/app/api/admin/',
-        methods: ['GET'],
-        required_roles: ['admin', 'owner'],
-        role_match: 'all',
-      },
-      { ...base, path_prefix: '/app/api', methods: ['GET'], required_scope: 'read' },
-      { ...base, path_prefix: '/app/api/me', methods: ['GET'], minimum_assurance: 'aal2' },
+      policy({ path_prefix: '/app/api', methods: ['GET', 'POST'], required_scope: 'read' }),
+      policy({ path_prefix: '/app/api/admin/', required_roles: ['admin', 'owner'], role_match: 'all' }),
+      policy({ path_prefix: '/app/api', methods: ['GET'], required_scope: 'read' }),
+      policy({ path_prefix: '/app/api/me', minimum_assurance: 'aal2' }),
     ],
   },
 });
