@@ -87,6 +87,39 @@ describe('gateway: an upstream that is down or stuck', async () => {
   });
 });
 
+describe('gateway: behind a trusted reverse proxy', async () => {
+  const upstream = await startUpstream();
+  const { sql } = await databaseWithOrganization();
+  const config = gatewayConfig(upstream.port, []);
+  config.server.trusted_proxy = true;
+  const t = await startGateway(config, sql);
+
+  test('the upstream receives exactly one X-Forwarded-For: the address the proxy validated', async () => {
+    const r = await t.app.inject({
+      method: 'GET',
+      url: '/app/public/x',
+      headers: { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' },
+    });
+    assert.equal(r.statusCode, 200, r.body);
+    const seen = envelopeOf(r.body) as { headers: Record<string, string>; rawHeaderNames: string[] };
+    assert.equal(seen.headers['x-forwarded-for'], '203.0.113.9');
+    assert.equal(seen.rawHeaderNames.filter((n) => n === 'x-forwarded-for').length, 1);
+    assert.equal(seen.headers['x-forwarded-proto'], undefined);
+  });
+
+  test('two X-Forwarded-For addresses are refused with 400 invalid_forwarded_for and never forwarded', async () => {
+    const before = upstream.received.length;
+    const r = await t.app.inject({
+      method: 'GET',
+      url: '/app/public/x',
+      headers: { 'x-forwarded-for': '203.0.113.9, 6.6.6.6' },
+    });
+    assert.equal(r.statusCode, 400);
+    assert.equal(envelopeOf(r.body).error, 'invalid_forwarded_for');
+    assert.equal(upstream.received.length, before);
+  });
+});
+
 describe('gateway: WebSocket upgrade', async () => {
   const upstream = await startUpstream();
   const { sql } = await databaseWithOrganization();
