@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Sub } from '../../src/identity/ids.ts';
 import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
-import { clientCredentialsToken, userTokens } from '../helpers/oauth-flow.ts';
+import { clientCredentialsToken, obtainCode, pkcePair, postForm, userTokens } from '../helpers/oauth-flow.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { databaseWithOrganization, gatewayConfig, policy, startGateway } from './fixtures.ts';
 
@@ -360,5 +360,44 @@ describe('gateway: requests under gateway.route_prefix', async () => {
     // The upstream's own Keep-Alive (timeout=5) stays on its connection; the listener announces its own.
     assert.notEqual(response.headers.get('keep-alive'), 'timeout=5');
     assert.equal(await response.text(), 'first,second');
+  });
+
+  test('a browser client signs a person in for the API (RFC 8707 resource) and calls it through the gateway', async () => {
+    const { client: spa } = await makeClient(sql, t.secrets.clientSecret, {
+      kind: 'browser',
+      scopes: ['openid', 'read', 'write'],
+      audiences: [resource.audience],
+    });
+    const sub = await makeIdentity(sql);
+    await sql`insert into memberships (organization_id, identity_id, roles) values ('acme', ${sub}, ${['admin']})`;
+    const { cookie } = await makeSession(t, sub);
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, {
+      client: spa,
+      cookie,
+      challenge,
+      scope: 'openid read',
+      extra: { resource: resource.audience },
+    });
+    const exchanged = await postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: spa.id,
+      code,
+      redirect_uri: spa.redirectUris[0] as string,
+      code_verifier: verifier,
+    });
+    assert.equal(exchanged.status, 200, JSON.stringify(exchanged.json));
+    const token = exchanged.json.access_token as string;
+    // The scope-and-audience policy lets the person's resource token through, as the person...
+    const allowed = await get('/app/p/api/orders', token);
+    assert.equal(allowed.statusCode, 200, allowed.body);
+    const seen = json(allowed) as { headers: Record<string, string> };
+    assert.equal(seen.headers['x-gatehouse-subject'], sub);
+    assert.equal(seen.headers['x-gatehouse-client'], spa.id);
+    assert.equal(seen.headers['x-gatehouse-roles'], 'admin');
+    // ...and so does the role policy below it; the issuer-audienced policy refuses the resource token.
+    assert.equal((await get('/app/p/api/admin/users', token)).statusCode, 200);
+    const elsewhere = await notForwarded(() => get('/app/p/reports', token));
+    assertRefusal(elsewhere, 403, 'wrong_audience', `The access token's audience must include ${ISSUER}`);
   });
 });
