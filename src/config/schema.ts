@@ -232,7 +232,7 @@ export const ConfigSchema = Type.Object(
         'Proxy requests under route_prefix to the upstream, after the route policy checks of [auth]. Off by default: nothing is proxied until an operator says where to.',
       ),
       route_prefix: text(
-        'Path prefix the gateway serves, e.g. /app. Requests under it are proxied with their path unchanged; every other path stays with the identity service. Matching is by whole path segments and ignores case.',
+        'Path prefix the gateway serves, e.g. /app. Requests under it (by whole segments, in the case written here; another case is not proxied) are proxied with their path unchanged; every other path stays with the identity service.',
         '/app',
       ),
       upstream_host: text(

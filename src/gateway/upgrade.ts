@@ -54,11 +54,9 @@ function join(client: Duplex, upstream: Duplex): void {
 }
 
 export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
-  const prefix = deps.table.routePrefix;
-  const underGateway = (url: string) => {
-    const path = url.toLowerCase();
-    return path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`);
-  };
+  // As the HTTP routes: the prefix as configured, by whole segments (find-my-way routes by exact case).
+  const prefix = deps.routePrefix.replace(/\/$/, '');
+  const underGateway = (url: string) => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
   const { origin, timeoutSeconds } = deps.upstream;
   const transport = origin.startsWith('https:') ? https : http;
 
