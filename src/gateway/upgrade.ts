@@ -43,8 +43,10 @@ function writeRefusal(socket: Duplex, requestId: string, error: GatehouseError):
   );
 }
 
-function join(client: Duplex, upstream: Duplex): void {
+function join(client: Duplex, upstream: Duplex, open: Set<Duplex>): void {
+  open.add(client);
   const close = () => {
+    open.delete(client);
     client.destroy();
     upstream.destroy();
   };
@@ -59,6 +61,12 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
   const underGateway = (url: string) => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
   const { origin, timeoutSeconds } = deps.upstream;
   const transport = origin.startsWith('https:') ? https : http;
+  // Joined sockets have left the HTTP server's bookkeeping, so shutdown ends them here.
+  const open = new Set<Duplex>();
+  app.addHook('onClose', (_instance, done) => {
+    for (const socket of open) socket.destroy();
+    done();
+  });
 
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const requestId = newRequestId();
@@ -117,7 +125,7 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
         if (upstreamHead.length > 0) socket.write(upstreamHead);
         if (head.length > 0) upstreamSocket.write(head);
         upstreamSocket.setTimeout(0);
-        join(socket, upstreamSocket);
+        join(socket, upstreamSocket, open);
         log(101);
       });
       // The upstream declined the upgrade: its answer goes back as it is, and the connection ends.

@@ -120,6 +120,41 @@ describe('gateway: behind a trusted reverse proxy', async () => {
   });
 });
 
+describe('gateway: a chunked request body over gateway.body_limit_bytes', async () => {
+  const upstream = await startUpstream();
+  const { sql } = await databaseWithOrganization();
+  const t = await startGateway(gatewayConfig(upstream.port, [], { body_limit_bytes: 1000 }), sql, undefined, true);
+
+  const chunkedPost = (chunks: number) =>
+    fetch(`${t.url}/app/public/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < chunks; i += 1) controller.enqueue(new Uint8Array(400).fill(65));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+
+  test('a chunked body within the limit streams through', async () => {
+    const r = await chunkedPost(2);
+    assert.equal(r.status, 200);
+    assert.equal(((await r.json()) as { bodyBytes: number }).bodyBytes, 800);
+  });
+
+  test('a chunked body past the limit is cut off and answered 413 payload_too_large', async () => {
+    const r = await chunkedPost(5);
+    assert.equal(r.status, 413);
+    assert.deepEqual(await r.json(), {
+      error: 'payload_too_large',
+      error_description: 'The request body is too large.',
+      request_id: r.headers.get('x-request-id'),
+    });
+  });
+});
+
 describe('gateway: WebSocket upgrade', async () => {
   const upstream = await startUpstream();
   const { sql } = await databaseWithOrganization();
