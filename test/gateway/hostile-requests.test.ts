@@ -91,4 +91,16 @@ describe('gateway: hostile requests', async () => {
     // The genuine person's access token passes the same policy, so the refusals above are the forgeries'.
     assert.equal((await get('/app/p/profile', tokens.access_token)).statusCode, 200);
   });
+
+  test('an expired access token is refused with 401 invalid_token', async () => {
+    const token = await serviceToken();
+    assert.equal((await get('/app/p/api/items', token)).statusCode, 200);
+    t.clock.advance(t.config.tokens.access_token_ttl_seconds);
+    try {
+      const r = await notForwarded(() => get('/app/p/api/items', token));
+      assertRefusal(r, 401, 'invalid_token', 'The access token is invalid, expired or revoked');
+    } finally {
+      t.clock.advance(-t.config.tokens.access_token_ttl_seconds);
+    }
+  });
 });
