@@ -109,15 +109,15 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
       headers.host = new URL(origin).host;
       const upstreamRequest = transport.request(
         `${origin}${decision.forwardPath}${query < 0 ? '' : url.slice(query)}`,
-        {
-          method,
-          headers,
-          timeout: timeoutSeconds * 1000,
-        },
+        // A connection of its own: an upgraded socket never returns to a pool.
+        { method, headers, timeout: timeoutSeconds * 1000, agent: false },
       );
+      // A client that leaves before the upstream answers takes the upstream request with it.
+      socket.once('close', () => upstreamRequest.destroy());
       upstreamRequest.on('upgrade', (response, upstreamSocket, upstreamHead) => {
         const answer = {
           ...downstreamResponseHeaders(response.headers),
+          'x-request-id': requestId,
           connection: 'Upgrade',
           upgrade: response.headers.upgrade,
         };
