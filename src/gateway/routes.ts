@@ -105,6 +105,9 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
       rewriteRequestHeaders: (_request, headers) => upstreamRequestHeaders(headers, context) as IncomingHttpHeaders,
       rewriteHeaders: (headers) => downstreamResponseHeaders(headers) as IncomingHttpHeaders,
       onError,
+      // Never retried: reply-from would repeat a GET answered 503 up to ten times, holding the client meanwhile; the
+      // upstream's answer, 503 and Retry-After included, is the client's to act on.
+      retryDelay: () => null,
     });
   };
   const prefix = deps.routePrefix.replace(/\/$/, '');

@@ -74,6 +74,16 @@ describe('gateway: an upstream that is down or stuck', async () => {
     assert.equal((await clientCredentialsToken(down, service)).status, 200);
   });
 
+  test("an upstream's 503 goes back to the client as it is, never retried", async () => {
+    const upstream = await startUpstream();
+    const busy = await startGateway(gatewayConfig(upstream.port, []), sql);
+    const r = await busy.app.inject({ method: 'GET', url: '/app/public/busy' });
+    assert.equal(r.statusCode, 503);
+    assert.equal(r.body, 'busy');
+    assert.equal(r.headers['retry-after'], '0');
+    assert.equal(upstream.received.length, 1);
+  });
+
   test('an upstream that does not answer within upstream_timeout_seconds gives 504 upstream_timeout', async () => {
     const upstream = await startUpstream();
     const stuck = await startGateway(gatewayConfig(upstream.port, [], { upstream_timeout_seconds: 1 }), sql);

@@ -19,7 +19,7 @@ export interface Received {
 export interface Upstream {
   port: number;
   received: Received[];
-  /** Requests to a path ending in /hang get no answer until the test ends. */
+  /** Paths ending in /hang get no answer until the test ends, /busy a 503, /stream a body in two chunks. */
   close(): Promise<void>;
 }
 
@@ -42,6 +42,11 @@ export async function startUpstream(): Promise<Upstream> {
       received.push(entry);
       if (request.url?.endsWith('/hang')) {
         hanging.add(response);
+        return;
+      }
+      if (request.url?.endsWith('/busy')) {
+        response.writeHead(503, { 'retry-after': '0', 'content-type': 'text/plain' });
+        response.end('busy');
         return;
       }
       if (request.url?.endsWith('/stream')) {
