@@ -17,6 +17,7 @@ import type { Sql } from './db/pool.ts';
 import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { deliveryStatus } from './delivery/status.ts';
+import { checkGatewayOrganization, gatewayPlugin } from './gateway/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
 import { loggerOptions } from './http/logger.ts';
@@ -43,6 +44,8 @@ export interface AppDeps {
   clock: Clock;
   /** Where logs go; stdout by default. Tests pass a capture stream. */
   logStream?: DestinationStream;
+  /** The configuration file, named by configuration errors found only against the database. */
+  configFile?: string;
 }
 
 /** Services built once from AppDeps and handed to every feature module's routes. */
@@ -64,6 +67,7 @@ export interface GatehouseApp {
 
 export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const { config } = deps;
+  await checkGatewayOrganization(deps.sql, config, deps.configFile ?? '(configuration)');
   let closing = false;
   const tls = new URL(config.server.issuer).protocol === 'https:';
   const app = Fastify({
@@ -194,6 +198,18 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     requireAdmin: services.requireAdmin,
   });
+
+  // Last: its routes take whatever lies under gateway.route_prefix, which config validation keeps clear of ours.
+  if (config.gateway.enabled)
+    await app.register(gatewayPlugin, {
+      config,
+      sql: deps.sql,
+      keyring: services.keyring,
+      tokenStates: services.tokenStates,
+      clock: deps.clock,
+      trustedProxy: config.server.trusted_proxy,
+      isClosing: () => closing,
+    });
 
   return {
     app,

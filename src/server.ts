@@ -104,6 +104,7 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
     audit,
     migrations,
     clock: () => new Date(),
+    configFile: loaded.file ?? '(development defaults)',
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   options.extend?.(app, sql);

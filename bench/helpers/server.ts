@@ -113,7 +113,15 @@ function waitForListening(child: ChildProcess): Promise<string> {
   });
 }
 
-export async function startServer(options: { compileCacheDir?: string } = {}): Promise<BenchServer> {
+export interface StartServerOptions {
+  compileCacheDir?: string;
+  /** Extra configuration sections (e.g. [gateway] and [auth]), written to the file beside the defaults. */
+  settings?: Record<string, unknown>;
+  /** Rows the server needs before it starts (e.g. the organization auth.organization_id names). */
+  beforeStart?: (sql: Sql) => Promise<void>;
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<BenchServer> {
   const database = await benchDatabase();
   const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-'));
   const secretsDir = path.join(dir, 'secrets');
@@ -129,7 +137,9 @@ export async function startServer(options: { compileCacheDir?: string } = {}): P
     logging: { level: 'warn' as const },
     // Every load comes from one loopback address, so the per-IP sign-in start limit is off for benchmarks.
     login: { starts_per_ip_per_minute: 0 },
+    ...options.settings,
   };
+  await options.beforeStart?.(database.sql);
   const config = makeConfig(settings);
   const configFile = path.join(dir, 'gatehouse.toml');
   writeFileSync(configFile, stringify(settings), { mode: 0o600 });

@@ -8,6 +8,7 @@ import { readMigrations } from '../db/migrate.ts';
 import type { Sql } from '../db/pool.ts';
 import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
+import { gatewayChecks } from '../gateway/doctor-checks.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
 import { withDatabase } from './database.ts';
@@ -41,7 +42,7 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     checkTimeoutMs: deps.checkTimeoutMs ?? 15_000,
     clock,
   });
-  return [...checks, ...statusChecks(report)];
+  return [...checks, ...statusChecks(report), ...gatewayChecks(config)];
 }
 
 export const doctorCommand: Command = {

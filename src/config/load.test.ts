@@ -69,7 +69,7 @@ describe('configuration file', () => {
     ['[auth]\nenabled = 1', 'auth.enabled: must be a boolean'],
     ['[auth]\nroute_policies = 1', 'auth.route_policies: must be an array'],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrequired_roles = "admin"',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_roles = "admin"',
       'auth.route_policies[0].required_roles: must be an array',
     ],
     ['[tls]\nmode = "self-signed"', 'tls.mode: must be one of "acme", "files", "external"'],
@@ -79,34 +79,64 @@ describe('configuration file', () => {
     ],
     ['[[auth.route_policies]]\nmethods = ["GET"]', 'auth.route_policies[0].path_prefix: is required'],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = []',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = []',
       'auth.route_policies[0].methods: must have at least 1 item(s)',
     ],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrole_match = "most"',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrole_match = "most"',
       'auth.route_policies[0].role_match: must be one of "any", "all"',
     ],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nminimum_assurance = "high"',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nminimum_assurance = "high"',
       'auth.route_policies[0].minimum_assurance: must be one of "", "ial1", "ial2", "aal1", "aal2"',
     ],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrequired_audience = "not a uri"',
-      'auth.route_policies[0].required_audience: must be an absolute URI',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "not a uri"',
+      'auth.route_policies[0].required_audience: must be an absolute URI, e.g. https://api.example.com/',
     ],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nrequired_scope = "two scopes"',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_scope = "two scopes"',
       'auth.route_policies[0].required_scope: must be a single scope token (RFC 6749 §3.3)',
     ],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\nsurprise = true',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nsurprise = true',
       'auth.route_policies[0].surprise: unknown key',
     ],
     [
-      '[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]\n[[auth.route_policies]]\npath_prefix = "/a"\nmethods = ["GET"]',
-      'auth.route_policies[1].methods: GET /a is already covered by an earlier policy',
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\n[[auth.route_policies]]\npath_prefix = "/APP/a/"\nmethods = ["POST", "GET"]\nrequired_scope = "x"',
+      'auth.route_policies[1].methods: GET /app/a is also matched by auth.route_policies[0] with different requirements (ambiguous)',
     ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/api/admin"\nmethods = ["GET"]',
+      'auth.route_policies[0].path_prefix: must lie inside auth.protected_route_prefix (/app)',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app/a/../b"\nmethods = ["GET"]',
+      'auth.route_policies[0].path_prefix: must be a plain path: no empty ("//"), "." or ".." segments',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app//b"\nmethods = ["GET"]',
+      'auth.route_policies[0].path_prefix: must be a plain path: no empty ("//"), "." or ".." segments',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app/a%2Fb"\nmethods = ["GET"]',
+      'auth.route_policies[0].path_prefix: must be a plain path: no percent-encoding, backslash, query, fragment or spaces',
+    ],
+    [
+      '[gateway]\nenabled = true\nroute_prefix = "/app"\n[auth]\nenabled = true\norganization_id = "acme"\nprotected_route_prefix = "/api"',
+      'auth.protected_route_prefix: must lie inside gateway.route_prefix (/app)',
+    ],
+    [
+      '[gateway]\nroute_prefix = "/OAuth/x"',
+      'gateway.route_prefix: must not be "/" or lie under a path the service itself serves (/.well-known, /oauth, /auth, /account, /admin, /health, /assets, /metrics, /signin, /signup, /enroll, /forgot-password, /settings)',
+    ],
+    ['[gateway]\nbody_limit_bytes = -1', 'gateway.body_limit_bytes: must be at least 0'],
+    ['[gateway]\nupstream_timeout_seconds = 0', 'gateway.upstream_timeout_seconds: must be at least 1'],
     ['[auth]\nenabled = true', 'auth.organization_id: is required when auth.enabled is true'],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "/relative/api"',
+      'auth.route_policies[0].required_audience: must be an absolute URI, e.g. https://api.example.com/',
+    ],
     ['', 'GATEHOUSE_LISTEN: must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080', { GATEHOUSE_LISTEN: 'everywhere' }],
     ['', 'DATABASE_URL: must start with postgres:// or postgresql://', { DATABASE_URL: 'sqlite:///tmp/x' }],
     [

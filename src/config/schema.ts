@@ -229,26 +229,59 @@ export const ConfigSchema = Type.Object(
       idle_ttl_seconds: seconds('A session unused this long ends.', 43_200),
       absolute_ttl_seconds: seconds('A session ends this long after sign-in, used or not.', 604_800),
     }),
-    gateway: section('The policy gateway in front of a product upstream.', {
-      enabled: flag('Proxy requests under route_prefix to the upstream after route policy checks.'),
-      route_prefix: text('Path prefix the gateway serves.', '/app'),
-      upstream_host: text('Upstream host.', '127.0.0.1'),
+    gateway: section('The policy gateway in front of a product upstream (docs/gateway.md).', {
+      enabled: flag(
+        'Proxy requests under route_prefix to the upstream, after the route policy checks of [auth]. Off by default: nothing is proxied until an operator says where to.',
+      ),
+      route_prefix: text(
+        'Path prefix the gateway serves, e.g. /app. Requests under it (by whole segments, in the case written here; another case is not proxied) are proxied with their path unchanged; every other path stays with the identity service.',
+        '/app',
+      ),
+      upstream_host: text(
+        'Upstream host name or address. Loopback by default: the product upstream normally runs beside the service.',
+        '127.0.0.1',
+      ),
       upstream_port: Type.Integer({ default: 18080, minimum: 1, maximum: 65535, description: 'Upstream port.' }),
-      upstream_tls: flag('Connect to the upstream over TLS.'),
+      upstream_tls: flag(
+        "Connect to the upstream over TLS (certificate verified against the system's authorities). Off by default for a loopback upstream; turn it on whenever the upstream is on another host.",
+      ),
+      body_limit_bytes: Type.Integer({
+        default: 10_485_760,
+        minimum: 0,
+        maximum: 1_073_741_824,
+        description:
+          'Largest request body proxied to the upstream (streamed, never buffered); larger requests get 413 payload_too_large. Separate from server.body_limit_bytes because product APIs may take uploads the identity endpoints never need. 0 refuses every request body.',
+      }),
+      upstream_timeout_seconds: Type.Integer({
+        default: 30,
+        minimum: 1,
+        maximum: 3600,
+        description:
+          'Longest wait for the upstream to start answering, and longest pause between two pieces of its body; past it the request gets 504 upstream_timeout. Bounds how long a stuck upstream can hold a connection.',
+      }),
     }),
     auth: Type.Object(
       {
-        enabled: flag('Check route policies before proxying.'),
-        provider_id: text('Identifier of this identity provider as the gateway names it.'),
-        organization_id: text('Organization whose memberships and roles route policies check.'),
+        enabled: flag(
+          'Check route policies before proxying. Off, the gateway is a plain reverse proxy (identity headers are still stripped, none are added) and the service warns at startup.',
+        ),
+        provider_id: text(
+          'Identifier of this identity provider as the gateway names it; informational (shown by `gatehouse doctor`), it changes no decision.',
+        ),
+        organization_id: text(
+          'Organization whose memberships and roles route policies check. Must exist in the database when auth is enabled, or the service refuses to start.',
+        ),
         protected_route_prefix: text(
-          'Requests under this prefix need a matching route policy; anything else is refused.',
+          'Requests under this prefix (which must lie inside gateway.route_prefix) need a matching route policy; a method and path with no policy is refused with 403 no_route_policy and never proxied. Paths under route_prefix but outside it are proxied without a token check.',
           '/app',
         ),
         route_policies: Type.Array(
           Type.Object(
             {
-              path_prefix: Type.String({ description: 'Path prefix the policy covers.' }),
+              path_prefix: Type.String({
+                description:
+                  'Path prefix the policy covers, by whole segments (/app/api covers /app/api and /app/api/x, not /app/apix), compared without case. Must lie inside protected_route_prefix, in plain form (no //, dot segments or percent-encoding).',
+              }),
               methods: Type.Array(Type.Enum([...HTTP_METHODS]), {
                 minItems: 1,
                 description: 'HTTP methods the policy covers.',

@@ -181,24 +181,111 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
     problem('providers.farcaster.relay_url', 'must be an https:// URL');
 }
 
+/**
+ * Why a configured path prefix is not in the plain form the gateway compares against (docs/gateway.md "Matching"):
+ * requests are normalised before matching, so a prefix holding what normalisation removes could never match.
+ */
+export function plainPathPrefixProblem(prefix: string): string | null {
+  if (!prefix.startsWith('/')) return 'must start with "/"';
+  if (/[%\\?#\s]/.test(prefix) || /[^\x21-\x7e]/.test(prefix))
+    return 'must be a plain path: no percent-encoding, backslash, query, fragment or spaces';
+  const segments = prefix.slice(1).replace(/\/$/, '').split('/');
+  if (prefix !== '/' && segments.some((s) => s === '' || s === '.' || s === '..'))
+    return 'must be a plain path: no empty ("//"), "." or ".." segments';
+  return null;
+}
+
+/** A prefix as the gateway compares it: lower case, no trailing slash (except the root itself). */
+export const comparablePrefix = (prefix: string) => (prefix === '/' ? '/' : prefix.toLowerCase().replace(/\/$/, ''));
+
+/** Whether `path` (comparable form) is `prefix` or lies under it, by whole segments. */
+export const underPrefix = (path: string, prefix: string) =>
+  prefix === '/' || path === prefix || path.startsWith(`${prefix}/`);
+
+type RoutePolicy = Config['auth']['route_policies'][number];
+
+/** First path segments of the service's own routes and pages (every module's routes.ts, and src/web/pages.ts). */
+const SERVICE_SEGMENTS = new Set([
+  '',
+  '.well-known',
+  'oauth',
+  'auth',
+  'account',
+  'admin',
+  'health',
+  'assets',
+  'metrics',
+  'signin',
+  'signup',
+  'enroll',
+  'forgot-password',
+  'settings',
+]);
+
+/** What a policy demands, in a form where two policies demanding the same thing compare equal. */
+function requirements(policy: RoutePolicy): string {
+  const roles = [...new Set(policy.required_roles)].sort();
+  return JSON.stringify([
+    roles,
+    roles.length > 1 ? policy.role_match : 'any',
+    policy.minimum_assurance,
+    policy.required_scope,
+    policy.required_audience,
+  ]);
+}
+
 function checkGateway(config: Config, problem: Report): void {
   const { gateway, auth } = config;
-  if (!gateway.route_prefix.startsWith('/')) problem('gateway.route_prefix', 'must start with "/"');
-  if (!auth.protected_route_prefix.startsWith('/')) problem('auth.protected_route_prefix', 'must start with "/"');
+  const routeProblem = plainPathPrefixProblem(gateway.route_prefix);
+  if (routeProblem) problem('gateway.route_prefix', routeProblem);
+  const protectedProblem = plainPathPrefixProblem(auth.protected_route_prefix);
+  if (protectedProblem) problem('auth.protected_route_prefix', protectedProblem);
+  const routePrefix = comparablePrefix(gateway.route_prefix);
+  const firstSegment = routePrefix.split('/')[1] ?? '';
+  if (!routeProblem && SERVICE_SEGMENTS.has(firstSegment))
+    problem(
+      'gateway.route_prefix',
+      `must not be "/" or lie under a path the service itself serves (/${[...SERVICE_SEGMENTS].filter(Boolean).join(', /')})`,
+    );
+  const protectedPrefix = comparablePrefix(auth.protected_route_prefix);
+  if (
+    gateway.enabled &&
+    auth.enabled &&
+    !routeProblem &&
+    !protectedProblem &&
+    !underPrefix(protectedPrefix, routePrefix)
+  )
+    problem('auth.protected_route_prefix', `must lie inside gateway.route_prefix (${gateway.route_prefix})`);
   if (auth.enabled && auth.organization_id === '')
     problem('auth.organization_id', 'is required when auth.enabled is true');
-  const covered = new Set<string>();
+  // Method + comparable prefix → the first policy covering it, to find two that would both match one request.
+  const covered = new Map<string, { index: number; requirements: string }>();
   auth.route_policies.forEach((policy, index) => {
     const key = `auth.route_policies[${index}]`;
-    if (!policy.path_prefix.startsWith('/')) problem(`${key}.path_prefix`, 'must start with "/"');
+    const pathProblem = plainPathPrefixProblem(policy.path_prefix);
+    if (pathProblem) problem(`${key}.path_prefix`, pathProblem);
+    else if (!protectedProblem && !underPrefix(comparablePrefix(policy.path_prefix), protectedPrefix))
+      problem(`${key}.path_prefix`, `must lie inside auth.protected_route_prefix (${auth.protected_route_prefix})`);
     if (policy.required_scope !== '' && !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(policy.required_scope))
       problem(`${key}.required_scope`, 'must be a single scope token (RFC 6749 §3.3)');
-    if (policy.required_audience !== '' && !absoluteUrl(policy.required_audience))
-      problem(`${key}.required_audience`, 'must be an absolute URI');
-    for (const method of policy.methods) {
-      const route = `${method} ${policy.path_prefix}`;
-      if (covered.has(route)) problem(`${key}.methods`, `${route} is already covered by an earlier policy`);
-      covered.add(route);
+    if (policy.required_audience !== '' && !absoluteUri(policy.required_audience))
+      problem(`${key}.required_audience`, 'must be an absolute URI, e.g. https://api.example.com/');
+    if (pathProblem) return;
+    const demands = requirements(policy);
+    for (const method of new Set(policy.methods)) {
+      const route = `${method} ${comparablePrefix(policy.path_prefix)}`;
+      const earlier = covered.get(route);
+      if (!earlier) covered.set(route, { index, requirements: demands });
+      else if (earlier.requirements !== demands)
+        problem(
+          `${key}.methods`,
+          `${route} is also matched by auth.route_policies[${earlier.index}] with different requirements (ambiguous)`,
+        );
     }
   });
+}
+
+/** RFC 3986 §4.3 absolute-URI: a scheme, and no fragment. */
+function absoluteUri(value: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value) && !value.includes('#') && absoluteUrl(value) !== null;
 }

@@ -87,6 +87,31 @@ export const errorCatalogue = {
   cannot_suspend_self: { status: 409, description: 'You cannot suspend your own account; ask another owner.' },
   invalid_identity_state: { status: 409, description: "The identity's state does not allow this change." },
 
+  // gateway (docs/gateway.md): a request under the protected prefix the route policies refuse, or an upstream fault
+  no_route_policy: {
+    status: 403,
+    description: 'No route policy allows this method and path; it is not forwarded.',
+  },
+  insufficient_role: {
+    status: 403,
+    description: 'The signed-in person lacks the organization role this route requires.',
+  },
+  insufficient_assurance: {
+    status: 403,
+    description: 'This route requires a higher identity or sign-in assurance level.',
+  },
+  wrong_audience: { status: 403, description: 'The access token was not issued for this API (audience).' },
+  upstream_unavailable: {
+    status: 502,
+    description: 'The product service behind the gateway is not reachable or failed; retry later.',
+    expose: true,
+  },
+  upstream_timeout: {
+    status: 504,
+    description: 'The product service behind the gateway did not answer in time; retry later.',
+    expose: true,
+  },
+
   // account self-service and delivery
   self_service_disabled: { status: 403, description: 'Account self-service is not enabled on this service.' },
   delivery_not_configured: {

@@ -1,0 +1,124 @@
+// Whether a bearer access token satisfies a route policy (SPEC.md Authentication 8-9, docs/gateway.md "Checks"):
+// the token is one of ours and live (the OAuth module's verifier and token state, shared with introspection, so a
+// revocation on any node reaches this one through the same NOTIFY-invalidated cache), then audience, scope, roles in
+// auth.organization_id and assurance. A client-credentials token has no person behind it, so it never satisfies a
+// policy that requires roles or an assurance level.
+import type { Sql } from '../db/pool.ts';
+import { GatehouseError } from '../http/errors.ts';
+import type { Sub } from '../identity/ids.ts';
+import { findIdentity, findMembershipRoles } from '../identity/store.ts';
+import { bearerToken } from '../oauth/bearer.ts';
+import { InsufficientScope, InvalidToken } from '../oauth/errors.ts';
+import { isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
+import type { TokenStateCache } from '../oauth/token-state-cache.ts';
+import type { AccessTokenClaims, AccessTokenVerifier } from '../oauth/tokens.ts';
+import type { RoutePolicy } from './route-table.ts';
+
+export interface AccessDeps {
+  sql: Sql;
+  tokenStates: TokenStateCache;
+  verifier: AccessTokenVerifier;
+  organizationId: string;
+}
+
+/** Who the upstream is told made the request (the X-Gatehouse-* headers). */
+export interface Principal {
+  subject: string;
+  clientId: string;
+  scope: string;
+  /** Roles in auth.organization_id; empty for client-credentials tokens and people who are not members. */
+  roles: readonly string[];
+}
+
+const NO_ROLES: readonly string[] = Object.freeze([]);
+
+const tokenRef = (claims: AccessTokenClaims) => ({
+  grantId: claims.gid ?? null,
+  clientId: claims.client_id,
+  jti: claims.jti,
+});
+
+/** A person's token: an identity `sub` and the grant it came from (client-credentials tokens have neither). */
+const isUserToken = (claims: AccessTokenClaims) => claims.sub.startsWith('usr_') && claims.gid !== undefined;
+
+/** Verified, unexpired and not revoked, or InvalidToken; from the node's caches alone when they know. */
+async function liveClaims(deps: AccessDeps, token: string): Promise<AccessTokenClaims> {
+  const claims = deps.verifier.cachedClaims(token) ?? (await deps.verifier.verify(token));
+  if (!claims) throw new InvalidToken();
+  if (isAccessTokenCachedLive(deps.tokenStates, tokenRef(claims))) return claims;
+  if (!(await isAccessTokenLive(deps, tokenRef(claims)))) throw new InvalidToken();
+  return claims;
+}
+
+function checkAudience(policy: RoutePolicy, claims: AccessTokenClaims): void {
+  if (policy.requiredAudience === null) return;
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!audiences.includes(policy.requiredAudience))
+    throw new GatehouseError('wrong_audience', `The access token's audience must include ${policy.requiredAudience}`);
+}
+
+function checkScope(policy: RoutePolicy, claims: AccessTokenClaims): void {
+  // RFC 6750 §3.1: insufficient_scope, with the scope needed in the challenge.
+  if (policy.requiredScope !== null && !claims.scope.split(' ').includes(policy.requiredScope))
+    throw new InsufficientScope(policy.requiredScope);
+}
+
+function checkRoles(policy: RoutePolicy, roles: readonly string[]): void {
+  const required = policy.requiredRoles;
+  if (required.length === 0) return;
+  const held =
+    policy.roleMatch === 'all' ? required.every((r) => roles.includes(r)) : required.some((r) => roles.includes(r));
+  if (!held)
+    throw new GatehouseError(
+      'insufficient_role',
+      `This route requires ${policy.roleMatch === 'all' ? 'all' : 'one'} of these roles: ${required.join(', ')}`,
+    );
+}
+
+/** ial: the identity's verified level; aal: the sign-in's, which the access token carries as `acr`. */
+function checkAssurance(policy: RoutePolicy, identityAssurance: string, claims: AccessTokenClaims): void {
+  const minimum = policy.minimumAssurance;
+  if (minimum === null) return;
+  const met =
+    minimum === 'ial1'
+      ? identityAssurance === 'ial1' || identityAssurance === 'ial2'
+      : minimum === 'ial2'
+        ? identityAssurance === 'ial2'
+        : minimum === 'aal1'
+          ? claims.acr === 'aal1' || claims.acr === 'aal2'
+          : claims.acr === 'aal2';
+  if (!met) throw new GatehouseError('insufficient_assurance', `This route requires assurance ${minimum} or higher`);
+}
+
+/** The principal the request may be forwarded as, or the GatehouseError that refuses it. */
+export async function authorizeRequest(
+  deps: AccessDeps,
+  policy: RoutePolicy,
+  authorization: string | undefined,
+): Promise<Principal> {
+  const claims = await liveClaims(deps, bearerToken(authorization));
+  checkAudience(policy, claims);
+  checkScope(policy, claims);
+  const principal = { subject: claims.sub, clientId: claims.client_id, scope: claims.scope };
+  if (!isUserToken(claims)) {
+    if (policy.requiredRoles.length > 0)
+      throw new GatehouseError('insufficient_role', 'A client-credentials token cannot satisfy a role requirement');
+    if (policy.minimumAssurance !== null)
+      throw new GatehouseError(
+        'insufficient_assurance',
+        'A client-credentials token cannot satisfy an assurance requirement',
+      );
+    return { ...principal, roles: NO_ROLES };
+  }
+  // Read on every request, never cached: a role taken away must stop working at once (docs/decisions.md "Gateway
+  // reads roles per request").
+  const sub = claims.sub as Sub;
+  const [identity, roles] = await Promise.all([
+    findIdentity(deps.sql, sub),
+    findMembershipRoles(deps.sql, deps.organizationId, sub),
+  ]);
+  if (identity?.state !== 'active') throw new InvalidToken();
+  checkRoles(policy, roles ?? NO_ROLES);
+  checkAssurance(policy, identity.assurance, claims);
+  return { ...principal, roles: roles ?? NO_ROLES };
+}

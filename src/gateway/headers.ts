@@ -1,0 +1,89 @@
+// What crosses the gateway in headers (docs/gateway.md "Headers"). Towards the upstream: hop-by-hop headers go
+// (RFC 9110 §7.6.1), as does anything a client could use to speak for the gateway (X-Gatehouse-*, Forwarded,
+// X-Forwarded-*) and Gatehouse's own cookies (the session cookie belongs to the identity origin, SPEC.md "What the
+// service does"); then the gateway adds the identity of the caller and exactly one X-Forwarded-For. Back from the
+// upstream: hop-by-hop headers go, and so does any Set-Cookie naming one of Gatehouse's cookies (session fixation).
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Principal } from './access.ts';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** Cookie names Gatehouse sets on its own origin (session/cookie.ts, login/local/login-cookie.ts). */
+const OWN_COOKIE = /^(?:__Host-)?gatehouse_/;
+
+const listedInConnection = (value: unknown) =>
+  typeof value === 'string' ? value.split(',').map((name) => name.trim().toLowerCase()) : [];
+
+function withoutOwnCookies(cookie: string): string {
+  return cookie
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '' && !OWN_COOKIE.test(pair.slice(0, Math.max(0, pair.indexOf('=')))))
+    .join('; ');
+}
+
+export interface ForwardContext {
+  clientIp: string;
+  requestId: string;
+  /** Null on an unprotected route: no identity headers at all. */
+  principal: Principal | null;
+  /** True for a WebSocket handshake, which must keep its Connection/Upgrade pair. */
+  upgrade?: boolean;
+}
+
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: ForwardContext): OutgoingHttpHeaders {
+  const dropped = new Set(listedInConnection(incoming.connection));
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
+    if (name.startsWith('x-gatehouse-') || name.startsWith('x-forwarded-') || name === 'forwarded') continue;
+    if (name === 'cookie') {
+      const kept = withoutOwnCookies(Array.isArray(value) ? value.join('; ') : value);
+      if (kept !== '') headers.cookie = kept;
+      continue;
+    }
+    headers[name] = value;
+  }
+  if (context.upgrade) {
+    headers.connection = 'Upgrade';
+    headers.upgrade = incoming.upgrade;
+  }
+  headers['x-forwarded-for'] = context.clientIp;
+  headers['x-gatehouse-request-id'] = context.requestId;
+  const principal = context.principal;
+  if (principal) {
+    headers['x-gatehouse-subject'] = principal.subject;
+    headers['x-gatehouse-client'] = principal.clientId;
+    headers['x-gatehouse-scope'] = principal.scope;
+    headers['x-gatehouse-roles'] = principal.roles.join(',');
+  }
+  return headers;
+}
+
+const setsOwnCookie = (value: string) => OWN_COOKIE.test(value.slice(0, Math.max(0, value.indexOf('='))).trim());
+
+export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const dropped = new Set(listedInConnection(incoming.connection));
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
+    if (name === 'set-cookie') {
+      const kept = (Array.isArray(value) ? value : [value]).filter((cookie) => !setsOwnCookie(cookie));
+      if (kept.length > 0) headers[name] = kept;
+      continue;
+    }
+    headers[name] = value;
+  }
+  return headers;
+}

@@ -1,0 +1,116 @@
+// The gateway's Fastify plugin (docs/gateway.md): every method on route_prefix and below is normalised, matched to a
+// route policy, checked, and streamed to the upstream with @fastify/reply-from (undici, pooled keep-alive). Its own
+// body parser hands the request stream through untouched; WebSocket handshakes go through upgrade.ts.
+import type { IncomingHttpHeaders } from 'node:http';
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HTTP_METHODS } from '../config/schema.ts';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { type AccessDeps, authorizeRequest, type Principal } from './access.ts';
+import { BodyTooLarge, limitedBody } from './body-limit.ts';
+import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
+import { gatewayPath } from './request-path.ts';
+import { matchRoute, type RouteTable } from './route-table.ts';
+
+export interface GatewayUpstream {
+  /** e.g. http://127.0.0.1:18080 */
+  origin: string;
+  timeoutSeconds: number;
+}
+
+export interface GatewayRouteDeps {
+  table: RouteTable;
+  access: AccessDeps;
+  upstream: GatewayUpstream;
+  /** Route prefix as configured (its case), under which the routes are registered. */
+  routePrefix: string;
+  bodyLimitBytes: number;
+}
+
+/** RFC 6750 §5.3: bearer tokens never travel in URLs, where logs and Referer headers keep them. */
+function refuseQueryToken(url: string): void {
+  const query = url.indexOf('?');
+  if (query < 0 || !url.includes('access_token', query)) return;
+  if (new URLSearchParams(url.slice(query + 1)).has('access_token'))
+    throw new InvalidRequest('Send the access token in the Authorization header, never in the query string');
+}
+
+export interface GatewayDecision {
+  forwardPath: string;
+  principal: Principal | null;
+}
+
+/** Normalises, matches and checks one request; throws the refusal. Shared by HTTP requests and WebSocket handshakes. */
+export async function decide(
+  deps: Pick<GatewayRouteDeps, 'table' | 'access'>,
+  method: string,
+  url: string,
+  authorization: string | undefined,
+): Promise<GatewayDecision> {
+  const query = url.indexOf('?');
+  const path = gatewayPath(query < 0 ? url : url.slice(0, query));
+  refuseQueryToken(url);
+  const match = matchRoute(deps.table, method, path.match);
+  switch (match.kind) {
+    case 'outside':
+      throw new InvalidRequest('The request path leaves the gateway prefix once normalised');
+    case 'no_policy':
+      throw new GatehouseError('no_route_policy');
+    case 'unprotected':
+      return { forwardPath: path.forward, principal: null };
+    case 'policy':
+      return { forwardPath: path.forward, principal: await authorizeRequest(deps.access, match.policy, authorization) };
+  }
+}
+
+export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps): Promise<void> {
+  await app.register(replyFrom, {
+    base: deps.upstream.origin,
+    disableRequestLogging: true,
+    undici: {
+      connections: 128,
+      pipelining: 1,
+      headersTimeout: deps.upstream.timeoutSeconds * 1000,
+      bodyTimeout: deps.upstream.timeoutSeconds * 1000,
+    },
+  });
+
+  // Bodies stream through to the upstream whatever their type; nothing is parsed or buffered here.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (request, payload, done) => {
+    try {
+      done(null, limitedBody(payload, request.headers, deps.bodyLimitBytes));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  const onError = (
+    reply: { send(payload: unknown): unknown },
+    { error }: { error: Error & { statusCode?: number } },
+  ) => {
+    const tooLarge = error instanceof BodyTooLarge || error.cause instanceof BodyTooLarge;
+    const code = tooLarge
+      ? 'payload_too_large'
+      : error.statusCode === 504
+        ? 'upstream_timeout'
+        : 'upstream_unavailable';
+    reply.send(new GatehouseError(code, undefined, { cause: error }));
+  };
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { forwardPath, principal } = await decide(deps, request.method, request.url, request.headers.authorization);
+    const context = { clientIp: request.clientIp, requestId: request.id, principal };
+    return reply.from(forwardPath, {
+      rewriteRequestHeaders: (_request, headers) => upstreamRequestHeaders(headers, context) as IncomingHttpHeaders,
+      rewriteHeaders: (headers) => downstreamResponseHeaders(headers) as IncomingHttpHeaders,
+      onError,
+      // Never retried: reply-from would repeat a GET answered 503 up to ten times, holding the client meanwhile; the
+      // upstream's answer, 503 and Retry-After included, is the client's to act on.
+      retryDelay: () => null,
+    });
+  };
+  const prefix = deps.routePrefix.replace(/\/$/, '');
+  for (const url of [prefix, `${prefix}/*`])
+    app.route({ method: [...HTTP_METHODS], url, bodyLimit: Math.max(1, deps.bodyLimitBytes), handler });
+}
