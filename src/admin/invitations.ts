@@ -4,7 +4,9 @@
 // and no sign-in method; what it gets is the owner enrollment machinery's one-use link (src/login/local/
 // enrollment-link.ts), with which the person sets a password and enrolls TOTP. When delivery works the link goes out
 // by email through the outbox, in the same transaction as the identity; otherwise it is shown once in the answer.
+
 import { checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
+import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import {
@@ -42,6 +44,8 @@ type Outcome = { taken: true } | { taken: false; sub: Sub; link: { url: string; 
 
 export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: InvitationInput) {
   const address = acceptAddress(input.email);
+  // The name shows on consent pages and in the console: visible text only, like every other name (display-text.ts).
+  assertDisplayText(input.display_name, 'body.display_name', 'Display name');
   const normalized = normalizeEmail(address);
   const delivery = deps.invitations.deliveryReady ? 'email' : 'shown';
   const now = deps.clock();

@@ -183,11 +183,12 @@ describe('POST /admin/identities', () => {
     assert.equal(gone, undefined);
   });
 
-  test('refuses a bad address, a bad role, no role and an unknown field with 400 invalid_request; nothing changes', async () => {
+  test('refuses a bad address, a hidden character in the name, a bad role, no role and an unknown field with 400 invalid_request; nothing changes', async () => {
     const { t, call } = await inviting();
     const before = await stateOf(t);
     const cases: [unknown, string][] = [
       [{ email: 'not an address', roles: ['member'] }, 'body.email'],
+      [{ email: 'ok@acme-robotics.dev', display_name: 'Ada \u202eecila', roles: ['member'] }, 'body.display_name'],
       [{ email: 'ok@acme-robotics.dev', roles: ['Owner!'] }, 'body.roles.0'],
       [{ email: 'ok@acme-robotics.dev', roles: [] }, 'body.roles'],
       [{ email: 'ok@acme-robotics.dev', roles: ['member'], admin: true }, 'body.admin'],
