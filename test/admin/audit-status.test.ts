@@ -31,7 +31,7 @@ const t = await startTestApp({
       smtp: { host: 'smtp.example.com', username: 'mailer', password_file: '/etc/gatehouse/secrets/smtp-password' },
     },
     providers: {
-      github: { enabled: true, client_id: 'placeholder', client_secret: 'placeholder' },
+      github: { enabled: true, client_id: 'placeholder' },
       ethereum: { enabled: true },
     },
     tls: { mode: 'files', cert_file: certificate.caFile, key_file: keyFile },

@@ -5,6 +5,7 @@ import type { Config } from '../../src/config/schema.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { providerSecretsDir } from '../helpers/provider-secrets.ts';
 
 async function openSignIn(config: Config) {
   const t = await startBrowserApp(config);
@@ -39,9 +40,10 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
             password_file: '/etc/gatehouse/secrets/smtp-password',
           },
         },
+        secrets: { dir: providerSecretsDir({ github: 'gh-secret-0b1c2d3e' }) },
         providers: {
-          github: { enabled: true, client_id: 'Iv1.8a61f9b3a7aba766', client_secret: 'gh-secret-0b1c2d3e' },
-          gitlab: { enabled: true, client_id: 'placeholder', client_secret: 'placeholder' },
+          github: { enabled: true, client_id: 'Iv1.8a61f9b3a7aba766' },
+          gitlab: { enabled: true, client_id: 'placeholder' },
         },
       }),
     );
