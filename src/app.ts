@@ -26,6 +26,7 @@ import { routerErrorHandler } from './http/router-errors.ts';
 import { buildProviderRegistry } from './login/federated/registry.ts';
 import { federatedRoutes } from './login/federated/routes.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
+import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
@@ -152,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       issuer: config.server.issuer,
       providers: buildProviderRegistry(config),
-      signUp: config.self_service.enabled,
+      selfService: signInMethods(config).self_service,
       logFailure: (provider, error) => app.log.warn({ err: error, provider }, 'federated sign-in refused'),
     },
   });

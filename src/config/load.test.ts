@@ -220,21 +220,13 @@ required_audience = "https://api.acme.com/reports"
   });
 
   const placeholders: [string, string, string][] = [
-    [
-      '[providers.github]\nenabled = true\nclient_id = "placeholder"',
-      'providers.github',
-      'client_id is a placeholder',
-    ],
+    ['[providers.github]\nenabled = true\nclient_id = "placeholder"', 'providers.github', 'client_id is a placeholder'],
     [
       '[providers.google]\nenabled = true\nclient_id = "abc"',
       'providers.google',
       'secret file /etc/gatehouse/secrets/provider-google.secret is missing or empty',
     ],
-    [
-      '[providers.apple]\nenabled = true\nclient_id = "0"',
-      'providers.apple',
-      'client_id is a placeholder',
-    ],
+    ['[providers.apple]\nenabled = true\nclient_id = "0"', 'providers.apple', 'client_id is a placeholder'],
     [
       '[delivery]\nkind = "smtp"\n[delivery.smtp]\nhost = "smtp.example.com"',
       'delivery',

@@ -40,7 +40,14 @@ export async function completeCallback(
   }
   const now = deps.clock();
   const context = { actor: null, ...facts };
-  const result = await signInWithExternalAccount(deps.sql, deps.audit, context, account, { signUp: deps.signUp }, now);
+  const result = await signInWithExternalAccount(
+    deps.sql,
+    deps.audit,
+    context,
+    account,
+    { signUp: deps.selfService },
+    now,
+  );
   if (result.outcome === 'email_in_use') return { kind: 'email_in_use', provider };
   if (result.outcome === 'signup_closed') return { kind: 'signup_closed', provider };
   const assurance = sessionAssurance(provider, profile);

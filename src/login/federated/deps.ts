@@ -10,8 +10,11 @@ export interface FederatedDeps {
   clock: Clock;
   issuer: string;
   providers: ProviderRegistry;
-  /** Whether an unknown external account may create an identity (self_service.enabled). */
-  signUp: boolean;
+  /**
+   * Account self-service works (enabled, and delivery ready: SPEC.md "What the service does" 4): an unknown external
+   * account may then create an identity, and a signed-in person may link one.
+   */
+  selfService: boolean;
   /** Where an unexpected upstream failure is logged; the browser gets one generic refusal. */
   logFailure(provider: string, error: unknown): void;
 }

@@ -76,7 +76,16 @@ export function oidcFlow(options: OidcOptions): ProviderFlow {
       });
       const claims = tokens.claims();
       if (!claims) throw new Error('no ID token');
-      return profileOf(claims);
+      // OIDC Core §5.4: with an access token, the scope's claims (email, name) may be at the UserInfo endpoint only.
+      // Its answer must be about the ID token's subject (§5.3.2); openid-client checks that.
+      if (typeof claims.email === 'string' || !config.serverMetadata().userinfo_endpoint) return profileOf(claims);
+      const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+      return profileOf({
+        ...claims,
+        email: info.email,
+        email_verified: info.email_verified,
+        name: claims.name ?? info.name,
+      });
     },
   };
 }

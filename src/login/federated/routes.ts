@@ -54,6 +54,7 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, st
   app.get('/auth/federated/start', async (request, reply) => start(reply, 'sign_in', queryOf(request), null));
 
   app.get('/account/connections/start', async (request, reply) => {
+    if (!deps.selfService) throw new GatehouseError('self_service_disabled');
     const session = await sessions.current(request);
     // Signed out: sign in first, then come back here (the whole path is local, so it is a safe return_to).
     if (!session || session.enrollmentOnly)
