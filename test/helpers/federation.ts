@@ -20,9 +20,11 @@ export async function startUpstream(): Promise<Upstream> {
 export async function startDownstream(
   upstream: Upstream,
   extra: (issuer: string) => Partial<Pick<Config, 'self_service'>> & { trustUpstreamMfa?: boolean } = () => ({}),
+  /** `localhost` keeps the two apps' cookies apart in one browser (cookies ignore ports); it listens on 127.0.0.1. */
+  host = '127.0.0.1',
 ) {
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${host}:${port}`;
   const { client, secret } = await makeClient(upstream.sql, upstream.secrets.clientSecret, {
     redirectUris: [`${issuer}/auth/federated/callback`],
   });
