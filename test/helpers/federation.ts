@@ -19,7 +19,11 @@ export async function startUpstream(): Promise<Upstream> {
 /** A listening downstream Gatehouse offering `upstream` as provider `corp` (and whatever `extra` adds). */
 export async function startDownstream(
   upstream: Upstream,
-  extra: (issuer: string) => Partial<Pick<Config, 'self_service'>> & { trustUpstreamMfa?: boolean } = () => ({}),
+  extra: (issuer: string) => Partial<Pick<Config, 'self_service'>> & {
+    trustUpstreamMfa?: boolean;
+    /** Named selections to point at the same upstream (as a stand-in for Google's, GitLab's or Slack's OIDC). */
+    named?: ('google' | 'gitlab' | 'slack')[];
+  } = () => ({}),
   /** `localhost` keeps the two apps' cookies apart in one browser (cookies ignore ports); it listens on 127.0.0.1. */
   host = '127.0.0.1',
 ) {
@@ -28,7 +32,11 @@ export async function startDownstream(
   const { client, secret } = await makeClient(upstream.sql, upstream.secrets.clientSecret, {
     redirectUris: [`${issuer}/auth/federated/callback`],
   });
-  const { trustUpstreamMfa, ...overrides } = extra(issuer);
+  const { trustUpstreamMfa, named = [], ...overrides } = extra(issuer);
+  const namedConfig = Object.fromEntries(
+    named.map((id) => [id, { enabled: true, client_id: client.id, issuer: upstream.issuer }]),
+  );
+  const secrets = Object.fromEntries(['corp', ...named].map((id) => [id, secret as string]));
   const config = makeConfig({
     server: { issuer },
     self_service: { enabled: true },
@@ -38,8 +46,9 @@ export async function startDownstream(
       from: 'id@acme-robotics.dev',
       smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 6' },
     },
-    secrets: { dir: providerSecretsDir({ corp: secret as string }) },
+    secrets: { dir: providerSecretsDir(secrets) },
     providers: {
+      ...namedConfig,
       oidc: [
         genericOidc({
           id: 'corp',
