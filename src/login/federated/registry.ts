@@ -8,6 +8,7 @@ import {
   readProviderSecret,
 } from '../../config/provider-state.ts';
 import type { Config } from '../../config/schema.ts';
+import { microsoftFlow } from './microsoft.ts';
 import { oidcFlow } from './oidc.ts';
 import type { FederatedProvider, ProviderFlow } from './provider.ts';
 
@@ -22,11 +23,12 @@ interface Credentials {
   redirectUri: string;
 }
 
-/** Named selections that are plain OpenID Connect: the generic flow with the provider's issuer and scopes. */
+/** Named selections with a flow in this version, each built from its issuer and credentials. */
 const NAMED_FLOWS: Partial<Record<RedirectProviderId, (c: Credentials) => ProviderFlow>> = {
   google: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
   gitlab: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
   slack: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
+  microsoft: (c) => microsoftFlow(c),
 };
 
 export const NAMED_PROVIDER_NAMES: Record<RedirectProviderId, string> = {
