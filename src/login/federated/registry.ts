@@ -8,6 +8,8 @@ import {
   readProviderSecret,
 } from '../../config/provider-state.ts';
 import type { Config } from '../../config/schema.ts';
+import { discordFlow } from './discord.ts';
+import { githubFlow } from './github.ts';
 import { microsoftFlow } from './microsoft.ts';
 import { oidcFlow } from './oidc.ts';
 import type { FederatedProvider, ProviderFlow } from './provider.ts';
@@ -29,6 +31,8 @@ const NAMED_FLOWS: Partial<Record<RedirectProviderId, (c: Credentials) => Provid
   gitlab: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
   slack: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
   microsoft: (c) => microsoftFlow(c),
+  github: (c) => githubFlow({ ...c, base: c.issuer }),
+  discord: (c) => discordFlow({ ...c, base: c.issuer }),
 };
 
 export const NAMED_PROVIDER_NAMES: Record<RedirectProviderId, string> = {

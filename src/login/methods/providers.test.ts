@@ -32,6 +32,7 @@ describe('GET /auth/providers', () => {
             microsoft: 'dummy',
             slack: 'slack-secret-value-91',
             corp: 'corp-secret-value-91',
+            apple: 'apple-secret-value-91',
           }),
         },
         providers: {
@@ -40,6 +41,7 @@ describe('GET /auth/providers', () => {
           google: { enabled: true, client_id: 'placeholder' },
           microsoft: real('ms-app-1'),
           slack: real('slack-app-3'),
+          apple: real('com.acme.web'),
           ethereum: { enabled: true },
           farcaster: { enabled: false },
           oidc: [
@@ -53,7 +55,8 @@ describe('GET /auth/providers', () => {
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), {
       providers: [
-        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: null },
+        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
+        { id: 'apple', name: 'Apple', kind: 'redirect', start_url: null },
         { id: 'slack', name: 'Slack', kind: 'redirect', start_url: '/auth/federated/start?provider=slack' },
         { id: 'corp', name: 'Corp SSO', kind: 'redirect', start_url: '/auth/federated/start?provider=corp' },
         { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
