@@ -8,8 +8,8 @@ import { genericProviderState, providerState } from './provider-state.ts';
 
 describe('providerState', () => {
   it('tells off, enabled and deferred apart for redirect and web3 providers, naming the key that defers', () => {
-    const dir = providerSecretsDir({ github: 'gh-secret-0b1c2d3e', google: 'Dummy', apple: 'apple-secret-1' });
-    chmodSync(path.join(dir, 'provider-apple.secret'), 0o644);
+    const dir = providerSecretsDir({ github: 'gh-secret-0b1c2d3e', google: 'Dummy', microsoft: 'ms-secret-1' });
+    chmodSync(path.join(dir, 'provider-microsoft.secret'), 0o644);
     const config = makeConfig({
       secrets: { dir },
       providers: {
@@ -17,8 +17,8 @@ describe('providerState', () => {
         google: { enabled: true, client_id: 'app-1' },
         slack: { enabled: true, client_id: '' },
         microsoft: { enabled: true, client_id: 'ms-app-1' },
-        apple: { enabled: true, client_id: 'com.acme.web' },
-        gitlab: { enabled: false, client_id: 'placeholder' },
+        apple: { enabled: true, client_id: 'com.acme.web', team_id: 'placeholder', key_id: 'KEY1' },
+        gitlab: { enabled: true, client_id: 'gitlab-app-1' },
         discord: { enabled: true, client_id: 'Placeholder' },
         ethereum: { enabled: true },
         farcaster: { enabled: true, relay_url: 'https://relay.example.com' },
@@ -38,17 +38,23 @@ describe('providerState', () => {
       key: 'providers.slack.client_id',
       reason: 'client_id is empty',
     });
-    assert.deepEqual(providerState(config, 'microsoft'), {
+    assert.deepEqual(providerState(config, 'gitlab'), {
       state: 'deferred',
       cause: 'missing',
+      key: 'providers.gitlab.client_secret',
+      reason: `secret file ${file('gitlab')} is missing or empty`,
+    });
+    assert.deepEqual(providerState(config, 'microsoft'), {
+      state: 'deferred',
+      cause: 'unsafe',
       key: 'providers.microsoft.client_secret',
-      reason: `secret file ${file('microsoft')} is missing or empty`,
+      reason: `secret file ${file('microsoft')} is readable by group or others (chmod 600)`,
     });
     assert.deepEqual(providerState(config, 'apple'), {
       state: 'deferred',
-      cause: 'unsafe',
-      key: 'providers.apple.client_secret',
-      reason: `secret file ${file('apple')} is readable by group or others (chmod 600)`,
+      cause: 'placeholder',
+      key: 'providers.apple.team_id',
+      reason: 'team_id is a placeholder',
     });
     assert.deepEqual(providerState(config, 'discord'), {
       state: 'deferred',
@@ -56,7 +62,7 @@ describe('providerState', () => {
       key: 'providers.discord.client_id',
       reason: 'client_id is a placeholder',
     });
-    assert.deepEqual(providerState(config, 'gitlab'), { state: 'off' });
+    assert.deepEqual(providerState(makeConfig(), 'gitlab'), { state: 'off' });
     assert.deepEqual(providerState(config, 'ethereum'), { state: 'enabled' });
     assert.deepEqual(providerState(config, 'farcaster'), {
       state: 'deferred',

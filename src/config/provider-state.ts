@@ -21,8 +21,11 @@ export type ProviderState =
   | { state: 'enabled' }
   | { state: 'deferred'; cause: 'placeholder' | 'missing' | 'unsafe'; key: string; reason: string };
 
-/** The client secret's file name in secrets.dir, for a named selection or a generic `[[providers.oidc]]` id. */
-export const providerSecretFile = (id: string) => `provider-${id}.secret`;
+/**
+ * The client secret's file name in secrets.dir, for a named selection or a generic `[[providers.oidc]]` id. Apple's
+ * is the private key that signs its client-secret JWTs.
+ */
+export const providerSecretFile = (id: string) => (id === 'apple' ? 'provider-apple.p8' : `provider-${id}.secret`);
 
 export type SecretRead = { value: string } | { problem: 'missing' | 'unsafe' | 'placeholder'; file: string };
 
@@ -80,6 +83,17 @@ export function providerState(config: Config, id: ProviderId): ProviderState {
     if (relay === null || !isPlaceholderHost(relay)) return { state: 'enabled' };
     const key = 'providers.farcaster.relay_url';
     return { state: 'deferred', cause: 'placeholder', key, reason: 'relay_url is a placeholder host' };
+  }
+  const apple = config.providers.apple;
+  // Apple's JWT settings are judged after the client id (so a placeholder client id is reported as that).
+  if (id === 'apple' && !isPlaceholderValue(apple.client_id) && apple.client_id.trim() !== '') {
+    for (const key of ['team_id', 'key_id'] as const) {
+      const full = `providers.apple.${key}`;
+      if (isPlaceholderValue(apple[key]))
+        return { state: 'deferred', cause: 'placeholder', key: full, reason: `${key} is a placeholder` };
+      if (apple[key].trim() === '')
+        return { state: 'deferred', cause: 'missing', key: full, reason: `${key} is empty` };
+    }
   }
   return redirectProviderState(config, `providers.${id}`, config.providers[id], providerSecretFile(id));
 }

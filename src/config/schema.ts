@@ -25,18 +25,19 @@ const trustUpstreamMfa = flag(
  * (OAuth 2 kinds); the default is the public service, a different value serves a self-hosted instance or a tenant.
  * The client secret is never here: it is the file `provider-<id>.secret` in `secrets.dir` (mode 0600).
  */
+const redirectFields = (issuer: string) => ({
+  enabled: flag(
+    'Offer this provider on the sign-in page. Needs a real client_id and the secret file provider-<id>.secret in secrets.dir.',
+  ),
+  client_id: text('OAuth client id registered at the provider. A placeholder value defers the provider.'),
+  issuer: text(
+    'Issuer (OpenID Connect discovery starts at {issuer}/.well-known/openid-configuration) or API base URL for the OAuth 2 kinds. Change it for a self-hosted instance or a single tenant; https only (http only for loopback).',
+    issuer,
+  ),
+  trust_upstream_mfa: trustUpstreamMfa,
+});
 const redirectProvider = (name: string, issuer: string) =>
-  section(`Redirect sign-in provider ${name}.`, {
-    enabled: flag(
-      'Offer this provider on the sign-in page. Needs a real client_id and the secret file provider-<id>.secret in secrets.dir.',
-    ),
-    client_id: text('OAuth client id registered at the provider. A placeholder value defers the provider.'),
-    issuer: text(
-      'Issuer (OpenID Connect discovery starts at {issuer}/.well-known/openid-configuration) or API base URL for the OAuth 2 kinds. Change it for a self-hosted instance or a single tenant; https only (http only for loopback).',
-      issuer,
-    ),
-    trust_upstream_mfa: trustUpstreamMfa,
-  });
+  section(`Redirect sign-in provider ${name}.`, redirectFields(issuer));
 
 const oidcProvider = Type.Object(
   {
@@ -169,7 +170,13 @@ export const ConfigSchema = Type.Object(
         github: redirectProvider('GitHub', 'https://github.com'),
         gitlab: redirectProvider('GitLab', 'https://gitlab.com'),
         microsoft: redirectProvider('Microsoft', 'https://login.microsoftonline.com/common/v2.0'),
-        apple: redirectProvider('Apple', 'https://appleid.apple.com'),
+        apple: section('Redirect sign-in provider Apple.', {
+          ...redirectFields('https://appleid.apple.com'),
+          team_id: text(
+            'Apple Developer team id: the issuer of the client-secret JWT. Apple has no static client secret; instead of provider-apple.secret, the signing key is provider-apple.p8 (the .p8 private key Apple issued, mode 0600) in secrets.dir. A placeholder value defers the provider.',
+          ),
+          key_id: text("Key id of that private key (the JWT's kid). A placeholder value defers the provider."),
+        }),
         discord: redirectProvider('Discord', 'https://discord.com'),
         slack: redirectProvider('Slack', 'https://slack.com'),
         oidc: Type.Array(oidcProvider, {

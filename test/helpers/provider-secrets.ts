@@ -4,11 +4,12 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { scratchDir } from './config.ts';
 
+/** Keys are provider ids (provider-<id>.secret), or a file name as it is when it has a dot (provider-apple.p8). */
 export function providerSecretsDir(secrets: Record<string, string>, mode = 0o600): string {
   const dir = path.join(scratchDir('gatehouse-provider-secrets-'), 'secrets');
   mkdirSync(dir, { mode: 0o700 });
   for (const [id, value] of Object.entries(secrets)) {
-    const file = path.join(dir, `provider-${id}.secret`);
+    const file = path.join(dir, id.includes('.') ? id : `provider-${id}.secret`);
     writeFileSync(file, `${value}\n`, { mode });
     chmodSync(file, mode);
   }

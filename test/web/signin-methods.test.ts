@@ -40,18 +40,18 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
             password_file: '/etc/gatehouse/secrets/smtp-password',
           },
         },
-        secrets: { dir: providerSecretsDir({ github: 'gh-secret-0b1c2d3e', apple: 'apple-secret-1' }) },
+        secrets: { dir: providerSecretsDir({ github: 'gh-secret-0b1c2d3e' }) },
         providers: {
           github: { enabled: true, client_id: 'Iv1.8a61f9b3a7aba766' },
           gitlab: { enabled: true, client_id: 'placeholder' },
-          apple: { enabled: true, client_id: 'com.acme.web' },
+          ethereum: { enabled: true },
         },
       }),
     );
-    // The API lists GitHub and Apple (not the deferred GitLab); Apple has no flow in this version.
+    // The API lists GitHub and the Ethereum wallet (not the deferred GitLab); wallets have no flow in this version.
     assert.deepEqual(methods.providers, [
       { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
-      { id: 'apple', name: 'Apple', kind: 'redirect', start_url: null },
+      { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
     ]);
     await page.getByRole('heading', { name: 'Other ways to sign in' }).waitFor();
     const buttons = page.locator('.other-methods a');

@@ -41,9 +41,13 @@ async function discover(options: OidcOptions): Promise<client.Configuration> {
   const found = await client.discovery(issuer, options.clientId, undefined, undefined, { execute, timeout: 10 });
   const methods = found.serverMetadata().token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
   // RFC 8414 §2: an absent list means client_secret_basic; use post only when basic is not offered.
-  const auth = methods.includes('client_secret_basic')
-    ? client.ClientSecretBasic(options.clientSecret)
-    : client.ClientSecretPost(options.clientSecret);
+  // An empty secret is Apple's case: its flow signs a fresh client secret for each token request instead.
+  const auth =
+    options.clientSecret === ''
+      ? client.None()
+      : methods.includes('client_secret_basic')
+        ? client.ClientSecretBasic(options.clientSecret)
+        : client.ClientSecretPost(options.clientSecret);
   const configuration = new client.Configuration(found.serverMetadata(), options.clientId, undefined, auth);
   for (const extension of execute) extension(configuration);
   // Without this, openid-client may rely on TLS alone for an ID token from the token endpoint (OIDC Core §3.1.3.7

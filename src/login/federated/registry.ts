@@ -8,6 +8,7 @@ import {
   readProviderSecret,
 } from '../../config/provider-state.ts';
 import type { Config } from '../../config/schema.ts';
+import { appleFlow } from './apple.ts';
 import { discordFlow } from './discord.ts';
 import { githubFlow } from './github.ts';
 import { microsoftFlow } from './microsoft.ts';
@@ -21,8 +22,10 @@ export const callbackUrl = (issuer: string) => `${issuer.replace(/\/$/, '')}${CA
 interface Credentials {
   issuer: string;
   clientId: string;
+  /** The secret file's content: a client secret, or Apple's private key. */
   clientSecret: string;
   redirectUri: string;
+  config: Config;
 }
 
 /** Named selections with a flow in this version, each built from its issuer and credentials. */
@@ -33,6 +36,13 @@ const NAMED_FLOWS: Partial<Record<RedirectProviderId, (c: Credentials) => Provid
   microsoft: (c) => microsoftFlow(c),
   github: (c) => githubFlow({ ...c, base: c.issuer }),
   discord: (c) => discordFlow({ ...c, base: c.issuer }),
+  apple: (c) =>
+    appleFlow({
+      ...c,
+      teamId: c.config.providers.apple.team_id,
+      keyId: c.config.providers.apple.key_id,
+      privateKeyPem: c.clientSecret,
+    }),
 };
 
 export const NAMED_PROVIDER_NAMES: Record<RedirectProviderId, string> = {
@@ -68,7 +78,7 @@ export function buildProviderRegistry(config: Config): ProviderRegistry {
       id,
       name: NAMED_PROVIDER_NAMES[id],
       trustUpstreamMfa: settings.trust_upstream_mfa,
-      flow: build({ ...credentials, redirectUri }),
+      flow: build({ ...credentials, redirectUri, config }),
     });
   }
   for (const settings of config.providers.oidc) {

@@ -21,7 +21,7 @@ describe('GET /auth/providers', () => {
     assert.equal(response.headers['access-control-allow-origin'], undefined);
   });
 
-  it('lists enabled providers with real credentials, a start URL where this version has a flow, and leaves out disabled, placeholder and secret-less (deferred) ones', async () => {
+  it('lists enabled providers with real credentials and their start URLs, and leaves out disabled, placeholder, secret-less and (Apple) team-less deferred ones', async () => {
     const t = await startTestApp({
       config: makeConfig({
         secrets: {
@@ -32,7 +32,7 @@ describe('GET /auth/providers', () => {
             microsoft: 'dummy',
             slack: 'slack-secret-value-91',
             corp: 'corp-secret-value-91',
-            apple: 'apple-secret-value-91',
+            'provider-apple.p8': 'apple-key-value-91',
           }),
         },
         providers: {
@@ -56,7 +56,6 @@ describe('GET /auth/providers', () => {
     assert.deepEqual(response.json(), {
       providers: [
         { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
-        { id: 'apple', name: 'Apple', kind: 'redirect', start_url: null },
         { id: 'slack', name: 'Slack', kind: 'redirect', start_url: '/auth/federated/start?provider=slack' },
         { id: 'corp', name: 'Corp SSO', kind: 'redirect', start_url: '/auth/federated/start?provider=corp' },
         { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
