@@ -73,7 +73,7 @@ export function ConnectionsSection() {
                 href={`/account/connections/start?provider=${encodeURIComponent(p.id)}&return_to=%2Fsettings`}
                 target="_top"
               >
-                <ProviderMark name={p.name} /> Link {p.name}
+                <ProviderMark name={p.name} /> Add sign-in with {p.name}
               </a>
             </li>
           ))}
