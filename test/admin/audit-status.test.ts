@@ -286,7 +286,7 @@ describe('GET /admin/status', () => {
         kind: 'redirect',
         state: 'deferred',
         status: 'warn',
-        detail: 'providers.github.client_id is a placeholder: set real credentials',
+        detail: 'client_id is a placeholder: set real credentials (gatehouse config providers)',
       },
       { id: 'ethereum', kind: 'web3', state: 'enabled', status: 'ok', detail: 'chain ids 1' },
     ]);

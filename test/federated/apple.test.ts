@@ -37,7 +37,7 @@ describe('apple (ES256 client secret, form_post, first-sign-in name)', async () 
       delivery: {
         kind: 'smtp',
         from: 'id@acme.dev',
-        smtp: { host: 'smtp.acme.dev', username: 'u', password: 'p w 3' },
+        smtp: { host: 'smtp.acme.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
       },
       secrets: { dir: providerSecretsDir({ 'provider-apple.p8': pem }) },
       providers: {

@@ -33,7 +33,7 @@ describe('microsoft (multi-tenant issuer check)', async () => {
       delivery: {
         kind: 'smtp',
         from: 'id@acme.dev',
-        smtp: { host: 'smtp.acme.dev', username: 'u', password: 'p w 1' },
+        smtp: { host: 'smtp.acme.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
       },
       secrets: { dir: providerSecretsDir({ microsoft: 'entra-secret-value-1' }) },
       providers: { microsoft: { enabled: true, client_id: 'entra-app-1', issuer: `${entra.base}/common/v2.0` } },

@@ -46,7 +46,7 @@ describe('github and discord (OAuth 2 + user API)', async () => {
       delivery: {
         kind: 'smtp',
         from: 'id@acme.dev',
-        smtp: { host: 'smtp.acme.dev', username: 'u', password: 'p w 2' },
+        smtp: { host: 'smtp.acme.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
       },
       secrets: { dir: providerSecretsDir({ github: 'github-secret-1', discord: 'discord-secret-1' }) },
       providers: {

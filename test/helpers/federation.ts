@@ -44,7 +44,7 @@ export async function startDownstream(
     delivery: {
       kind: 'smtp',
       from: 'id@acme-robotics.dev',
-      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 6' },
+      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
     },
     secrets: { dir: providerSecretsDir(secrets) },
     providers: {
