@@ -19,7 +19,12 @@ export function ConnectionsSection() {
   const list = useApi<{ connections: Connection[] }>('/account/connections');
   const action = useAction();
   const remove = async (id: string) => {
-    if (await action.run(() => api('POST', `/account/connections/${encodeURIComponent(id)}/remove`, {}))) list.reload();
+    // The removal answers 204 (no body, so api() resolves to null): success is "did not throw", not a truthy body.
+    const removed = await action.run(async () => {
+      await api('POST', `/account/connections/${encodeURIComponent(id)}/remove`, {});
+      return true;
+    });
+    if (removed) list.reload();
   };
   const only = (list.data?.connections.length ?? 0) <= 1;
   const methods = useSignInMethods();
