@@ -78,6 +78,21 @@ describe('generic OpenID Connect provider (a second Gatehouse upstream)', async 
     assert.equal(sessions?.n, 2);
   });
 
+  test('an ial2 owner signing in through the provider gets aal1 and is refused admin access (admin_required)', async () => {
+    const owner = await makeIdentity(down.sql, { assurance: 'ial2', email: 'owner@acme.dev' });
+    await down.sql`insert into organizations (id, name) values (${down.config.organization.id}, 'Acme') on conflict do nothing`;
+    await down.sql`insert into memberships (organization_id, identity_id, roles)
+                   values (${down.config.organization.id}, ${owner}, ${['owner']})`;
+    const person = await upstreamPerson(upstream, 'owner@corp.dev');
+    await down.sql`insert into sign_in_methods (identity_id, kind, provider, external_subject)
+                   values (${owner}, 'federated', 'corp', ${person.sub})`;
+    const { done, jar } = await roundTrip(down, person.cookie);
+    assert.equal(done.status, 303);
+    const admin = await jar.fetch(`${down.url}/admin/status`);
+    assert.equal(admin.status, 403);
+    assert.equal(((await admin.json()) as { error: string }).error, 'admin_required');
+  });
+
   test('an email verified at an existing identity is never linked: a 409 page offers "sign in to your existing account to link it"', async () => {
     const existing = await makeIdentity(down.sql, { email: 'linus@corp.dev' });
     const person = await upstreamPerson(upstream, 'Linus@corp.dev');

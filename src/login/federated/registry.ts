@@ -74,12 +74,14 @@ export function buildProviderRegistry(config: Config): ProviderRegistry {
     if (providerState(config, id).state !== 'enabled') continue;
     const settings = config.providers[id];
     const credentials = { issuer: settings.issuer, clientId: settings.client_id, clientSecret: secretOf(config, id) };
-    providers.set(id, {
-      id,
-      name: NAMED_PROVIDER_NAMES[id],
-      trustUpstreamMfa: settings.trust_upstream_mfa,
-      flow: build({ ...credentials, redirectUri, config }),
-    });
+    let flow: ProviderFlow;
+    try {
+      flow = build({ ...credentials, redirectUri, config });
+    } catch (error) {
+      // e.g. provider-apple.p8 is not a PEM private key: say which provider and file, not just "invalid key".
+      throw new Error(`provider ${id}: ${providerSecretFile(id)} cannot be used (${(error as Error).message})`);
+    }
+    providers.set(id, { id, name: NAMED_PROVIDER_NAMES[id], trustUpstreamMfa: settings.trust_upstream_mfa, flow });
   }
   for (const settings of config.providers.oidc) {
     if (genericProviderState(config, settings.id).state !== 'enabled') continue;
