@@ -23,7 +23,10 @@ import { clientErrorHandler, expectationFailedHandler } from './http/client-erro
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { routerErrorHandler } from './http/router-errors.ts';
+import { buildProviderRegistry } from './login/federated/registry.ts';
+import { federatedRoutes } from './login/federated/routes.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
+import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
@@ -141,6 +144,19 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   });
   await app.register(signInMethodRoutes, { config });
   const outbox = createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock });
+  await app.register(federatedRoutes, {
+    sessions,
+    stylesheet: ui.stylesheet,
+    deps: {
+      sql: deps.sql,
+      audit: deps.audit,
+      clock: deps.clock,
+      issuer: config.server.issuer,
+      providers: buildProviderRegistry(config),
+      selfService: signInMethods(config).self_service,
+      logFailure: (provider, error) => app.log.warn({ err: error, provider }, 'federated sign-in refused'),
+    },
+  });
   await app.register(accountRoutes, {
     sessions,
     deps: {

@@ -75,6 +75,12 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
     await throttle('192.0.2.3', clock, null);
     await countRequest(sql, 'login_start', '192.0.2.10', 60, clock.now());
 
+    await sql`insert into federated_transactions
+                (state_hash, cookie_hash, provider, purpose, nonce, code_verifier, return_to, created_at, expires_at)
+              values ('st-old', 'c', 'corp', 'sign_in', 'n', 'v', '/', ${clock.now()},
+                      ${new Date(clock.now().getTime() - 1000)}),
+                     ('st-live', 'c', 'corp', 'sign_in', 'n', 'v', '/', ${clock.now()},
+                      ${new Date(clock.now().getTime() + 600_000)})`;
     const report = await runHousekeeping(sql, clock.now());
     assert.deepEqual(report, {
       sessions: 2,
@@ -82,6 +88,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       throttleRows: 1,
       requestWindows: 1,
       verifications: 0,
+      federatedTransactions: 1,
     });
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
@@ -97,6 +104,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       throttleRows: 1,
       requestWindows: 1,
       verifications: 0,
+      federatedTransactions: 1,
     });
   });
 

@@ -1,12 +1,13 @@
 // Periodic upkeep on every node, independently of the delivery worker (whose own housekeeping covers the outbox):
 // purges of state that has stopped mattering (ended sessions, expired login transactions, stale throttle rows, ended
-// request-counter windows, verifications spent 30 days ago), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
+// request-counter windows, expired redirect-provider round trips, verifications spent 30 days ago), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
 // audit records a node committed but did not chain, which takes each record once whichever node runs it.
 import type { Logger } from 'pino';
 import type { Audit } from './audit/audit.ts';
 import type { Sql } from './db/pool.ts';
 import { LONGEST_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { deleteEndedRequestWindows } from './http/store.ts';
+import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
@@ -19,6 +20,7 @@ export interface HousekeepingReport {
   throttleRows: number;
   requestWindows: number;
   verifications: number;
+  federatedTransactions: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -28,6 +30,8 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     ...login,
     requestWindows: await deleteEndedRequestWindows(sql, new Date(now.getTime() - LONGEST_WINDOW_SECONDS * 1000)),
     verifications: await purgeSpentVerifications(sql, now),
+    // A redirect-provider round trip is useless once expired; nothing about it needs keeping.
+    federatedTransactions: await purgeExpiredFederatedTransactions(sql, now),
   };
 }
 

@@ -14,6 +14,8 @@ import type { DnsResolver } from '../delivery/dns-report.ts';
 import { deliveryChecks } from '../delivery/doctor-checks.ts';
 import { webhookSecret } from '../delivery/keys.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';
+import type { ConfigIo } from './config-io.ts';
+import { runConfigProviders } from './config-providers.ts';
 
 const DELIVERY_FLAGS = {
   config: { type: 'string' },
@@ -41,12 +43,7 @@ const DELIVERY_FLAGS = {
 type Values = ReturnType<typeof parseFlags<typeof DELIVERY_FLAGS>>['values'];
 type Table = Record<string, unknown>;
 
-export interface ConfigIo {
-  write(text: string): void;
-  readStdin(): Promise<string>;
-  resolver: DnsResolver;
-  now(): Date;
-}
+export type { ConfigIo } from './config-io.ts';
 
 const integer = (flag: string, value: string | undefined) => {
   if (value === undefined) return undefined;
@@ -179,22 +176,25 @@ export async function runConfigDelivery(args: string[], io: ConfigIo): Promise<n
   return 0;
 }
 
+const processIo = (): ConfigIo => ({
+  write: (text) => process.stdout.write(text),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+  resolver: new dns.Resolver(),
+  now: () => new Date(),
+});
+
 const SECTIONS: Record<string, (args: string[]) => Promise<number>> = {
-  delivery: (args) =>
-    runConfigDelivery(args, {
-      write: (text) => process.stdout.write(text),
-      readStdin: async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks).toString('utf8');
-      },
-      resolver: new dns.Resolver(),
-      now: () => new Date(),
-    }),
+  delivery: (args) => runConfigDelivery(args, processIo()),
+  providers: (args) => runConfigProviders(args, processIo()),
 };
 
 export const configCommand: Command = {
-  summary: 'Change a configuration section with a backup and a check: `config delivery --kind smtp ...`.',
+  summary:
+    'Change a configuration section with a backup and a check: `config delivery --kind smtp ...`, `config providers --provider google ...`.',
   async run(args) {
     const [section, ...rest] = args;
     const run = section ? SECTIONS[section] : undefined;

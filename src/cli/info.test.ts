@@ -19,7 +19,6 @@ describe('gatehouse info', () => {
         '[providers.github]',
         'enabled = true',
         'client_id = "dummy"',
-        'client_secret = "github-secret-7"',
         '',
       ].join('\n'),
     );

@@ -57,8 +57,17 @@ describe('configuration file', () => {
       'delivery.webhook.url: must be an https:// URL (http only for localhost)',
     ],
     [
-      '[providers.github]\nenabled = true\nclient_id = "abc"',
-      'providers.github.client_secret: is required when the provider is enabled',
+      '[providers.github]\nenabled = true\nclient_id = "abc"\nclient_secret = "inline-secret"',
+      'providers.github.client_secret: unknown key',
+    ],
+    ['[providers.github]\nenabled = true', 'providers.github.client_id: is required when the provider is enabled'],
+    [
+      '[providers.gitlab]\nissuer = "http://gitlab.acme.dev"',
+      'providers.gitlab.issuer: must be an https:// URL (http only for localhost)',
+    ],
+    [
+      '[[providers.oidc]]\nid = "github"\nname = "Corp"\nissuer = "https://sso.acme.dev"\nclient_id = "g"',
+      'providers.oidc[0].id: "github" is already taken by another provider',
     ],
     ['[providers.myspace]\nenabled = true', 'providers.myspace: unknown key'],
     ['[tls]\nmode = "files"\ncert_file = "/c.pem"', 'tls.key_file: is required when tls.mode is "files"'],
@@ -211,21 +220,13 @@ required_audience = "https://api.acme.com/reports"
   });
 
   const placeholders: [string, string, string][] = [
+    ['[providers.github]\nenabled = true\nclient_id = "placeholder"', 'providers.github', 'client_id is a placeholder'],
     [
-      '[providers.github]\nenabled = true\nclient_id = "placeholder"\nclient_secret = "x"',
-      'providers.github',
-      'client_id is a placeholder',
-    ],
-    [
-      '[providers.google]\nenabled = true\nclient_id = "abc"\nclient_secret = "DUMMY"',
+      '[providers.google]\nenabled = true\nclient_id = "abc"',
       'providers.google',
-      'client_secret is a placeholder',
+      'secret file /etc/gatehouse/secrets/provider-google.secret is missing or empty',
     ],
-    [
-      '[providers.apple]\nenabled = true\nclient_id = "0"\nclient_secret = "0"',
-      'providers.apple',
-      'client_id is a placeholder',
-    ],
+    ['[providers.apple]\nenabled = true\nclient_id = "0"', 'providers.apple', 'client_id is a placeholder'],
     [
       '[delivery]\nkind = "smtp"\n[delivery.smtp]\nhost = "smtp.example.com"',
       'delivery',

@@ -1,20 +1,46 @@
-// Whether each of the nine provider selections is in use, the one place that decides it: off (not enabled),
-// deferred (SPEC.md "External sign-in providers": a placeholder credential or relay host means "configure later";
-// reported, never used) or enabled. Validation, the status report and GET /auth/providers all ask here.
+// Whether each sign-in provider is in use, the one place that decides it: off (not enabled), deferred (SPEC.md
+// "External sign-in providers": a placeholder credential or relay host means "configure later"; reported, never used)
+// or enabled. Validation, the status report, GET /auth/providers and the federated flows all ask here.
+// A redirect provider's secret is a file in secrets.dir, never a TOML value (DESIGN.md "Secrets"), so deciding
+// needs that file: missing or empty defers the provider, a placeholder in it too, a file open to others is refused.
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { type Config, REDIRECT_PROVIDERS, WEB3_PROVIDERS } from './schema.ts';
 
 export type ProviderId = (typeof REDIRECT_PROVIDERS)[number] | (typeof WEB3_PROVIDERS)[number];
 export const PROVIDER_IDS: readonly ProviderId[] = [...REDIRECT_PROVIDERS, ...WEB3_PROVIDERS];
+export type RedirectProviderId = (typeof REDIRECT_PROVIDERS)[number];
 
 /**
- * `missing` is an enabled provider with an empty credential: validation refuses that config at startup, so only code
- * reading a config that validation did not pass sees it; such a provider is never used either way.
+ * `missing` is an enabled provider with an empty credential or no secret file; `unsafe` a secret file readable by
+ * group or others (the same rule as every other secret file). Neither is ever used.
  */
 export type ProviderState =
   | { state: 'off' }
   | { state: 'enabled' }
-  | { state: 'deferred'; cause: 'placeholder' | 'missing'; key: string; reason: string };
+  | { state: 'deferred'; cause: 'placeholder' | 'missing' | 'unsafe'; key: string; reason: string };
+
+/**
+ * The client secret's file name in secrets.dir, for a named selection or a generic `[[providers.oidc]]` id. Apple's
+ * is the private key that signs its client-secret JWTs.
+ */
+export const providerSecretFile = (id: string) => (id === 'apple' ? 'provider-apple.p8' : `provider-${id}.secret`);
+
+export type SecretRead = { value: string } | { problem: 'missing' | 'unsafe' | 'placeholder'; file: string };
+
+/** Reads a provider's secret file (trimmed); never throws, so status and doctor can report what is wrong. */
+export function readProviderSecret(secretsDir: string, file: string): SecretRead {
+  const full = path.join(secretsDir, file);
+  try {
+    if ((statSync(full).mode & 0o077) !== 0) return { problem: 'unsafe', file: full };
+    const value = readFileSync(full, 'utf8').trim();
+    if (value === '') return { problem: 'missing', file: full };
+    return isPlaceholderValue(value) ? { problem: 'placeholder', file: full } : { value };
+  } catch {
+    return { problem: 'missing', file: full };
+  }
+}
 
 function hostOf(url: string): string | null {
   try {
@@ -24,7 +50,30 @@ function hostOf(url: string): string | null {
   }
 }
 
-const CREDENTIALS = ['client_id', 'client_secret'] as const;
+/** The generic `[[providers.oidc]]` entry with this id, if any. */
+export const genericProvider = (config: Config, id: string) => config.providers.oidc.find((p) => p.id === id);
+
+/** State of a redirect provider from its client id and secret file; shared by the named and the generic ones. */
+export function redirectProviderState(
+  config: Config,
+  key: string,
+  provider: { enabled: boolean; client_id: string },
+  secretFile: string,
+): ProviderState {
+  if (!provider.enabled) return { state: 'off' };
+  if (isPlaceholderValue(provider.client_id))
+    return { state: 'deferred', cause: 'placeholder', key: `${key}.client_id`, reason: 'client_id is a placeholder' };
+  if (provider.client_id.trim() === '')
+    return { state: 'deferred', cause: 'missing', key: `${key}.client_id`, reason: 'client_id is empty' };
+  const secret = readProviderSecret(config.secrets.dir, secretFile);
+  if ('value' in secret) return { state: 'enabled' };
+  const reason = {
+    missing: `secret file ${secret.file} is missing or empty`,
+    unsafe: `secret file ${secret.file} is readable by group or others (chmod 600)`,
+    placeholder: `secret file ${secret.file} holds a placeholder`,
+  }[secret.problem];
+  return { state: 'deferred', cause: secret.problem, key: `${key}.client_secret`, reason };
+}
 
 export function providerState(config: Config, id: ProviderId): ProviderState {
   if (!config.providers[id].enabled) return { state: 'off' };
@@ -35,14 +84,23 @@ export function providerState(config: Config, id: ProviderId): ProviderState {
     const key = 'providers.farcaster.relay_url';
     return { state: 'deferred', cause: 'placeholder', key, reason: 'relay_url is a placeholder host' };
   }
-  const provider = config.providers[id];
-  const placeholder = CREDENTIALS.find((k) => isPlaceholderValue(provider[k]));
-  if (placeholder) {
-    const key = `providers.${id}.${placeholder}`;
-    return { state: 'deferred', cause: 'placeholder', key, reason: `${placeholder} is a placeholder` };
+  const apple = config.providers.apple;
+  // Apple's JWT settings are judged after the client id (so a placeholder client id is reported as that).
+  if (id === 'apple' && !isPlaceholderValue(apple.client_id) && apple.client_id.trim() !== '') {
+    for (const key of ['team_id', 'key_id'] as const) {
+      const full = `providers.apple.${key}`;
+      if (isPlaceholderValue(apple[key]))
+        return { state: 'deferred', cause: 'placeholder', key: full, reason: `${key} is a placeholder` };
+      if (apple[key].trim() === '')
+        return { state: 'deferred', cause: 'missing', key: full, reason: `${key} is empty` };
+    }
   }
-  const missing = CREDENTIALS.find((k) => provider[k].trim() === '');
-  if (missing)
-    return { state: 'deferred', cause: 'missing', key: `providers.${id}.${missing}`, reason: `${missing} is empty` };
-  return { state: 'enabled' };
+  return redirectProviderState(config, `providers.${id}`, config.providers[id], providerSecretFile(id));
+}
+
+/** State of a generic OpenID Connect provider by its configured id. */
+export function genericProviderState(config: Config, id: string): ProviderState {
+  const provider = genericProvider(config, id);
+  if (!provider) return { state: 'off' };
+  return redirectProviderState(config, `providers.oidc.${id}`, provider, providerSecretFile(id));
 }

@@ -16,15 +16,50 @@ export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'O
 export const REDIRECT_PROVIDERS = ['google', 'github', 'gitlab', 'microsoft', 'apple', 'discord', 'slack'] as const;
 export const WEB3_PROVIDERS = ['ethereum', 'farcaster'] as const;
 
-const redirectProvider = (name: string) =>
-  section(`Redirect sign-in provider ${name}.`, {
-    enabled: flag('Offer this provider on the sign-in page. Needs a real client_id and client_secret.'),
-    client_id: text('OAuth client id registered at the provider. A placeholder value defers the provider.'),
-    client_secret: text(
-      'OAuth client secret registered at the provider. Kept only in this file (mode 0600) and sealed at rest in the database; a placeholder value defers the provider.',
+const trustUpstreamMfa = flag(
+  "Trust the provider's own amr/acr: a sign-in it reports as multi-factor (amr mfa, or an acr naming MFA) counts as aal2 here. Off by default: upstream MFA is outside this service's control, so a federated sign-in is aal1 and an account that needs aal2 must still add its own second factor.",
+);
+
+/**
+ * One redirect provider. `issuer` is where discovery starts (OpenID Connect kinds) or the base URL of its endpoints
+ * (OAuth 2 kinds); the default is the public service, a different value serves a self-hosted instance or a tenant.
+ * The client secret is never here: it is the file `provider-<id>.secret` in `secrets.dir` (mode 0600).
+ */
+const redirectFields = (issuer: string) => ({
+  enabled: flag(
+    'Offer this provider on the sign-in page. Needs a real client_id and the secret file provider-<id>.secret in secrets.dir.',
+  ),
+  client_id: text('OAuth client id registered at the provider. A placeholder value defers the provider.'),
+  issuer: text(
+    'Issuer (OpenID Connect discovery starts at {issuer}/.well-known/openid-configuration) or API base URL for the OAuth 2 kinds. Change it for a self-hosted instance or a single tenant; https only (http only for loopback).',
+    issuer,
+  ),
+  trust_upstream_mfa: trustUpstreamMfa,
+});
+const redirectProvider = (name: string, issuer: string) =>
+  section(`Redirect sign-in provider ${name}.`, redirectFields(issuer));
+
+const oidcProvider = Type.Object(
+  {
+    id: Type.String({
+      pattern: '^[a-z][a-z0-9-]{0,31}$',
+      description:
+        'Stable identifier, used in URLs and in the stored link (provider, external subject): renaming it orphans existing links. Must not be one of the nine named selections.',
+    }),
+    name: text('Name shown on the sign-in button.'),
+    enabled: flag('Offer this provider on the sign-in page.', true),
+    issuer: text(
+      "The provider's issuer URL exactly as its discovery document states it; https only (http only for loopback).",
     ),
-    issuer: text('Issuer URL for providers that have several (e.g. a self-hosted GitLab or a Microsoft tenant).'),
-  });
+    client_id: text('OAuth client id registered at the provider. A placeholder value defers the provider.'),
+    scopes: Type.Array(Type.String({ minLength: 1, pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), {
+      default: ['openid', 'email', 'profile'],
+      description: 'Scopes requested; openid is always sent.',
+    }),
+    trust_upstream_mfa: trustUpstreamMfa,
+  },
+  { additionalProperties: false },
+);
 
 export const ConfigSchema = Type.Object(
   {
@@ -131,13 +166,24 @@ export const ConfigSchema = Type.Object(
     providers: section(
       'External sign-in providers. Placeholder credentials (0, test, dummy, example, placeholder) defer a provider.',
       {
-        google: redirectProvider('Google'),
-        github: redirectProvider('GitHub'),
-        gitlab: redirectProvider('GitLab'),
-        microsoft: redirectProvider('Microsoft'),
-        apple: redirectProvider('Apple'),
-        discord: redirectProvider('Discord'),
-        slack: redirectProvider('Slack'),
+        google: redirectProvider('Google', 'https://accounts.google.com'),
+        github: redirectProvider('GitHub', 'https://github.com'),
+        gitlab: redirectProvider('GitLab', 'https://gitlab.com'),
+        microsoft: redirectProvider('Microsoft', 'https://login.microsoftonline.com/common/v2.0'),
+        apple: section('Redirect sign-in provider Apple.', {
+          ...redirectFields('https://appleid.apple.com'),
+          team_id: text(
+            'Apple Developer team id: the issuer of the client-secret JWT. Apple has no static client secret; instead of provider-apple.secret, the signing key is provider-apple.p8 (the .p8 private key Apple issued, mode 0600) in secrets.dir. A placeholder value defers the provider.',
+          ),
+          key_id: text("Key id of that private key (the JWT's kid). A placeholder value defers the provider."),
+        }),
+        discord: redirectProvider('Discord', 'https://discord.com'),
+        slack: redirectProvider('Slack', 'https://slack.com'),
+        oidc: Type.Array(oidcProvider, {
+          default: [],
+          description:
+            'Any other standards-compliant OpenID Connect provider, found by discovery from its issuer. Its client secret is the file provider-<id>.secret in secrets.dir (mode 0600).',
+        }),
         ethereum: section('Sign-In with Ethereum (EIP-4361).', {
           enabled: flag('Offer Ethereum wallet sign-in.'),
           chain_ids: Type.Array(Type.Integer({ minimum: 1 }), {

@@ -2,7 +2,7 @@
 import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
-import { providerState } from './provider-state.ts';
+import { genericProviderState, PROVIDER_IDS, providerState } from './provider-state.ts';
 import { type Config, REDIRECT_PROVIDERS } from './schema.ts';
 
 export interface Deferred {
@@ -159,21 +159,39 @@ function checkDelivery(config: Config, problem: Report, deferred: Deferred[]): v
     problem('delivery.from', `is required when delivery.kind is "${delivery.kind}"`);
 }
 
+/** https, or http on a loopback host (development and tests); the discovery document and tokens travel over it. */
+const providerUrlProblem = (value: string) => {
+  const url = absoluteUrl(value);
+  if (url && (url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname)))) return null;
+  return 'must be an https:// URL (http only for localhost)';
+};
+
 function checkProviders(config: Config, problem: Report, deferred: Deferred[]): void {
   for (const name of REDIRECT_PROVIDERS) {
     const provider = config.providers[name];
-    if (!provider.enabled) continue;
     const key = `providers.${name}`;
+    const issuerProblem = providerUrlProblem(provider.issuer);
+    if (issuerProblem) problem(`${key}.issuer`, issuerProblem);
+    if (!provider.enabled) continue;
     const state = providerState(config, name);
-    if (state.state === 'deferred' && state.cause === 'placeholder') {
-      deferred.push({ key, reason: state.reason });
-      continue;
-    }
-    if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
-    if (provider.client_secret === '') problem(`${key}.client_secret`, 'is required when the provider is enabled');
-    if (provider.issuer !== '' && absoluteUrl(provider.issuer)?.protocol !== 'https:')
-      problem(`${key}.issuer`, 'must be an https:// URL');
+    if (state.state === 'deferred' && state.cause !== 'missing') deferred.push({ key, reason: state.reason });
+    else if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
+    else if (state.state === 'deferred') deferred.push({ key, reason: state.reason });
   }
+  const seen = new Set<string>();
+  config.providers.oidc.forEach((provider, index) => {
+    const key = `providers.oidc[${index}]`;
+    if ((PROVIDER_IDS as readonly string[]).includes(provider.id) || seen.has(provider.id))
+      problem(`${key}.id`, `"${provider.id}" is already taken by another provider`);
+    seen.add(provider.id);
+    if (provider.name.trim() === '') problem(`${key}.name`, 'is required');
+    const issuerProblem = providerUrlProblem(provider.issuer);
+    if (issuerProblem) problem(`${key}.issuer`, issuerProblem);
+    if (!provider.enabled) return;
+    const state = genericProviderState(config, provider.id);
+    if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
+    else if (state.state === 'deferred') deferred.push({ key: `providers.oidc.${provider.id}`, reason: state.reason });
+  });
   const relay = config.providers.farcaster.relay_url;
   const farcaster = providerState(config, 'farcaster');
   if (farcaster.state === 'deferred') deferred.push({ key: 'providers.farcaster', reason: farcaster.reason });

@@ -46,6 +46,26 @@ export const errorCatalogue = {
   method_conflict: { status: 409, description: 'This sign-in method belongs to another account.' },
   last_sign_in_method: { status: 409, description: 'The last sign-in method of an account cannot be removed.' },
 
+  // federated sign-in (login/federated)
+  provider_not_available: { status: 404, description: 'This sign-in provider is not offered here.' },
+  invalid_federated_transaction: {
+    status: 400,
+    description: 'This sign-in attempt is unknown, expired, already used or belongs to another browser; start again.',
+  },
+  federated_denied: { status: 400, description: 'The sign-in provider did not sign you in.' },
+  federated_response_invalid: {
+    status: 400,
+    description: "The sign-in provider's answer could not be verified, so it was not accepted; start again.",
+  },
+  federated_signup_closed: {
+    status: 403,
+    description: 'No account is linked to this provider account, and new accounts cannot be created here.',
+  },
+  federated_email_in_use: {
+    status: 409,
+    description: 'An account with this email address already exists; it is never linked automatically.',
+  },
+
   // oauth (RFC 6749, 6750, 7009, 7662 codes)
   invalid_client: { status: 401, description: 'Client authentication failed.' },
   invalid_grant: {

@@ -226,6 +226,20 @@ export async function listSignInMethods(sql: Executor, identityId: Sub): Promise
   return rows.map(toMethod);
 }
 
+/** Marks a method used, found by what it is (the caller knows the external account, not the row id). */
+export async function touchSignInMethodOf(
+  sql: Executor,
+  identityId: Sub,
+  kind: MethodKind,
+  provider: string,
+  externalSubject: string,
+  now: Date,
+): Promise<void> {
+  await sql`update sign_in_methods set last_used_at = ${now}
+            where identity_id = ${identityId} and kind = ${kind} and provider = ${provider}
+              and external_subject = ${externalSubject}`;
+}
+
 export async function touchSignInMethod(sql: Executor, methodId: string, now: Date): Promise<void> {
   await sql`update sign_in_methods set last_used_at = ${now} where id = ${methodId}`;
 }

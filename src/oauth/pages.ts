@@ -1,58 +1,8 @@
 // The few HTML pages the protocol renders on the server: an error page (never a redirect to an unverified URI), the
 // consent page and the logout pages. They link the web UI's stylesheet; no script, no inline style.
-import type { FastifyReply } from 'fastify';
+import { escapeHtml, type HtmlPage } from '../http/html-page.ts';
 
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-export interface HtmlPage {
-  title: string;
-  body: string;
-  /**
-   * Where a form on the page may end up. CSP `form-action` also governs the redirects that follow a form
-   * submission (CSP Level 3 §6.3.1), so the consent and logout forms, which POST to us and are answered with a 303
-   * to the client, need the client's origin besides 'self'.
-   */
-  formTargets?: string[];
-}
-
-/** A CSP source for where a redirect URI lives: its origin, or its scheme for a private-use scheme (RFC 8252 §7.1). */
-function cspSource(uri: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return null;
-  }
-  if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
-  return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? url.protocol : null;
-}
-
-export function pageCsp(formTargets: string[] = []): string {
-  const targets = [...new Set(formTargets.map(cspSource).filter((s) => s !== null))];
-  return [
-    "default-src 'none'",
-    "style-src 'self'",
-    ['form-action', "'self'", ...targets].join(' '),
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-const render = (page: HtmlPage, stylesheet: string | null) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
-  `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escapeHtml(page.title)} · Gatehouse</title>` +
-  (stylesheet ? `<link rel="stylesheet" href="${escapeHtml(stylesheet)}">` : '') +
-  `</head><body><main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
-
-export function sendPage(reply: FastifyReply, status: number, page: HtmlPage, stylesheet: string | null) {
-  return reply
-    .code(status)
-    .header('content-security-policy', pageCsp(page.formTargets))
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(render(page, stylesheet));
-}
+export { type HtmlPage, pageCsp, sendPage } from '../http/html-page.ts';
 
 export function errorPage(code: string, description: string, requestId: string): HtmlPage {
   return {

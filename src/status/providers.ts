@@ -1,6 +1,12 @@
 // Each of the nine sign-in provider selections (docs/decisions.md): enabled, deferred (a placeholder credential,
 // SPEC.md "External sign-in providers") or off. Only configuration is read; no provider is contacted.
-import { PROVIDER_IDS, type ProviderId, providerState } from '../config/provider-state.ts';
+import {
+  type ProviderState as Decided,
+  genericProviderState,
+  PROVIDER_IDS,
+  type ProviderId,
+  providerState,
+} from '../config/provider-state.ts';
 import { type Config, WEB3_PROVIDERS } from '../config/schema.ts';
 import { type Check, type CheckStatus, check } from '../delivery/check.ts';
 import { type Section, sectionOf } from './section.ts';
@@ -28,7 +34,10 @@ const provider = (id: string, kind: ProviderStatus['kind'], state: ProviderState
   detail,
 });
 
-const ADVICE = { redirect: 'set real credentials', web3: 'set a real relay URL' } as const;
+const ADVICE = {
+  redirect: 'set real credentials (gatehouse config providers)',
+  web3: 'set a real relay URL',
+} as const;
 
 function enabledDetail(config: Config, id: ProviderId): string {
   if (id === 'ethereum') return `chain ids ${config.providers.ethereum.chain_ids.join(', ')}`;
@@ -36,20 +45,22 @@ function enabledDetail(config: Config, id: ProviderId): string {
   return `client ${config.providers[id].client_id}`;
 }
 
+function statusOf(id: string, kind: ProviderStatus['kind'], state: Decided, detail: () => string): ProviderStatus {
+  if (state.state === 'off') return provider(id, kind, 'off', 'not enabled');
+  if (state.state === 'deferred') return provider(id, kind, 'deferred', `${state.reason}: ${ADVICE[kind]}`);
+  return provider(id, kind, 'enabled', detail());
+}
+
 export function providerStatuses(config: Config): ProvidersSection {
-  const providers = PROVIDER_IDS.map((id): ProviderStatus => {
-    const kind = (WEB3_PROVIDERS as readonly string[]).includes(id) ? 'web3' : 'redirect';
-    const state = providerState(config, id);
-    if (state.state === 'off') return provider(id, kind, 'off', 'not enabled');
-    if (state.state === 'deferred')
-      return provider(
-        id,
-        kind,
-        'deferred',
-        `${state.key} is ${state.cause === 'missing' ? 'empty' : 'a placeholder'}: ${ADVICE[kind]}`,
-      );
-    return provider(id, kind, 'enabled', enabledDetail(config, id));
-  });
+  const providers = [
+    ...PROVIDER_IDS.map((id): ProviderStatus => {
+      const kind = (WEB3_PROVIDERS as readonly string[]).includes(id) ? 'web3' : 'redirect';
+      return statusOf(id, kind, providerState(config, id), () => enabledDetail(config, id));
+    }),
+    ...config.providers.oidc.map((p) =>
+      statusOf(p.id, 'redirect', genericProviderState(config, p.id), () => `OpenID Connect ${p.issuer}`),
+    ),
+  ];
   const shown = providers.filter((p) => p.state !== 'off');
   const checks: Check[] =
     shown.length === 0

@@ -31,7 +31,7 @@ const t = await startTestApp({
       smtp: { host: 'smtp.example.com', username: 'mailer', password_file: '/etc/gatehouse/secrets/smtp-password' },
     },
     providers: {
-      github: { enabled: true, client_id: 'placeholder', client_secret: 'placeholder' },
+      github: { enabled: true, client_id: 'placeholder' },
       ethereum: { enabled: true },
     },
     tls: { mode: 'files', cert_file: certificate.caFile, key_file: keyFile },
@@ -286,7 +286,7 @@ describe('GET /admin/status', () => {
         kind: 'redirect',
         state: 'deferred',
         status: 'warn',
-        detail: 'providers.github.client_id is a placeholder: set real credentials',
+        detail: 'client_id is a placeholder: set real credentials (gatehouse config providers)',
       },
       { id: 'ethereum', kind: 'web3', state: 'enabled', status: 'ok', detail: 'chain ids 1' },
     ]);

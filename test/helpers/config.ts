@@ -40,3 +40,17 @@ function merge(target: unknown, source: unknown): unknown {
   for (const [key, value] of Object.entries(source)) result[key] = merge(result[key], value);
   return result;
 }
+
+type GenericOidc = Config['providers']['oidc'][number];
+
+/** A `[[providers.oidc]]` entry with the schema's defaults for what the test does not state. */
+export function genericOidc(o: Pick<GenericOidc, 'id' | 'issuer'> & Partial<GenericOidc>): GenericOidc {
+  return {
+    name: o.id,
+    enabled: true,
+    client_id: 'gatehouse',
+    scopes: ['openid', 'email', 'profile'],
+    trust_upstream_mfa: false,
+    ...o,
+  };
+}

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { startTestApp, type TestApp } from './app.ts';
 import { makeConfig } from './config.ts';
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

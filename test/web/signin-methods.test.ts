@@ -5,6 +5,7 @@ import type { Config } from '../../src/config/schema.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { providerSecretsDir } from '../helpers/provider-secrets.ts';
 
 async function openSignIn(config: Config) {
   const t = await startBrowserApp(config);
@@ -26,7 +27,7 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
     assert.deepEqual(problems, []);
   });
 
-  test('offers a sign-up link when self-service works, and no button for a provider whose flow does not exist yet', async () => {
+  test('offers a sign-up link when self-service works, a button with its mark per startable provider, and none for a provider without a flow', async () => {
     const { page, problems, screenshot, methods } = await openSignIn(
       makeConfig({
         self_service: { enabled: true },
@@ -39,15 +40,27 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
             password_file: '/etc/gatehouse/secrets/smtp-password',
           },
         },
+        secrets: { dir: providerSecretsDir({ github: 'gh-secret-0b1c2d3e' }) },
         providers: {
-          github: { enabled: true, client_id: 'Iv1.8a61f9b3a7aba766', client_secret: 'gh-secret-0b1c2d3e' },
-          gitlab: { enabled: true, client_id: 'placeholder', client_secret: 'placeholder' },
+          github: { enabled: true, client_id: 'Iv1.8a61f9b3a7aba766' },
+          gitlab: { enabled: true, client_id: 'placeholder' },
+          ethereum: { enabled: true },
         },
       }),
     );
-    // The API lists the enabled GitHub (not the deferred GitLab), with no start URL in this version.
-    assert.deepEqual(methods.providers, [{ id: 'github', name: 'GitHub', kind: 'redirect', start_url: null }]);
-    assert.equal(await page.getByRole('heading', { name: 'Other ways to sign in' }).count(), 0);
+    // The API lists GitHub and the Ethereum wallet (not the deferred GitLab); wallets have no flow in this version.
+    assert.deepEqual(methods.providers, [
+      { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
+      { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
+    ]);
+    await page.getByRole('heading', { name: 'Other ways to sign in' }).waitFor();
+    const buttons = page.locator('.other-methods a');
+    assert.deepEqual(await buttons.allTextContents(), ['G Continue with GitHub']);
+    assert.equal(
+      await buttons.first().getAttribute('href'),
+      '/auth/federated/start?provider=github&return_to=%2Fsettings',
+    );
+    assert.equal(await page.getByRole('link', { name: 'Continue with GitHub' }).count(), 1);
     assert.equal(await page.getByRole('link', { name: 'Create an account' }).getAttribute('href'), '/signup');
     await screenshot('signin-other-methods');
     assert.deepEqual(problems, []);

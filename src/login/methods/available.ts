@@ -1,12 +1,14 @@
 // Which sign-in methods the sign-in page may offer (SPEC.md `GET /auth/providers`): enabled providers whose
 // configuration is real. A provider with a placeholder or empty credential is deferred (SPEC.md "External sign-in
 // providers"), so it is not offered: a button that can only fail is worse than none.
-import { type ProviderId, providerState } from '../../config/provider-state.ts';
+import { genericProviderState, type ProviderId, providerState } from '../../config/provider-state.ts';
 import { type Config, REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../../config/schema.ts';
 import { deliveryStatus } from '../../delivery/status.ts';
+import { hasFlow, NAMED_PROVIDER_NAMES } from '../federated/registry.ts';
 
 export interface OfferedProvider {
-  id: ProviderId;
+  /** One of the nine selections, or the id of a generic OpenID Connect provider (`[[providers.oidc]]`). */
+  id: string;
   name: string;
   kind: 'redirect' | 'web3';
   /** Where the browser goes to start; null while this version has no flow for the provider. */
@@ -26,30 +28,29 @@ export interface SignInMethods {
 }
 
 const NAMES: Record<ProviderId, string> = {
-  google: 'Google',
-  github: 'GitHub',
-  gitlab: 'GitLab',
-  microsoft: 'Microsoft',
-  apple: 'Apple',
-  discord: 'Discord',
-  slack: 'Slack',
+  ...NAMED_PROVIDER_NAMES,
   ethereum: 'Ethereum wallet',
   farcaster: 'Farcaster',
 };
 
+const startUrl = (id: string) => `/auth/federated/start?provider=${encodeURIComponent(id)}`;
+
 /** Computed from configuration only: nothing secret is read into the answer, only ids and names. */
 export function signInMethods(config: Config): SignInMethods {
   const offered = (id: ProviderId) => providerState(config, id).state === 'enabled';
-  // No provider flow exists in this version (the shared callback and GET /account/connections/start come with the
-  // federated sign-in work), so no start URL is offered yet: a button that leads to a 404 is worse than none.
+  // A selection whose kind has no flow in this version keeps start_url null: a button that leads nowhere is worse
+  // than none (the page leaves such providers out).
   const redirect = REDIRECT_PROVIDERS.filter(offered).map(
-    (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'redirect', start_url: null }),
+    (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'redirect', start_url: hasFlow(id) ? startUrl(id) : null }),
   );
+  const generic = config.providers.oidc
+    .filter((p) => genericProviderState(config, p.id).state === 'enabled')
+    .map((p): OfferedProvider => ({ id: p.id, name: p.name, kind: 'redirect', start_url: startUrl(p.id) }));
   const web3 = WEB3_PROVIDERS.filter(offered).map(
     (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: null }),
   );
   return {
-    providers: [...redirect, ...web3],
+    providers: [...redirect, ...generic, ...web3],
     // No passkey configuration exists yet; the field is here so the page need not change when it does.
     passkeys: false,
     self_service: config.self_service.enabled && deliveryStatus(config).state === 'ready',

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestApp } from '../../../test/helpers/app.ts';
-import { makeConfig } from '../../../test/helpers/config.ts';
+import { genericOidc, makeConfig } from '../../../test/helpers/config.ts';
+import { providerSecretsDir } from '../../../test/helpers/provider-secrets.ts';
 
-const real = (client_id: string) => ({ enabled: true, client_id, client_secret: `${client_id}-secret-value-91` });
+const real = (client_id: string) => ({ enabled: true, client_id });
 
 describe('GET /auth/providers', () => {
   it('lists nothing by default: no providers, no passkeys, no self-service', async () => {
@@ -20,17 +21,33 @@ describe('GET /auth/providers', () => {
     assert.equal(response.headers['access-control-allow-origin'], undefined);
   });
 
-  it('lists enabled providers with real credentials and leaves out disabled and placeholder (deferred) ones', async () => {
+  it('lists enabled providers with real credentials and their start URLs, and leaves out disabled, placeholder, secret-less and (Apple) team-less deferred ones', async () => {
     const t = await startTestApp({
       config: makeConfig({
+        secrets: {
+          dir: providerSecretsDir({
+            github: 'github-secret-value-91',
+            gitlab: 'gitlab-secret-value-91',
+            google: 'a-real-looking-secret',
+            microsoft: 'dummy',
+            slack: 'slack-secret-value-91',
+            corp: 'corp-secret-value-91',
+            'provider-apple.p8': 'apple-key-value-91',
+          }),
+        },
         providers: {
           github: real('Iv1.8a61f9b3a7aba766'),
           gitlab: { ...real('gitlab-app-7'), enabled: false },
-          google: { enabled: true, client_id: 'placeholder', client_secret: 'a-real-looking-secret' },
-          microsoft: { enabled: true, client_id: 'ms-app-1', client_secret: 'dummy' },
-          slack: { enabled: true, client_id: '', client_secret: '' },
+          google: { enabled: true, client_id: 'placeholder' },
+          microsoft: real('ms-app-1'),
+          slack: real('slack-app-3'),
+          apple: real('com.acme.web'),
           ethereum: { enabled: true },
           farcaster: { enabled: false },
+          oidc: [
+            genericOidc({ id: 'corp', name: 'Corp SSO', issuer: 'https://sso.corp.dev' }),
+            genericOidc({ id: 'lab', name: 'Lab SSO', issuer: 'https://sso.lab.dev', client_id: 'test' }),
+          ],
         },
       }),
     });
@@ -38,7 +55,9 @@ describe('GET /auth/providers', () => {
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), {
       providers: [
-        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: null },
+        { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
+        { id: 'slack', name: 'Slack', kind: 'redirect', start_url: '/auth/federated/start?provider=slack' },
+        { id: 'corp', name: 'Corp SSO', kind: 'redirect', start_url: '/auth/federated/start?provider=corp' },
         { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
       ],
       passkeys: false,

@@ -1,21 +1,32 @@
 import type { SignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { ProviderMark } from './ProviderMark.tsx';
 
 /**
  * A button per other sign-in method the service offers, shown only when there is one. A method whose flow has no
  * start path yet (web3 wallets) is left out rather than shown as a button that cannot work.
  */
-export function OtherSignInMethods({ methods, returnTo }: { methods: SignInMethods | null; returnTo: string }) {
+export function OtherSignInMethods({
+  methods,
+  returnTo,
+  heading = 'Other ways to sign in',
+}: {
+  methods: SignInMethods | null;
+  returnTo: string;
+  heading?: string;
+}) {
   const startable = (methods?.providers ?? []).filter((p) => p.start_url !== null);
   if (startable.length === 0) return null;
   const withReturn = (url: string) => `${url}&return_to=${encodeURIComponent(returnTo)}`;
   return (
     <section class="other-methods" aria-labelledby="other-methods-heading">
-      <h2 id="other-methods-heading">Other ways to sign in</h2>
+      <h2 id="other-methods-heading">{heading}</h2>
       <ul>
         {startable.map((p) => (
           <li key={p.id}>
-            <a class="button secondary" href={withReturn(p.start_url ?? '')}>
-              Continue with {p.name}
+            {/* target=_top: a full navigation to the server's start route, not the client-side router (which would
+                render its not-found page for a path it does not know). The page is never framed, so it stays here. */}
+            <a class="button secondary" href={withReturn(p.start_url ?? '')} target="_top">
+              <ProviderMark name={p.name} /> Continue with {p.name}
             </a>
           </li>
         ))}

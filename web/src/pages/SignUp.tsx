@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, safeReturnTo } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
+import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
 import { HowToTurnOnSelfService } from '../components/SelfServiceOff.tsx';
 import { useAction } from '../hooks/use-api.ts';
@@ -40,6 +41,8 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [sent, setSent] = useState(false);
+  const methods = useSignInMethods();
+  const returnTo = safeReturnTo(new URLSearchParams(location.search).get('return_to'));
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -100,6 +103,8 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
       <p class="aside">
         Already have an account? <a href="/signin">Sign in</a>
       </p>
+      {/* A provider account new here becomes a new account (never one found by its email address). */}
+      <OtherSignInMethods methods={methods} returnTo={returnTo} heading="Or sign up with" />
     </Page>
   );
 }

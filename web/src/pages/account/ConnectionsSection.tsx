@@ -1,7 +1,9 @@
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
+import { ProviderMark } from '../../components/ProviderMark.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
 import type { Connection } from './types.ts';
 
 const KIND_NAMES: Record<string, string> = {
@@ -17,9 +19,19 @@ export function ConnectionsSection() {
   const list = useApi<{ connections: Connection[] }>('/account/connections');
   const action = useAction();
   const remove = async (id: string) => {
-    if (await action.run(() => api('POST', `/account/connections/${encodeURIComponent(id)}/remove`, {}))) list.reload();
+    // The removal answers 204 (no body, so api() resolves to null): success is "did not throw", not a truthy body.
+    const removed = await action.run(async () => {
+      await api('POST', `/account/connections/${encodeURIComponent(id)}/remove`, {});
+      return true;
+    });
+    if (removed) list.reload();
   };
   const only = (list.data?.connections.length ?? 0) <= 1;
+  const methods = useSignInMethods();
+  const redirect = (methods?.providers ?? []).filter((p) => p.kind === 'redirect' && p.start_url !== null);
+  const nameOf = (provider: string) => redirect.find((p) => p.id === provider)?.name ?? provider;
+  const linked = new Set(list.data?.connections.filter((c) => c.kind === 'federated').map((c) => c.provider));
+  const linkable = redirect.filter((p) => !linked.has(p.id));
   return (
     <section aria-labelledby="connections-heading">
       <h2 id="connections-heading">Ways to sign in</h2>
@@ -33,8 +45,17 @@ export function ConnectionsSection() {
         <ul class="connections">
           {list.data.connections.map((c) => (
             <li key={c.id}>
-              <strong>{KIND_NAMES[c.kind] ?? c.kind}</strong>
-              {c.subject && ` (${c.subject})`} <span class="hint">{c.provider !== 'local' && c.provider}</span>
+              {c.kind === 'federated' ? (
+                <>
+                  <ProviderMark name={nameOf(c.provider)} /> <strong>{nameOf(c.provider)}</strong>
+                  {c.label && ` (${c.label})`}
+                </>
+              ) : (
+                <>
+                  <strong>{KIND_NAMES[c.kind] ?? c.kind}</strong>
+                  {c.subject && ` (${c.subject})`} <span class="hint">{c.provider !== 'local' && c.provider}</span>
+                </>
+              )}
               <button
                 type="button"
                 class="secondary"
@@ -44,6 +65,21 @@ export function ConnectionsSection() {
               >
                 Remove
               </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {list.data && linkable.length > 0 && (
+        <ul class="other-methods" aria-label="Link another way to sign in">
+          {linkable.map((p) => (
+            <li key={p.id}>
+              <a
+                class="button secondary"
+                href={`/account/connections/start?provider=${encodeURIComponent(p.id)}&return_to=%2Fsettings`}
+                target="_top"
+              >
+                <ProviderMark name={p.name} /> Add sign-in with {p.name}
+              </a>
             </li>
           ))}
         </ul>

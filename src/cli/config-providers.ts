@@ -1,0 +1,157 @@
+// `gatehouse config providers`: add or change one redirect sign-in provider. The client secret (or Apple's .p8 key)
+// is read from a file or stdin, never from the command line, and written to its own 0600 file in secrets.dir; the
+// TOML gets only the non-secret settings. SPEC.md "Management command": the configuration is backed up first, and
+// when the provider's discovery document cannot be fetched (or names another issuer) the previous configuration and
+// secret are put back, unless --force.
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { parseConfig, resolveConfigPath } from '../config/load.ts';
+import {
+  genericProviderState,
+  PROVIDER_IDS,
+  type ProviderState,
+  providerSecretFile,
+  providerState,
+  type RedirectProviderId,
+} from '../config/provider-state.ts';
+import { REDIRECT_PROVIDERS } from '../config/schema.ts';
+import { parseFlags, UsageError } from './args.ts';
+import type { ConfigIo } from './config-io.ts';
+
+const FLAGS = {
+  config: { type: 'string' },
+  provider: { type: 'string' },
+  enable: { type: 'boolean' },
+  disable: { type: 'boolean' },
+  name: { type: 'string' },
+  issuer: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret-file': { type: 'string' },
+  'client-secret-stdin': { type: 'boolean' },
+  'team-id': { type: 'string' },
+  'key-id': { type: 'string' },
+  'trust-upstream-mfa': { type: 'string' },
+  force: { type: 'boolean' },
+} as const;
+
+type Values = ReturnType<typeof parseFlags<typeof FLAGS>>['values'];
+type Table = Record<string, unknown>;
+
+/** Kinds checked by fetching their discovery document; GitHub and Discord have none. */
+const DISCOVERED = new Set(['google', 'gitlab', 'slack', 'microsoft', 'apple']);
+
+function settings(values: Values): Table {
+  if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
+  const trust = values['trust-upstream-mfa'];
+  if (trust !== undefined && trust !== 'true' && trust !== 'false')
+    throw new UsageError('--trust-upstream-mfa must be true or false');
+  const entries = {
+    enabled: values.enable ? true : values.disable ? false : undefined,
+    name: values.name,
+    issuer: values.issuer?.replace(/\/$/, ''),
+    client_id: values['client-id'],
+    team_id: values['team-id'],
+    key_id: values['key-id'],
+    trust_upstream_mfa: trust === undefined ? undefined : trust === 'true',
+  };
+  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
+}
+
+/** Applies the flags to the raw TOML: `[providers.<id>]` for the nine, an `[[providers.oidc]]` entry otherwise. */
+function applyTo(raw: Table, id: string, changes: Table): void {
+  const providers = ((raw.providers as Table | undefined) ?? {}) as Table;
+  raw.providers = providers;
+  if ((REDIRECT_PROVIDERS as readonly string[]).includes(id)) {
+    if ('name' in changes) throw new UsageError('--name is only for a generic OpenID Connect provider');
+    providers[id] = { ...((providers[id] as Table | undefined) ?? {}), ...changes };
+    return;
+  }
+  if ((PROVIDER_IDS as readonly string[]).includes(id)) throw new UsageError(`${id} is not a redirect provider`);
+  if ('team_id' in changes || 'key_id' in changes) throw new UsageError('--team-id and --key-id are for apple only');
+  const list = ((providers.oidc as Table[] | undefined) ?? []).slice();
+  const index = list.findIndex((p) => p.id === id);
+  if (index === -1) list.push({ id, enabled: true, ...changes });
+  else list[index] = { ...list[index], ...changes };
+  providers.oidc = list;
+}
+
+async function readSecret(values: Values, io: ConfigIo): Promise<string | undefined> {
+  if (values['client-secret-file']) return readFileSync(values['client-secret-file'], 'utf8').trim();
+  if (values['client-secret-stdin']) return (await io.readStdin()).trim();
+  return undefined;
+}
+
+/** Fetches the discovery document and compares its issuer (Microsoft's multi-tenant endpoints publish a template). */
+async function discoveryProblem(issuer: string): Promise<string | null> {
+  try {
+    const response = await fetch(`${issuer}/.well-known/openid-configuration`, {
+      redirect: 'error',
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) return `discovery answered ${response.status}`;
+    const found = ((await response.json()) as { issuer?: unknown }).issuer;
+    const expected = [issuer, issuer.replace(/\/(common|organizations|consumers)\/v2\.0$/, '/{tenantid}/v2.0')];
+    return expected.includes(found as string) ? null : `discovery names issuer ${String(found)}, expected ${issuer}`;
+  } catch (error) {
+    return `discovery failed: ${(error as Error).message}`;
+  }
+}
+
+const describeState = (state: ProviderState) =>
+  state.state === 'deferred' ? `deferred: ${state.reason}` : state.state === 'off' ? 'off (not enabled)' : 'enabled';
+
+export async function runConfigProviders(args: string[], io: ConfigIo): Promise<number> {
+  const { values } = parseFlags(args, FLAGS);
+  const id = values.provider;
+  if (!id)
+    throw new UsageError('--provider is required (google, github, ..., or the id of an OpenID Connect provider)');
+  const file = resolveConfigPath({ configPath: values.config });
+  if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
+  const previous = readFileSync(file, 'utf8');
+  const options = { baseDir: path.dirname(file), development: false, env: {} };
+
+  const raw = parse(previous) as Table;
+  applyTo(raw, id, settings(values));
+  const text = `${stringify(raw)}\n`;
+  const { config } = parseConfig(text, file, options); // throws ConfigError: nothing written
+  const secret = await readSecret(values, io);
+
+  const stamp = io.now().toISOString().replace(/[:.]/g, '-');
+  const backup = `${file}.bak-${stamp}`;
+  copyFileSync(file, backup);
+  const secretPath = path.join(config.secrets.dir, providerSecretFile(id));
+  const secretBackup = secret !== undefined && existsSync(secretPath) ? `${secretPath}.bak-${stamp}` : null;
+  if (secretBackup) copyFileSync(secretPath, secretBackup);
+  if (secret !== undefined) {
+    const temporary = `${secretPath}.tmp-${process.pid}`;
+    writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
+    renameSync(temporary, secretPath);
+  }
+  const temporary = `${file}.tmp-${process.pid}`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, file);
+  io.write(`Wrote ${file} (previous configuration saved as ${backup}).\n`);
+  if (secret !== undefined) io.write(`Wrote ${secretPath} (mode 0600).\n`);
+
+  const named = (REDIRECT_PROVIDERS as readonly string[]).includes(id);
+  const state = named ? providerState(config, id as RedirectProviderId) : genericProviderState(config, id);
+  io.write(`${id}: ${describeState(state)}\n`);
+  const issuer = named
+    ? config.providers[id as RedirectProviderId].issuer
+    : (config.providers.oidc.find((p) => p.id === id)?.issuer ?? '');
+  const problem = state.state === 'enabled' && (!named || DISCOVERED.has(id)) ? await discoveryProblem(issuer) : null;
+  if (problem && !values.force) {
+    copyFileSync(backup, file);
+    if (secretBackup) copyFileSync(secretBackup, secretPath);
+    else if (secret !== undefined) rmSync(secretPath);
+    io.write(`${id}: ${problem}: restored the previous configuration. Use --force to keep it anyway.\n`);
+    return 1;
+  }
+  io.write(
+    problem
+      ? `${id}: ${problem}; kept the new configuration (--force).\n`
+      : `Register ${config.server.issuer}/auth/federated/callback at the provider, then restart the service.\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,95 @@
+// Redirect-provider sign-in and linking (SPEC.md "Endpoints"): GET /auth/federated/start (sign-in, from the sign-in
+// and sign-up pages' buttons), GET /account/connections/start (link to the signed-in identity), and the one shared
+// callback, GET and POST (response_mode=form_post) /auth/federated/callback. These are browser navigations, so every
+// outcome is a redirect or an HTML page, never a JSON envelope.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
+import { addFormBodyParser } from '../../http/form-body.ts';
+import { sendPage } from '../../http/html-page.ts';
+import { safeReturnTo } from '../../http/return-to.ts';
+import type { SessionHttp } from '../../session/http.ts';
+import { completeCallback } from './callback.ts';
+import { clearFederatedCookie, readFederatedCookie, setFederatedCookie } from './cookie.ts';
+import type { FederatedDeps } from './deps.ts';
+import { emailInUsePage, refusalPage, signupClosedPage } from './pages.ts';
+import { CALLBACK_PATH } from './registry.ts';
+import { startRoundTrip } from './round-trip.ts';
+import type { Purpose } from './store.ts';
+
+export interface FederatedRouteOptions {
+  deps: FederatedDeps;
+  sessions: SessionHttp;
+  stylesheet: string | null;
+}
+
+/** return_to must be a local path (DESIGN.md "no open redirect"): anything else is refused, not quietly replaced. */
+function returnToOf(query: URLSearchParams, fallback: string): string {
+  const value = query.get('return_to');
+  if (value === null || value === '') return fallback;
+  if (safeReturnTo(value) !== value) throw new InvalidRequest('return_to must be a local path');
+  return value;
+}
+
+const queryOf = (request: FastifyRequest) => new URLSearchParams(request.url.split('?')[1] ?? '');
+
+export async function federatedRoutes(app: FastifyInstance, { deps, sessions, stylesheet }: FederatedRouteOptions) {
+  addFormBodyParser(app);
+  app.setErrorHandler((error, request, reply) => {
+    const known = error instanceof GatehouseError && error.status < 500 ? error : null;
+    if (!known) request.log.error({ err: error }, 'federated sign-in failed');
+    const code = known?.code ?? 'server_error';
+    const description = known?.publicDescription ?? 'The server could not complete the request.';
+    return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), stylesheet);
+  });
+
+  const start = async (reply: FastifyReply, purpose: Purpose, query: URLSearchParams, identityId: FederatedStart) => {
+    const providerId = query.get('provider');
+    if (!providerId) throw new InvalidRequest('provider is required');
+    const returnTo = returnToOf(query, purpose === 'link' ? '/settings' : '/');
+    const started = await startRoundTrip(deps, { providerId, purpose, identityId, returnTo });
+    setFederatedCookie(reply, deps.issuer, started.cookie, started.maxAgeSeconds);
+    return reply.code(302).header('location', started.location.href).send();
+  };
+
+  app.get('/auth/federated/start', async (request, reply) => start(reply, 'sign_in', queryOf(request), null));
+
+  app.get('/account/connections/start', async (request, reply) => {
+    if (!deps.selfService) throw new GatehouseError('self_service_disabled');
+    const session = await sessions.current(request);
+    // Signed out: sign in first, then come back here (the whole path is local, so it is a safe return_to).
+    if (!session || session.enrollmentOnly)
+      return reply
+        .code(302)
+        .header('location', `/signin?return_to=${encodeURIComponent(request.url)}`)
+        .send();
+    return start(reply, 'link', queryOf(request), session.identityId);
+  });
+
+  const callback = async (request: FastifyRequest, reply: FastifyReply, method: 'GET' | 'POST') => {
+    const params = method === 'GET' ? queryOf(request) : new URLSearchParams(request.body as Record<string, string>);
+    const cookie = readFederatedCookie(request, deps.issuer);
+    clearFederatedCookie(reply, deps.issuer);
+    const session = await sessions.current(request);
+    const outcome = await completeCallback(
+      deps,
+      { clientIp: request.clientIp, requestId: request.id },
+      { callback: { method, params }, cookie, signedIn: session?.identityId ?? null },
+    );
+    switch (outcome.kind) {
+      case 'signed_in':
+        await sessions.establish(request, reply, outcome.start);
+        // 303: a form_post callback must continue as a GET.
+        return reply.code(303).header('location', outcome.returnTo).send();
+      case 'linked':
+        return reply.code(303).header('location', outcome.returnTo).send();
+      case 'email_in_use':
+        return sendPage(reply, 409, emailInUsePage(outcome.provider.name, outcome.provider.id), stylesheet);
+      case 'signup_closed':
+        return sendPage(reply, 403, signupClosedPage(outcome.provider.name), stylesheet);
+    }
+  };
+  app.get(CALLBACK_PATH, async (request, reply) => callback(request, reply, 'GET'));
+  app.post(CALLBACK_PATH, async (request, reply) => callback(request, reply, 'POST'));
+}
+
+type FederatedStart = Parameters<typeof startRoundTrip>[1]['identityId'];
