@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import type { Executor } from '../db/pool.ts';
 import { type FieldProblem, InvalidRequest } from '../http/errors.ts';
+import { invalidFields } from '../http/validation-messages.ts';
 import { type AuditFilter, type AuditRecord, listAuditRecords } from './store.ts';
 
 export const DEFAULT_LIMIT = 50;
@@ -67,8 +68,7 @@ export function parseAuditQuery(query: AuditQuery): AuditFilter {
   if (query.event !== undefined && !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(query.event))
     problem('event', 'must be an event name such as signin.succeeded');
 
-  const first = problems[0];
-  if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });
+  if (problems.length > 0) throw invalidFields(problems);
   return {
     event: query.event,
     actor: query.actor,

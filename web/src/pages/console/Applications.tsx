@@ -75,7 +75,7 @@ export function Applications() {
       )}
       <form onSubmit={create} aria-labelledby="new-application" ref={form.ref}>
         <h2 id="new-application">New application</h2>
-        <ErrorNotice error={action.error} />
+        <ErrorNotice error={action.error} shownFields={['identifier', 'name']} />
         <Field
           id="identifier"
           label="Identifier"

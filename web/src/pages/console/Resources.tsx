@@ -75,7 +75,7 @@ export function Resources() {
       )}
       <form onSubmit={create} aria-labelledby="new-resource" ref={form.ref}>
         <h2 id="new-resource">New resource</h2>
-        <ErrorNotice error={action.error} />
+        <ErrorNotice error={action.error} shownFields={['audience', 'name', 'scopes']} />
         <Field
           id="audience"
           label="Audience"

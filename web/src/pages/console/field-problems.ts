@@ -10,7 +10,7 @@ export function problemFor(error: ApiError | null, field: string, values: string
     if (path === prefix) return [problem];
     if (!path.startsWith(`${prefix}.`)) return [];
     const value = values[Number(path.slice(prefix.length + 1))];
-    return [value === undefined ? problem : `${value} ${problem}`];
+    return [value === undefined ? problem : `${value}: ${problem}`];
   });
   return lines.length > 0 ? lines.join('; ') : undefined;
 }
