@@ -82,7 +82,7 @@ describe('GET /admin/identities', async () => {
     ['limit=101', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
     ['cursor=bm9wZQ', 'querystring.cursor', 'Is not a cursor this API returned.'],
     ['colour=red', 'querystring.colour', 'This request does not accept this field; remove it.'],
-  ])
+  ] as const)
     test(`refuses ${query} with 400 invalid_request naming ${path}`, async () => {
       const r = await call('GET', `/admin/identities?${query}`);
       assertAdminError(r, 400, 'invalid_request', describeField({ path, problem }), [{ path, problem }]);

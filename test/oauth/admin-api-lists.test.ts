@@ -116,7 +116,7 @@ describe('GET /admin/applications, /admin/clients, /admin/resources: keyset pagi
       ['limit=101', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
       ['cursor=bm9wZQ', 'querystring.cursor', 'Is not a cursor this API returned.'],
       ['colour=red', 'querystring.colour', 'This request does not accept this field; remove it.'],
-    ])
+    ] as const)
       test(`GET ${path}?${query} answers 400 invalid_request naming ${field}`, async () => {
         const r = await call('GET', `${path}?${query}`);
         assertAdminError(r, 400, 'invalid_request', describeField({ path: field, problem }), [
