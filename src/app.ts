@@ -32,6 +32,8 @@ import { listenForTokenState } from './oauth/token-state-listener.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
+import { ACCENT_PATH, brandHeaderHtml, brandIndex, loadBranding } from './web/branding.ts';
+import { htmlNotFound } from './web/not-found.ts';
 import { webRoutes } from './web/routes.ts';
 import { readUiBuild } from './web/ui-build.ts';
 
@@ -91,10 +93,20 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
 
+  const ui = readUiBuild();
+  const branding = loadBranding(config);
+  const page = ui.index === null ? null : brandIndex(ui.index, branding);
+  // What the server-rendered protocol pages (consent, logout, errors) share with the UI's pages.
+  const shell = {
+    stylesheets: [ui.stylesheet, ACCENT_PATH].filter((s) => s !== null),
+    header: brandHeaderHtml(branding),
+    siteName: branding.organizationName,
+  };
   await app.register(httpPlugin, {
     trustedProxy: config.server.trusted_proxy,
     tls,
     isClosing: () => closing,
+    htmlNotFound: htmlNotFound(() => page),
   });
   const sessions = createSessionHttp({
     sql: deps.sql,
@@ -124,8 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
-  const ui = readUiBuild();
-  await app.register(webRoutes, { ui });
+  await app.register(webRoutes, { dist: ui.dist, page, branding });
   await app.register(localLoginRoutes, {
     sessions,
     deps: {
@@ -162,7 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     keyring: services.keyring,
     tokenStates: services.tokenStates,
     sessions,
-    stylesheet: ui.stylesheet,
+    shell,
   });
   await app.register(adminRoutes, {
     sql: deps.sql,

@@ -32,26 +32,37 @@ export function pageCsp(formTargets: string[] = []): string {
   return [
     "default-src 'none'",
     "style-src 'self'",
+    "img-src 'self'",
     ['form-action', "'self'", ...targets].join(' '),
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
 
-const render = (page: HtmlPage, stylesheet: string | null) =>
+/** What every hosted page shares: the UI's stylesheets and the organization's header (web/branding.ts). */
+export interface PageShell {
+  /** Local paths of the stylesheets to link. */
+  stylesheets: string[];
+  /** The brand header, already HTML. */
+  header: string;
+  /** Shown after each page title in the browser's tab. */
+  siteName: string;
+}
+
+const render = (page: HtmlPage, shell: PageShell) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escapeHtml(page.title)} · Gatehouse</title>` +
-  (stylesheet ? `<link rel="stylesheet" href="${escapeHtml(stylesheet)}">` : '') +
-  `</head><body><main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
+  `<title>${escapeHtml(page.title)} · ${escapeHtml(shell.siteName)}</title>` +
+  shell.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('') +
+  `</head><body>${shell.header}<main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
 
-export function sendPage(reply: FastifyReply, status: number, page: HtmlPage, stylesheet: string | null) {
+export function sendPage(reply: FastifyReply, status: number, page: HtmlPage, shell: PageShell) {
   return reply
     .code(status)
     .header('content-security-policy', pageCsp(page.formTargets))
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')
-    .send(render(page, stylesheet));
+    .send(render(page, shell));
 }
 
 export function errorPage(code: string, description: string, requestId: string): HtmlPage {
@@ -86,6 +97,7 @@ const hidden = (fields: Record<string, string>) =>
 
 export interface ConsentInput {
   clientName: string;
+  account: { name: string; email: string | null };
   scopes: string[];
   /** Names of the registered resources that define each non-OIDC scope. */
   resourceNames: Record<string, string[]>;
@@ -96,9 +108,13 @@ export interface ConsentInput {
 
 export function consentPage(input: ConsentInput): HtmlPage {
   const items = input.scopes.map((s) => `<li>${escapeHtml(scopeWords(s, input.resourceNames[s] ?? []))}</li>`).join('');
+  const who = [input.account.name, input.account.email].filter(Boolean).map((v) => escapeHtml(v ?? ''));
   return {
     title: `${input.clientName} wants to access your account`,
     body:
+      `<form method="post" action="/oauth/authorize/switch-account" class="account-switch">${hidden(input.fields)}` +
+      `<p>Signed in as <strong>${who[0] ?? ''}</strong>${who[1] ? ` (${who[1]})` : ''}. ` +
+      `Not you? <button type="submit" class="link">Use another account</button></p></form>` +
       `<p>${escapeHtml(input.clientName)} asks to:</p><ul>${items}</ul>` +
       `<form method="post" action="/oauth/authorize/consent">${hidden(input.fields)}` +
       `<button type="submit" name="decision" value="allow">Allow</button> ` +
