@@ -1,6 +1,3 @@
-// Keyset paging for admin lists: `limit` (1-100, default 25) and an opaque `cursor` naming the last row shown, so
-// pages stay stable while rows are added (searches still filter before they page: see directory-store.ts).
-import { InvalidRequest } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
 import type { Position } from '../identity/directory-store.ts';
 

@@ -2,7 +2,7 @@
 // The route schema checks types and lengths; this file checks what a schema cannot say and names the field.
 import { Type } from 'typebox';
 import type { Executor } from '../db/pool.ts';
-import { type FieldProblem, InvalidRequest } from '../http/errors.ts';
+import type { FieldProblem } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
 import { type AuditFilter, type AuditRecord, listAuditRecords } from './store.ts';
 

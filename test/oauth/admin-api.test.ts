@@ -250,6 +250,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       // The description is every problem found, each as a sentence with its field's label; the first is this one.
       const all = r.json.fields as { path: string; problem: string }[];
       assert.equal(r.json.error_description, all.map(describeField).join(' '));
+      assert.deepEqual(all[0], { path, problem });
     });
 
   test('refuses a resource whose audience is not an absolute URI', async () => {
