@@ -32,7 +32,7 @@ export function pageCsp(formTargets: string[] = []): string {
   return [
     "default-src 'none'",
     "style-src 'self'",
-    "img-src 'self'",
+    "img-src 'self' data:",
     ['form-action', "'self'", ...targets].join(' '),
     "base-uri 'none'",
     "frame-ancestors 'none'",
@@ -52,6 +52,8 @@ export interface PageShell {
 const render = (page: HtmlPage, shell: PageShell) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+  // No favicon request (it would be a 404 on every page): the UI's index.html says the same.
+  `<link rel="icon" href="data:,">` +
   `<title>${escapeHtml(page.title)} · ${escapeHtml(shell.siteName)}</title>` +
   shell.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('') +
   `</head><body>${shell.header}<main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;

@@ -6,6 +6,7 @@ import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
 import { NotAllowed } from './NotAllowed.tsx';
 
 const SECTIONS = [
+  ['home', 'Overview'],
   ['applications', 'Applications'],
   ['clients', 'Clients'],
   ['resources', 'Resources'],
@@ -52,7 +53,10 @@ export function ConsoleLayout({
           <ul>
             {sections.map(([id, label]) => (
               <li key={id}>
-                <a href={`/admin/console/${id}`} aria-current={section === id ? 'page' : undefined}>
+                <a
+                  href={id === 'home' ? '/admin/console' : `/admin/console/${id}`}
+                  aria-current={section === id ? 'page' : undefined}
+                >
                   {label}
                 </a>
               </li>
