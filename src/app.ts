@@ -9,6 +9,7 @@ import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
 import type { Audit } from './audit/audit.ts';
 import { auditRoutes } from './audit/routes.ts';
+import { findRegistryLabels } from './clients/store.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
@@ -23,6 +24,7 @@ import { clientErrorHandler, expectationFailedHandler } from './http/client-erro
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { routerErrorHandler } from './http/router-errors.ts';
+import { findIdentityLabels } from './identity/store.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
@@ -192,6 +194,13 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     auditKey: deps.secrets.audit,
     clock: deps.clock,
     requireAdmin: services.requireAdmin,
+    namesOf: async (ids) => {
+      const [people, registry] = await Promise.all([
+        findIdentityLabels(deps.sql, ids),
+        findRegistryLabels(deps.sql, ids),
+      ]);
+      return new Map([...people, ...registry]);
+    },
   });
   // Development only: the mailbox's messages carry working links, so the route exists only where config allows the
   // mailbox at all (a loopback issuer).

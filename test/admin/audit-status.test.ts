@@ -102,7 +102,19 @@ describe('GET /admin/audit', () => {
       details: { n: 1 },
       chain: oldest?.chain,
       seq: 1,
+      // Names as they are now: the actor is a person; app_1 names no registered application, so it has none.
+      actor_name: 'Owner',
+      subject_name: null,
     });
+  });
+
+  test('names a person by their display name beside the id, and an unknown id by nothing', async () => {
+    const r = await get('/admin/audit');
+    const [newest] = r.json.records as Json[];
+    const [row] = await t.sql<{ display_name: string }[]>`select display_name from identities where id = ${person.sub}`;
+    assert.deepEqual([newest?.subject, newest?.subject_name], [person.sub, row?.display_name]);
+    const intruder = (r.json.records as Json[]).find((x) => x.subject === 'usr_intruder');
+    assert.equal(intruder?.subject_name, null);
   });
 
   test('never shows a password, TOTP code or session token', async () => {
