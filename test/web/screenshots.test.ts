@@ -75,7 +75,7 @@ const SHOTS_LIST: Shot[] = [
   { name: 'settings', path: '/settings', as: 'person', ready: 'Where you are signed in' },
   { name: 'consent', path: consentUrl, as: 'person', ready: 'Use another account' },
   { name: 'not-found', path: '/no-such-page', ready: 'Page not found' },
-  { name: 'console-overview', path: '/admin/console', as: 'owner', ready: 'Connect your applications' },
+  { name: 'console-overview', path: '/admin/console', as: 'owner', ready: 'Done: Register your first application' },
   { name: 'console-applications', path: '/admin/console/applications', as: 'owner', ready: 'shop' },
   { name: 'console-clients', path: '/admin/console/clients', as: 'owner', ready: 'Shop Web' },
   { name: 'console-resources', path: '/admin/console/resources', as: 'owner', ready: 'Orders API' },

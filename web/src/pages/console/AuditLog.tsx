@@ -124,18 +124,18 @@ export function AuditLog() {
           <tbody>
             {records.map((r) => (
               <tr key={r.id}>
-                <td>
+                <td data-label="Time">
                   <time dateTime={r.occurred_at}>{new Date(r.occurred_at).toLocaleString()}</time>
                 </td>
-                <td>{r.event}</td>
-                <td>
+                <td data-label="Event">{r.event}</td>
+                <td data-label="Actor">
                   <Named id={r.actor} name={r.actor_name} />
                 </td>
-                <td>
+                <td data-label="Subject">
                   <Named id={r.subject} name={r.subject_name} />
                 </td>
-                <td>{r.client_ip ?? '—'}</td>
-                <td>
+                <td data-label="Client IP">{r.client_ip ?? '—'}</td>
+                <td data-label="Details">
                   {detailText(r.details)}
                   {r.request_id && <span class="hint"> Request ID {r.request_id}</span>}
                 </td>

@@ -136,7 +136,11 @@ export function Home() {
       </section>
       <section class="panel" aria-labelledby="checklist-heading">
         <h2 id="checklist-heading">Getting started</h2>
-        {status.data && methods.data && applications.data && clients.data && <Checklist steps={steps} />}
+        {status.data && methods.data && applications.data && clients.data ? (
+          <Checklist steps={steps} />
+        ) : (
+          <p class="hint">Checking…</p>
+        )}
       </section>
       <section aria-labelledby="clients-heading">
         <h2 id="clients-heading">Connect your applications</h2>

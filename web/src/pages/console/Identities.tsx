@@ -75,13 +75,13 @@ export function Identities() {
             <tbody>
               {list.data.identities.map((i) => (
                 <tr key={i.sub}>
-                  <td>
+                  <td data-label="Name">
                     <a href={`/admin/console/identities/${encodeURIComponent(i.sub)}`}>{i.display_name || i.sub}</a>
                   </td>
-                  <td>{i.email ?? '—'}</td>
-                  <td>{i.state}</td>
-                  <td>{i.ial}</td>
-                  <td>{when(i.created_at)}</td>
+                  <td data-label="Email">{i.email ?? '—'}</td>
+                  <td data-label="State">{i.state}</td>
+                  <td data-label="Assurance">{i.ial}</td>
+                  <td data-label="Created">{when(i.created_at)}</td>
                 </tr>
               ))}
             </tbody>
