@@ -95,6 +95,8 @@ export function fieldLabel(path: string): string {
     return `${LABELS[owner] ?? humanize(owner)}, entry ${Number(last) + 1}`;
   }
   if (segments.length <= 1) return 'The request';
+  // A client-chosen name that is not a plain name is never echoed (see plainName).
+  if (last === '?') return 'A field with an unusual name';
   return LABELS[last] ?? humanize(last);
 }
 

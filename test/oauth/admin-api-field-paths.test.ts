@@ -44,7 +44,7 @@ describe('administration API: client field paths with repeated entries', async (
       'an unknown scope after a repeated good one',
       { ...web, scopes: ['openid', 'openid', 'admin'] },
       'body.scopes.2',
-      "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+      "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
     ],
     [
       'an unregistered audience after a repeated good one',
@@ -80,7 +80,7 @@ describe('administration API: client field paths with repeated entries', async (
           { path: 'body.redirect_uris.2', problem: HTTPS },
           {
             path: 'body.scopes.2',
-            problem: "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+            problem: "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
           },
         ],
       ],

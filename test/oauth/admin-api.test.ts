@@ -154,7 +154,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       'an unknown scope',
       { scopes: ['openid', 'admin'] },
       'body.scopes.1',
-      "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+      "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
     ],
     ['an unknown field', { colour: 'red' }, 'body.colour', 'This request does not accept this field; remove it.'],
     [
@@ -328,11 +328,13 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
     const url = `/admin/clients/${created.json.client_id}`;
     const r = await call('PATCH', url, { redirect_uris: ['https://shop.example.test/cb#x'], scopes: ['admin'] });
     assert.equal(r.status, 400);
-    envelope(r, 'invalid_request', 'body.redirect_uris.0 must not contain a fragment', [
+    const both =
+      "Redirect URIs, entry 1: must not contain a fragment. Scopes, entry 1: must be one of openid, profile, email, offline_access or a scope of the client's audiences.";
+    envelope(r, 'invalid_request', both, [
       { path: 'body.redirect_uris.0', problem: 'Must not contain a fragment.' },
       {
         path: 'body.scopes.0',
-        problem: "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+        problem: "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
       },
     ]);
     assert.deepEqual((await call('GET', url)).json, created.json);
