@@ -45,13 +45,13 @@ describe('hosted pages: sign-up to account settings (Chromium)', () => {
     // A guessable password is refused, and the page says why and what to do.
     await page.getByLabel('Password').fill('passwordpassword');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await page
-      .getByRole('alert')
-      .getByText(
-        'Password: repeated character patterns like "abcabcabc" are easy to guess; add more words that are less ' +
-          'common; avoid repeated words and characters.',
-      )
-      .waitFor();
+    // Said once, under the password field; the alert points there.
+    await page.getByRole('alert').getByText('Check the field marked below.').waitFor();
+    assert.equal(
+      await page.locator('#password-error').textContent(),
+      'Repeated character patterns like "abcabcabc" are easy to guess; add more words that are less common; ' +
+        'avoid repeated words and characters.',
+    );
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('status').getByText(`We sent a confirmation link to ${email}`).waitFor();
