@@ -4,7 +4,7 @@
 // and no sign-in method; what it gets is the owner enrollment machinery's one-use link (src/login/local/
 // enrollment-link.ts), with which the person sets a password and enrolls TOTP. When delivery works the link goes out
 // by email through the outbox, in the same transaction as the identity; otherwise it is shown once in the answer.
-import { checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
+import { acceptsLocalAddresses, checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import {
@@ -28,9 +28,10 @@ export interface InvitationInput {
   roles: string[];
 }
 
-function acceptAddress(address: string): string {
+function acceptAddress(address: string, issuer: string): string {
   try {
-    return checkRecipient(address);
+    // A loopback (development) instance also invites name@localhost, as sign-up takes it (delivery/recipient.ts).
+    return checkRecipient(address, { localAddresses: acceptsLocalAddresses(issuer) });
   } catch (error) {
     if (!(error instanceof InvalidRecipient)) throw error;
     const problem = 'enter a plain address such as name@example.org';
@@ -41,7 +42,7 @@ function acceptAddress(address: string): string {
 type Outcome = { taken: true } | { taken: false; sub: Sub; link: { url: string; expiresAt: Date } };
 
 export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: InvitationInput) {
-  const address = acceptAddress(input.email);
+  const address = acceptAddress(input.email, deps.issuer);
   const normalized = normalizeEmail(address);
   const delivery = deps.invitations.deliveryReady ? 'email' : 'shown';
   const now = deps.clock();
