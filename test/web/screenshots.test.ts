@@ -2,8 +2,9 @@
 // violations, fits the phone without horizontal scrolling, and leaves a screenshot in test-artifacts/screenshots/
 // (git-ignored) for a person to look at.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
@@ -14,11 +15,34 @@ import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.ts';
 const SHOTS = new URL('../../test-artifacts/screenshots/', import.meta.url);
 mkdirSync(SHOTS, { recursive: true });
 
+/** A solid 96x32 RGB PNG: a stand-in logo, so the screenshots show where the logo sits. */
+function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => [r, g, b]).flat())]);
+  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
+}
+const logo = new URL('logo.png', SHOTS).pathname;
+writeFileSync(logo, solidPng(96, 32, [122, 31, 92]));
+
 const { smtp, config } = await startMailbox();
 const { t, owner, call } = await startConsoleApp({
   ...config,
   organization: { id: 'acme', name: 'Acme Robotics', owner_subject: '' },
   self_service: { enabled: true },
+  branding: { accent_color: '#7a1f5c', logo_file: logo },
 });
 test.after(() => smtp.stop());
 
@@ -102,8 +126,13 @@ for (const width of [1280, 390])
             ? ['Failed to load resource: the server responded with a status of 404 (Not Found)']
             : [];
         assert.deepEqual(problems, expected);
-        // The organization's name heads every page.
+        // The organization's name and logo head every page, and its accent colours the buttons.
         assert.ok((await page.getByText('Acme Robotics').count()) > 0, 'the brand header is shown');
+        assert.ok((await page.locator('img.brand-logo').count()) > 0, 'the logo is shown');
+        assert.equal(
+          await page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--accent')"),
+          '#7a1f5c',
+        );
         if (width === 390) {
           // A string, run in the page: the tests are type-checked without the DOM library. Visually hidden text
           // (column headings kept for screen readers) and code blocks, which scroll inside themselves, do not count.
