@@ -9,6 +9,7 @@ import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
 import type { Audit } from './audit/audit.ts';
 import { auditRoutes } from './audit/routes.ts';
+import { findRegistryLabels } from './clients/store.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
@@ -23,6 +24,7 @@ import { clientErrorHandler, expectationFailedHandler } from './http/client-erro
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { routerErrorHandler } from './http/router-errors.ts';
+import { findIdentityLabels } from './identity/store.ts';
 import { buildProviderRegistry } from './login/federated/registry.ts';
 import { federatedRoutes } from './login/federated/routes.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
@@ -35,6 +37,8 @@ import { listenForTokenState } from './oauth/token-state-listener.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
+import { ACCENT_PATH, brandHeaderHtml, brandIndex, loadBranding } from './web/branding.ts';
+import { htmlNotFound } from './web/not-found.ts';
 import { webRoutes } from './web/routes.ts';
 import { readUiBuild } from './web/ui-build.ts';
 
@@ -94,10 +98,20 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
 
+  const ui = readUiBuild();
+  const branding = loadBranding(config);
+  const page = ui.index === null ? null : brandIndex(ui.index, branding);
+  // What the server-rendered protocol pages (consent, logout, errors) share with the UI's pages.
+  const shell = {
+    stylesheets: [ui.stylesheet, ACCENT_PATH].filter((s) => s !== null),
+    header: brandHeaderHtml(branding),
+    siteName: branding.organizationName,
+  };
   await app.register(httpPlugin, {
     trustedProxy: config.server.trusted_proxy,
     tls,
     isClosing: () => closing,
+    htmlNotFound: htmlNotFound(() => page),
   });
   const sessions = createSessionHttp({
     sql: deps.sql,
@@ -127,8 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
-  const ui = readUiBuild();
-  await app.register(webRoutes, { ui });
+  await app.register(webRoutes, { dist: ui.dist, page, branding });
   await app.register(localLoginRoutes, {
     sessions,
     deps: {
@@ -146,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const outbox = createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock });
   await app.register(federatedRoutes, {
     sessions,
-    stylesheet: ui.stylesheet,
+    shell,
     deps: {
       sql: deps.sql,
       audit: deps.audit,
@@ -178,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     keyring: services.keyring,
     tokenStates: services.tokenStates,
     sessions,
-    stylesheet: ui.stylesheet,
+    shell,
   });
   await app.register(adminRoutes, {
     sql: deps.sql,
@@ -197,6 +210,13 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     auditKey: deps.secrets.audit,
     clock: deps.clock,
     requireAdmin: services.requireAdmin,
+    namesOf: async (ids) => {
+      const [people, registry] = await Promise.all([
+        findIdentityLabels(deps.sql, ids),
+        findRegistryLabels(deps.sql, ids),
+      ]);
+      return new Map([...people, ...registry]);
+    },
   });
   // Development only: the mailbox's messages carry working links, so the route exists only where config allows the
   // mailbox at all (a loopback issuer).

@@ -194,8 +194,8 @@ const injected: InjectCase[] = [
     },
     status: 400,
     error: 'invalid_request',
-    description: 'body.name must NOT have more than 10 characters',
-    fields: [{ path: 'body.name', problem: 'must NOT have more than 10 characters' }],
+    description: 'Name: use at most 10 characters.',
+    fields: [{ path: 'body.name', problem: 'Use at most 10 characters.' }],
   },
   {
     name: 'an unknown field whose name is not a plain name',
@@ -203,8 +203,8 @@ const injected: InjectCase[] = [
     request: { method: 'POST', url: '/test/strict', headers: JSON_TYPE, payload: `{"<b>${MARK}</b>": 1}` },
     status: 400,
     error: 'invalid_request',
-    description: 'body.? unknown field',
-    fields: [{ path: 'body.?', problem: 'unknown field' }],
+    description: 'A field with an unusual name: this request does not accept this field; remove it.',
+    fields: [{ path: 'body.?', problem: 'This request does not accept this field; remove it.' }],
   },
   {
     name: 'a query parameter the route does not take, with a name that is not a plain name',
@@ -212,8 +212,8 @@ const injected: InjectCase[] = [
     request: { method: 'POST', url: `/test/strict?%3Cb%3E${MARK}=1`, headers: JSON_TYPE, payload: '{}' },
     status: 400,
     error: 'invalid_request',
-    description: 'querystring.? unknown field',
-    fields: [{ path: 'querystring.?', problem: 'unknown field' }],
+    description: 'A field with an unusual name: this request does not accept this field; remove it.',
+    fields: [{ path: 'querystring.?', problem: 'This request does not accept this field; remove it.' }],
   },
   {
     name: 'an HTTP QUERY request without a Content-Type',

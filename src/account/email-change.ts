@@ -18,7 +18,7 @@ export async function startEmailChange(
   identityId: Sub,
   input: { newEmail: string; password: string },
 ): Promise<void> {
-  const address = acceptTypedAddress(input.newEmail, 'body.new_email');
+  const address = acceptTypedAddress(deps.config, input.newEmail, 'body.new_email');
   await admitMailRequest(deps, facts, address);
   await confirmFactors(deps, facts, identityId, { password: input.password });
   const now = deps.clock();

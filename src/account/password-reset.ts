@@ -17,7 +17,7 @@ import { admitMailRequest } from './mail-throttle.ts';
 import { hashAllowedPassword } from './password.ts';
 
 export async function requestPasswordReset(deps: AccountDeps, facts: RequestFacts, typed: string): Promise<void> {
-  const email = acceptTypedAddress(typed, 'body.email');
+  const email = acceptTypedAddress(deps.config, typed, 'body.email');
   await admitMailRequest(deps, facts, email);
   const now = deps.clock();
   const identityId = await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, normalizeEmail(email));

@@ -6,6 +6,7 @@ import { revokeGrantsOfIdentity, revokeGrantsOfSession } from '../oauth/revocati
 import { listLiveSessions, revokeIdentitySessions, revokeSessionById } from '../session/store.ts';
 import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
+import { describeDevice } from './device.ts';
 
 export async function listMySessions(deps: AccountDeps, current: Session) {
   const sessions = await listLiveSessions(deps.sql, current.identityId, deps.clock());
@@ -17,6 +18,8 @@ export async function listMySessions(deps: AccountDeps, current: Session) {
     last_seen_at: s.lastSeenAt.toISOString(),
     client_ip: s.clientIp,
     user_agent: s.userAgent,
+    /** The browser and system in words, e.g. "Firefox 128 on Ubuntu"; null when the User-Agent says nothing known. */
+    device: describeDevice(s.userAgent),
   }));
 }
 

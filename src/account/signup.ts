@@ -38,7 +38,7 @@ const lostRace = (error: unknown) =>
   (error instanceof GatehouseError && error.code === 'method_conflict');
 
 export async function signUp(deps: AccountDeps, facts: RequestFacts, input: SignupInput): Promise<{ identityId: Sub }> {
-  const address = acceptTypedAddress(input.email, 'body.email');
+  const address = acceptTypedAddress(deps.config, input.email, 'body.email');
   assertDisplayText(input.displayName, 'body.display_name');
   await admitMailRequest(deps, facts, address);
   const subject = normalizeEmail(address);

@@ -7,6 +7,7 @@ import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { InvalidRequest, NotFound } from '../http/errors.ts';
+import { invalidFields } from '../http/validation-messages.ts';
 import { clientSecretHmac, newClientSecret } from '../oauth/client-secret.ts';
 import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
@@ -58,14 +59,10 @@ const deduplicated = (lists: ClientLists): ClientLists => ({
  */
 async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec) {
   const application = await store.lockApplication(tx, applicationId, 'share');
-  if (!application)
-    throw new InvalidRequest('body.application_id is not a registered application', {
-      fields: [{ path: 'body.application_id', problem: 'is not a registered application' }],
-    });
+  if (!application) throw invalidFields([{ path: 'body.application_id', problem: 'is not a registered application' }]);
   const resources = await store.lockResourcesByAudience(tx, unique(spec.audiences));
   const problems = clientProblems(spec, application.environment, resources);
-  const first = problems[0];
-  if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });
+  if (problems.length > 0) throw invalidFields(problems);
 }
 
 export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {

@@ -5,7 +5,7 @@
 // enrollment-link.ts), with which the person sets a password and enrolls TOTP. When delivery works the link goes out
 // by email through the outbox, in the same transaction as the identity; otherwise it is shown once in the answer.
 
-import { checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
+import { acceptsLocalAddresses, checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
@@ -30,9 +30,10 @@ export interface InvitationInput {
   roles: string[];
 }
 
-function acceptAddress(address: string): string {
+function acceptAddress(address: string, issuer: string): string {
   try {
-    return checkRecipient(address);
+    // A loopback (development) instance also invites name@localhost, as sign-up takes it (delivery/recipient.ts).
+    return checkRecipient(address, { localAddresses: acceptsLocalAddresses(issuer) });
   } catch (error) {
     if (!(error instanceof InvalidRecipient)) throw error;
     const problem = 'enter a plain address such as name@example.org';
@@ -43,7 +44,7 @@ function acceptAddress(address: string): string {
 type Outcome = { taken: true } | { taken: false; sub: Sub; link: { url: string; expiresAt: Date } };
 
 export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: InvitationInput) {
-  const address = acceptAddress(input.email);
+  const address = acceptAddress(input.email, deps.issuer);
   // The name shows on consent pages and in the console: visible text only, like every other name (display-text.ts).
   assertDisplayText(input.display_name, 'body.display_name', 'Display name');
   const normalized = normalizeEmail(address);

@@ -1,6 +1,4 @@
-// Keyset paging for admin lists: `limit` (1-100, default 25) and an opaque `cursor` naming the last row shown, so
-// pages stay stable while rows are added (searches still filter before they page: see directory-store.ts).
-import { InvalidRequest } from '../http/errors.ts';
+import { invalidFields } from '../http/validation-messages.ts';
 import type { Position } from '../identity/directory-store.ts';
 
 export const DEFAULT_LIMIT = 25;
@@ -32,7 +30,7 @@ function decodeCursor(cursor: string): Position {
     // falls through to the refusal below
   }
   const problem = { path: 'querystring.cursor', problem: 'is not a cursor this API returned' };
-  throw new InvalidRequest(`${problem.path} ${problem.problem}`, { fields: [problem] });
+  throw invalidFields([problem]);
 }
 
 export function pageRequest(query: PageQuery): PageRequest {

@@ -5,6 +5,7 @@ import { hasUserCredentials } from '../clients/redirect-uri.ts';
 import * as store from '../clients/store.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
+import { invalidFields } from '../http/validation-messages.ts';
 import { changedFields } from './changed-fields.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { byCreation, type PageQuery, pageOf, pageRequest } from './paging.ts';
@@ -48,10 +49,7 @@ export function audienceProblem(value: string, issuer: string): string | null {
 export async function createResource(deps: AdminDeps, actor: Actor, input: ResourceInput) {
   assertDisplayText(input.name, 'body.name');
   const problem = audienceProblem(input.audience, deps.issuer);
-  if (problem)
-    throw new GatehouseError('invalid_request', `body.audience ${problem}`, {
-      fields: [{ path: 'body.audience', problem }],
-    });
+  if (problem) throw invalidFields([{ path: 'body.audience', problem }]);
   const resource = await changeAudited(
     deps,
     actor,

@@ -2,7 +2,8 @@
 // The route schema checks types and lengths; this file checks what a schema cannot say and names the field.
 import { Type } from 'typebox';
 import type { Executor } from '../db/pool.ts';
-import { type FieldProblem, InvalidRequest } from '../http/errors.ts';
+import type { FieldProblem } from '../http/errors.ts';
+import { invalidFields } from '../http/validation-messages.ts';
 import { type AuditFilter, type AuditRecord, listAuditRecords } from './store.ts';
 
 export const DEFAULT_LIMIT = 50;
@@ -67,8 +68,7 @@ export function parseAuditQuery(query: AuditQuery): AuditFilter {
   if (query.event !== undefined && !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(query.event))
     problem('event', 'must be an event name such as signin.succeeded');
 
-  const first = problems[0];
-  if (first) throw new InvalidRequest(`${first.path} ${first.problem}`, { fields: problems });
+  if (problems.length > 0) throw invalidFields(problems);
   return {
     event: query.event,
     actor: query.actor,
@@ -81,7 +81,8 @@ export function parseAuditQuery(query: AuditQuery): AuditFilter {
 }
 
 export interface AuditPage {
-  records: ReturnType<typeof toWire>[];
+  /** Each record with the names its actor and subject have now (null when the id names nothing we know). */
+  records: (ReturnType<typeof toWire> & { actor_name: string | null; subject_name: string | null })[];
   /** Pass as `cursor` for the next (older) page; null when this page is the last. */
   next_cursor: string | null;
 }
@@ -99,13 +100,22 @@ const toWire = (r: AuditRecord) => ({
   seq: r.seq,
 });
 
-export async function auditPage(sql: Executor, query: AuditQuery): Promise<AuditPage> {
+/** Names for ids found in records (people, clients, applications...), by id; given by app.ts from their modules. */
+export type NamesOf = (ids: string[]) => Promise<Map<string, string>>;
+
+export async function auditPage(sql: Executor, query: AuditQuery, namesOf: NamesOf): Promise<AuditPage> {
   const filter = parseAuditQuery(query);
   // One row more than asked says whether another page exists, without a count over the whole log.
   const rows = await listAuditRecords(sql, { ...filter, limit: filter.limit + 1 });
   const page = rows.slice(0, filter.limit);
+  const ids = [...new Set(page.flatMap((r) => [r.actor, r.subject]).filter((id) => id !== null))];
+  const names = await namesOf(ids);
   return {
-    records: page.map(toWire),
+    records: page.map((r) => ({
+      ...toWire(r),
+      actor_name: r.actor === null ? null : (names.get(r.actor) ?? null),
+      subject_name: r.subject === null ? null : (names.get(r.subject) ?? null),
+    })),
     next_cursor: rows.length > filter.limit ? (page.at(-1)?.id ?? null) : null,
   };
 }

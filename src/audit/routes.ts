@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Sql } from '../db/pool.ts';
 import { createChainVerifier } from './chain-status.ts';
-import { AuditQuerySchema, auditPage } from './listing.ts';
+import { AuditQuerySchema, auditPage, type NamesOf } from './listing.ts';
 
 export interface AuditRouteOptions {
   sql: Sql;
@@ -15,6 +15,8 @@ export interface AuditRouteOptions {
   /** The admin module's guard; it throws when the caller is not an administrator. Typed here by shape so audit
    * (which admin records into) does not import admin back. */
   requireAdmin: (request: FastifyRequest) => Promise<unknown>;
+  /** Names of the people and registry records the log mentions, shown beside their ids. */
+  namesOf: NamesOf;
 }
 
 export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteOptions> = async (app, options) => {
@@ -24,7 +26,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteOptions> = async (
   const verify = createChainVerifier(options.sql, options.auditKey, options.clock);
 
   app.get('/admin/audit', { schema: { querystring: AuditQuerySchema } }, async (request) =>
-    auditPage(options.sql, request.query),
+    auditPage(options.sql, request.query, options.namesOf),
   );
   app.get(
     '/admin/audit/verify',

@@ -10,7 +10,6 @@ import { parse, stringify } from 'smol-toml';
 import { parseConfig, resolveConfigPath } from '../config/load.ts';
 import { loadSecrets } from '../crypto/secret-files.ts';
 import { formatCheck } from '../delivery/check.ts';
-import type { DnsResolver } from '../delivery/dns-report.ts';
 import { deliveryChecks } from '../delivery/doctor-checks.ts';
 import { webhookSecret } from '../delivery/keys.ts';
 import { type Command, parseFlags, UsageError } from './args.ts';

@@ -346,3 +346,13 @@ export async function deleteResource(sql: Executor, id: string): Promise<'delete
   if (!row || row.found === 0) return 'missing';
   return row.removed > 0 ? 'deleted' : 'in_use';
 }
+
+/** The names of these applications, clients and resources by id (the audit log's subjects); unknown ids left out. */
+export async function findRegistryLabels(sql: Executor, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ id: string; name: string }[]>`
+    select id, name from oauth_applications where id = any(${ids}::text[])
+    union all select id, name from oauth_clients where id = any(${ids}::text[])
+    union all select id, name from oauth_resources where id = any(${ids}::text[])`;
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -101,6 +101,8 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   config.secrets.dir = path.resolve(options.baseDir, config.secrets.dir);
   const smtp = config.delivery.smtp;
   if (smtp.password_file !== '') smtp.password_file = path.resolve(config.secrets.dir, smtp.password_file);
+  if (config.branding.logo_file !== '')
+    config.branding.logo_file = path.resolve(options.baseDir, config.branding.logo_file);
   return { config, file: options.development ? null : file, development: options.development, deferred };
 }
 

@@ -111,6 +111,17 @@ export const ConfigSchema = Type.Object(
       name: text('Display name of the organization, used in messages.'),
       owner_subject: text('Sign-in subject (email address) of the initial owner.'),
     }),
+    branding: section('How the hosted pages (sign-in, sign-up, consent, account, console, errors) look.', {
+      accent_color: Type.String({
+        default: '#0b5cad',
+        pattern: '^#[0-9a-fA-F]{6}$',
+        description:
+          'Accent colour of buttons and links, as #rrggbb. White text sits on it, so it must keep a WCAG AA contrast of 4.5:1 against white; the service refuses to start otherwise.',
+      }),
+      logo_file: text(
+        'A PNG, JPEG or WebP logo (at most 256 KiB) shown above every hosted page, served from /branding/logo. Relative paths resolve against the config file. SVG is refused because it can carry script. Empty: no logo, the organization name alone.',
+      ),
+    }),
     self_service: section('Account self-service.', {
       enabled: flag('Allow people to sign up and manage their own accounts. Also needs delivery to be configured.'),
     }),

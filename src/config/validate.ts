@@ -52,6 +52,20 @@ function checkIssuer(issuer: string): string | null {
   return null;
 }
 
+/** WCAG 2.2 relative luminance of a #rrggbb colour (§ "relative luminance"). */
+function luminance(hex: string): number {
+  const channel = (i: number) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+/** Contrast of a #rrggbb colour against white (WCAG 2.2 contrast ratio), e.g. 6.5 for #0b5cad. */
+export function contrastWithWhite(hex: string): number {
+  return 1.05 / (luminance(hex) + 0.05);
+}
+
 /** The one rule for a database URL, wherever it comes from (file, DATABASE_URL, `--database-url`); '' = embedded. */
 export function databaseUrlProblem(url: string): string | null {
   if (url === '') return null;
@@ -64,6 +78,13 @@ export function checkSemantics(config: Config): SemanticResult {
   const problems: ConfigProblem[] = [];
   const deferred: Deferred[] = [];
   const problem = (key: string, text: string) => problems.push({ key, problem: text });
+
+  const contrast = contrastWithWhite(config.branding.accent_color);
+  if (contrast < 4.5)
+    problem(
+      'branding.accent_color',
+      `has a contrast of ${contrast.toFixed(1)}:1 against white; buttons need 4.5:1 (pick a darker colour)`,
+    );
 
   const issuerProblem = checkIssuer(config.server.issuer);
   if (issuerProblem) problem('server.issuer', issuerProblem);

@@ -6,7 +6,7 @@ import type { Config } from '../config/schema.ts';
 import { seal } from '../crypto/seal.ts';
 import type { Executor } from '../db/pool.ts';
 import { outboxSealKey } from './keys.ts';
-import { checkRecipient } from './recipient.ts';
+import { acceptsLocalAddresses, checkRecipient } from './recipient.ts';
 import { insertMessage } from './store.ts';
 import { type MessageRequest, type RenderedMessage, renderMessage } from './templates.ts';
 
@@ -31,8 +31,9 @@ export const bodyPurpose = (messageId: string) => `outbox:${messageId}`;
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const key = outboxSealKey(deps.deliveryKey);
+  const rule = { localAddresses: acceptsLocalAddresses(deps.config.server.issuer) };
   const prepare = (request: MessageRequest) => {
-    const to = checkRecipient(request.to);
+    const to = checkRecipient(request.to, rule);
     const now = deps.clock();
     const rendered: RenderedMessage = renderMessage(request, {
       organizationName: deps.config.organization.name,

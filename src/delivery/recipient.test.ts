@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toGatehouseError } from '../http/error-envelope.ts';
-import { checkRecipient, InvalidRecipient, recipientDomain } from './recipient.ts';
+import { acceptsLocalAddresses, checkRecipient, InvalidRecipient, recipientDomain } from './recipient.ts';
 
 describe('recipient addresses', () => {
   test('accepts plain addresses, trimmed', () => {
@@ -21,6 +21,23 @@ describe('recipient addresses', () => {
       '',
     ])
       assert.throws(() => checkRecipient(address), { name: 'InvalidRecipient' }, JSON.stringify(address));
+  });
+});
+
+describe('single-label domains (name@localhost)', () => {
+  test('are accepted only where the rule allows them, and the rest of the rule still holds', () => {
+    assert.equal(checkRecipient('owner@localhost', { localAddresses: true }), 'owner@localhost');
+    assert.throws(() => checkRecipient('owner@localhost'), { name: 'InvalidRecipient' });
+    for (const bad of ['Zoe <zoe@localhost>', 'zoe@-localhost', 'jürgen@localhost', 'a\u202e@localhost'])
+      assert.throws(() => checkRecipient(bad, { localAddresses: true }), { name: 'InvalidRecipient' }, bad);
+  });
+
+  test('are allowed by a loopback issuer (development) and not by a public one', () => {
+    assert.equal(acceptsLocalAddresses('http://localhost:8080'), true);
+    assert.equal(acceptsLocalAddresses('http://127.0.0.1:8090'), true);
+    assert.equal(acceptsLocalAddresses('http://[::1]:8080'), true);
+    assert.equal(acceptsLocalAddresses('https://id.acme-robotics.dev'), false);
+    assert.equal(acceptsLocalAddresses('https://localhost.acme-robotics.dev'), false);
   });
 });
 

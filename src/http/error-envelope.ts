@@ -4,44 +4,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from './error-catalogue.ts';
 import { type FieldProblem, GatehouseError } from './errors.ts';
 import { frameworkError } from './framework-error-codes.ts';
+import { type AjvError, describeFields, fieldsFromValidation } from './validation-messages.ts';
 
 export interface ErrorEnvelope {
   error: ErrorCode;
   error_description: string;
   request_id: string;
   fields?: FieldProblem[];
-}
-
-interface AjvError {
-  keyword: string;
-  instancePath: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
-// The names Gatehouse gives its fields. A field name the client made up is named back only when it looks like one,
-// so a description never carries markup, a long string or anything else a client sent that is not a plain name.
-const PLAIN_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const fieldName = (name: unknown) => (typeof name === 'string' && PLAIN_NAME.test(name) ? name : '?');
-
-/** A JSON pointer into the request (its keys may be the client's own, e.g. in a record) as a dotted path. */
-const dotted = (instancePath: string) =>
-  instancePath
-    .split('/')
-    .slice(1)
-    .map((segment) => `.${fieldName(segment.replace(/~1/g, '/').replace(/~0/g, '~'))}`)
-    .join('');
-
-// ajv's messages name the rule and the schema's parameters ("must match format \"email\""), never the value.
-function fieldsFromValidation(context: string | undefined, errors: AjvError[]): FieldProblem[] {
-  return errors.map((e) => {
-    const base = `${context ?? 'body'}${dotted(e.instancePath)}`;
-    if (e.keyword === 'additionalProperties')
-      return { path: `${base}.${fieldName(e.params.additionalProperty)}`, problem: 'unknown field' };
-    if (e.keyword === 'required')
-      return { path: `${base}.${fieldName(e.params.missingProperty)}`, problem: 'is required' };
-    return { path: base, problem: e.message ?? e.keyword };
-  });
 }
 
 /** A PostgreSQL data exception (SQLSTATE class 22), as the `postgres` driver reports it. */
@@ -63,8 +32,7 @@ export function toGatehouseError(error: unknown): GatehouseError {
   const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const fields = fieldsFromValidation(fastifyError.validationContext, fastifyError.validation);
-    const first = fields[0];
-    return new GatehouseError('invalid_request', first ? `${first.path} ${first.problem}` : undefined, {
+    return new GatehouseError('invalid_request', describeFields(fields), {
       fields,
       cause: error,
     });

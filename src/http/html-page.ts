@@ -1,5 +1,5 @@
 // Server-rendered HTML pages (protocol error pages, consent, logout, federated sign-in outcomes). They link the web
-// UI's stylesheet; no script, no inline style, so the CSP stays strict.
+// UI's stylesheets and carry the organization's header; no script, no inline style, so the CSP stays strict.
 import type { FastifyReply } from 'fastify';
 
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -32,24 +32,37 @@ export function pageCsp(formTargets: string[] = []): string {
   return [
     "default-src 'none'",
     "style-src 'self'",
+    "img-src 'self' data:",
     ['form-action', "'self'", ...targets].join(' '),
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
 
-const render = (page: HtmlPage, stylesheet: string | null) =>
+/** What every hosted page shares: the UI's stylesheets and the organization's header (web/branding.ts). */
+export interface PageShell {
+  /** Local paths of the stylesheets to link. */
+  stylesheets: string[];
+  /** The brand header, already HTML. */
+  header: string;
+  /** Shown after each page title in the browser's tab. */
+  siteName: string;
+}
+
+const render = (page: HtmlPage, shell: PageShell) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escapeHtml(page.title)} · Gatehouse</title>` +
-  (stylesheet ? `<link rel="stylesheet" href="${escapeHtml(stylesheet)}">` : '') +
-  `</head><body><main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
+  // No favicon request (it would be a 404 on every page): the UI's index.html says the same.
+  `<link rel="icon" href="data:,">` +
+  `<title>${escapeHtml(page.title)} · ${escapeHtml(shell.siteName)}</title>` +
+  shell.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('') +
+  `</head><body>${shell.header}<main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
 
-export function sendPage(reply: FastifyReply, status: number, page: HtmlPage, stylesheet: string | null) {
+export function sendPage(reply: FastifyReply, status: number, page: HtmlPage, shell: PageShell) {
   return reply
     .code(status)
     .header('content-security-policy', pageCsp(page.formTargets))
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')
-    .send(render(page, stylesheet));
+    .send(render(page, shell));
 }

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { startTestApp } from '../../test/helpers/app.ts';
 import { makeConfig } from '../../test/helpers/config.ts';
 import { addFormBodyParser } from './form-body.ts';
+import { describeField } from './validation-messages.ts';
 
 describe('HTTP basics', async () => {
   const { app } = await startTestApp({
@@ -133,14 +134,14 @@ describe('HTTP envelope for framework errors', async () => {
   });
 
   const invalid: [string, unknown, { path: string; problem: string }][] = [
-    ['an unknown field', { name: 'a', extra: 1 }, { path: 'body.extra', problem: 'unknown field' }],
-    ['a missing field', { count: 1 }, { path: 'body.name', problem: 'is required' }],
-    ['a wrong type (no coercion)', { name: 'a', count: '5' }, { path: 'body.count', problem: 'must be integer' }],
     [
-      'a too-long string',
-      { name: 'abcdefghijk' },
-      { path: 'body.name', problem: 'must NOT have more than 10 characters' },
+      'an unknown field',
+      { name: 'a', extra: 1 },
+      { path: 'body.extra', problem: 'This request does not accept this field; remove it.' },
     ],
+    ['a missing field', { count: 1 }, { path: 'body.name', problem: 'This is required.' }],
+    ['a wrong type (no coercion)', { name: 'a', count: '5' }, { path: 'body.count', problem: 'Enter a whole number.' }],
+    ['a too-long string', { name: 'abcdefghijk' }, { path: 'body.name', problem: 'Use at most 10 characters.' }],
   ];
   for (const [name, payload, field] of invalid) {
     test(`${name} answers 400 invalid_request naming the field`, async () => {
@@ -153,7 +154,7 @@ describe('HTTP envelope for framework errors', async () => {
       assert.equal(response.statusCode, 400);
       assert.deepEqual(envelopeOf(response), {
         error: 'invalid_request',
-        error_description: `${field.path} ${field.problem}`,
+        error_description: describeField(field),
         request_id: response.headers['x-request-id'],
         fields: [field],
       });

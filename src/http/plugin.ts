@@ -1,7 +1,7 @@
 // Infrastructure shared by every route (fastify-plugin, so it is not encapsulated): request ids, trusted proxy,
 // security headers, access logs, the error envelope, and 404/405 answers. Only JSON bodies are parsed here; the
 // form parser is registered by the modules that take forms (form-body.ts).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { secureRandomBytes } from '../crypto/primitives.ts';
@@ -15,6 +15,11 @@ export interface HttpOptions {
   tls: boolean;
   /** Returns true once shutdown has begun; new requests then get 503 not_ready. */
   isClosing: () => boolean;
+  /**
+   * Answers an unknown address a browser navigated to with an HTML page (404) that has a way back, or returns
+   * null to keep the JSON envelope (API paths, API clients). Given by the web module.
+   */
+  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
 }
 
 declare module 'fastify' {
@@ -105,7 +110,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
         new GatehouseError('method_not_allowed', undefined, { headers: { allow: allowed.join(', ') } }),
       );
     }
-    return sendError(request, reply, new GatehouseError('not_found'));
+    return options.htmlNotFound?.(request, reply) ?? sendError(request, reply, new GatehouseError('not_found'));
   });
 }
 

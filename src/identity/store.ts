@@ -312,3 +312,16 @@ export interface ClaimsProfile {
   email: string | null;
   emailVerified: boolean;
 }
+
+/**
+ * How each of these identities is shown to an administrator (the audit log's actor and subject): its display name,
+ * else its primary email address. Ids that name no identity are left out.
+ */
+export async function findIdentityLabels(sql: Executor, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql<{ id: string; label: string | null }[]>`
+    select i.id, coalesce(nullif(i.display_name, ''), e.address) as label from identities i
+    left join emails e on e.identity_id = i.id and e.is_primary
+    where i.id = any(${ids}::text[])`;
+  return new Map(rows.filter((r) => r.label).map((r) => [r.id, r.label as string]));
+}

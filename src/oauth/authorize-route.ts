@@ -1,18 +1,26 @@
 // GET (and POST) /oauth/authorize and the consent form's POST. The route reads the query and session, asks authorize.ts, and
 // writes what it decided: a redirect (302 for GET, 303 after a POST per DESIGN.md), the consent page or an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Audit } from '../audit/audit.ts';
 import { assertSameOriginForm } from '../http/csrf.ts';
-import { GatehouseError } from '../http/errors.ts';
+import { GatehouseError, NotFound } from '../http/errors.ts';
 import type { SessionHttp } from '../session/http.ts';
-import { type AuthorizeDeps, type AuthorizeOutcome, answerConsent, authorize } from './authorize.ts';
+import {
+  type AuthorizeDeps,
+  type AuthorizeOutcome,
+  answerConsent,
+  authorize,
+  pendingClientName,
+  switchAccount,
+} from './authorize.ts';
 import { formParams, forwardedQuery, rawQuery } from './form.ts';
-import { consentPage, errorPage, sendPage } from './pages.ts';
+import { consentPage, errorPage, type PageShell, sendPage } from './pages.ts';
 
 // The consent form carries the authorization request's query as URLSearchParams writes it. The request line that
 // brought it is at most Node's 16 KB header limit, and re-encoding can triple a character ("/" becomes "%2F").
 const CONSENT_REQUEST_MAX = 3 * 16_384;
 
-type Deps = AuthorizeDeps & { sessions: SessionHttp; stylesheet: string | null };
+type Deps = AuthorizeDeps & { sessions: SessionHttp; audit: Audit; shell: PageShell };
 
 function send(
   deps: Deps,
@@ -25,13 +33,13 @@ function send(
     case 'redirect':
       return reply.code(redirectStatus).header('location', outcome.location).send();
     case 'consent':
-      return sendPage(reply, 200, consentPage(outcome), deps.stylesheet);
+      return sendPage(reply, 200, consentPage(outcome), deps.shell);
     case 'error-page':
       return sendPage(
         reply,
         400,
         errorPage(outcome.error.code, outcome.error.publicDescription, request.id),
-        deps.stylesheet,
+        deps.shell,
       );
   }
 }
@@ -68,5 +76,33 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
       await deps.sessions.current(request),
     );
     return send(deps, request, reply, outcome, 303);
+  });
+
+  // "Not you? Use another account": ends this session (as POST /auth/logout would) and signs in again for the same
+  // request. A form POST, since the consent page runs no script; the consent form's token is its CSRF proof.
+  app.post('/oauth/authorize/switch-account', async (request, reply) => {
+    assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The consent form');
+    const form = formParams(request, { request: CONSENT_REQUEST_MAX });
+    const session = await deps.sessions.current(request);
+    const location = switchAccount(deps, { request: form.request ?? '', csrf: form.csrf ?? '' }, session);
+    await deps.sessions.end(request, reply);
+    if (session)
+      await deps.audit.record({
+        event: 'session.ended',
+        actor: session.identityId,
+        subject: session.identityId,
+        clientIp: request.clientIp,
+        requestId: request.id,
+        details: { session_id: session.id },
+      });
+    return reply.code(303).header('location', location).send();
+  });
+
+  // The hosted sign-in page asks which application a pending request is for (its return_to's client_id and
+  // redirect_uri), to say "Sign in to continue to <name>".
+  app.get<{ Querystring: Record<string, string> }>('/oauth/authorize/client', async (request, reply) => {
+    const name = await pendingClientName(deps, new URLSearchParams(rawQuery(request.url)));
+    if (name === null) throw new NotFound('No client signs in with this client_id and redirect_uri');
+    return reply.header('cache-control', 'no-store').send({ name });
   });
 }

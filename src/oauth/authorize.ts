@@ -5,6 +5,7 @@ import { findResourcesByAudience } from '../clients/store.ts';
 import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
+import { findProfile } from '../identity/store.ts';
 import type { Session } from '../session/types.ts';
 import {
   type AuthorizationRequest,
@@ -34,6 +35,8 @@ export type AuthorizeOutcome =
   | {
       kind: 'consent';
       clientName: string;
+      /** Who is signed in, as they would recognise themselves: name and email address. */
+      account: { name: string; email: string | null };
       scopes: string[];
       resourceNames: Record<string, string[]>;
       redirectUri: string;
@@ -154,9 +157,11 @@ async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session
     if (r.prompt.has('consent') || r.scopes.some((s) => !granted.includes(s))) {
       if (r.prompt.has('none')) throw new GatehouseError('consent_required');
       const query = r.query.toString();
+      const profile = await findProfile(deps.sql, live.identityId);
       return {
         kind: 'consent' as const,
         clientName: r.client.name,
+        account: { name: profile?.displayName ?? '', email: profile?.email ?? null },
         scopes: r.scopes,
         resourceNames: await resourceNamesOf(deps, r),
         redirectUri: r.redirectUri,
@@ -212,4 +217,30 @@ export async function answerConsent(deps: AuthorizeDeps, form: ConsentDecision, 
     await upsertConsent(deps.sql, session.identityId, r.client.id, r.scopes, deps.clock());
     return decide(deps, r, session, true);
   });
+}
+
+/**
+ * "Not you? Use another account" on the consent page: checks the form was issued to this session for this request,
+ * and answers where to go once the caller has ended the session: the hosted sign-in, returning to the same request.
+ */
+export function switchAccount(deps: AuthorizeDeps, form: Omit<ConsentDecision, 'decision'>, session: Session | null) {
+  if (!session || session.enrollmentOnly) throw new GatehouseError('login_required');
+  if (!constantTimeEqual(form.csrf, consentToken(deps, session, form.request)))
+    throw new GatehouseError('csrf_rejected', 'The consent form is stale or was not issued to this session');
+  return `/signin?${new URLSearchParams({ return_to: `/oauth/authorize?${form.request}` })}`;
+}
+
+/**
+ * The name of the application a pending authorization request signs in to, for the hosted sign-in page ("Sign in to
+ * continue to Shop"). Only for a request naming a client that signs users in and one of its registered redirect URIs:
+ * that is what the authorization endpoint itself would show, so it tells a prober nothing new.
+ */
+export async function pendingClientName(deps: AuthorizeDeps, query: URLSearchParams): Promise<string | null> {
+  try {
+    const { client } = await resolveClient(deps.clients, query);
+    return client.name;
+  } catch (error) {
+    if (error instanceof UnsafeToRedirect) return null;
+    throw error;
+  }
 }

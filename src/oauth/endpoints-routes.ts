@@ -14,7 +14,7 @@ import { formParams, forwardedQuery, rawQuery, tokenParameter } from './form.ts'
 import { answerIntrospection } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
 import { LOGOUT_PARAMETERS, type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
-import { errorPage, logoutConfirmPage, sendPage, signedOutPage } from './pages.ts';
+import { errorPage, logoutConfirmPage, type PageShell, sendPage, signedOutPage } from './pages.ts';
 import { revokeToken } from './revocation.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
@@ -29,8 +29,8 @@ export interface EndpointDeps extends ClientAuthDeps {
   clock: () => Date;
   audit: Audit;
   sessions: SessionHttp;
-  /** The web UI's stylesheet for the logout pages; null when the UI is not built. */
-  stylesheet: string | null;
+  /** What the logout pages share with the UI's (stylesheets, brand header). */
+  shell: PageShell;
 }
 
 export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): Promise<void> {
@@ -57,19 +57,19 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   });
 
   const logoutError = (request: FastifyRequest, reply: FastifyReply, error: GatehouseError) =>
-    sendPage(reply, 400, errorPage(error.code, error.publicDescription, request.id), deps.stylesheet);
+    sendPage(reply, 400, errorPage(error.code, error.publicDescription, request.id), deps.shell);
   const logout = async (request: FastifyRequest, reply: FastifyReply, params: LogoutParams, confirmed: boolean) => {
     const plan: LogoutPlan = await planLogout(deps, params, await deps.sessions.current(request), confirmed);
     if (plan.kind === 'error-page') return logoutError(request, reply, plan.error);
     if (plan.kind === 'confirm')
-      return sendPage(reply, 200, logoutConfirmPage(plan.fields, plan.redirectTo), deps.stylesheet);
+      return sendPage(reply, 200, logoutConfirmPage(plan.fields, plan.redirectTo), deps.shell);
     await deps.sessions.end(request, reply);
     return plan.location
       ? reply
           .code(confirmed ? 303 : 302)
           .header('location', plan.location)
           .send()
-      : sendPage(reply, 200, signedOutPage(), deps.stylesheet);
+      : sendPage(reply, 200, signedOutPage(), deps.shell);
   };
   app.get('/oauth/logout', async (request, reply) => {
     // Parsed like a form body: a repeated parameter is refused, as at the authorization endpoint.

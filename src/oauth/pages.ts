@@ -2,7 +2,7 @@
 // consent page and the logout pages. They link the web UI's stylesheet; no script, no inline style.
 import { escapeHtml, type HtmlPage } from '../http/html-page.ts';
 
-export { type HtmlPage, pageCsp, sendPage } from '../http/html-page.ts';
+export { type HtmlPage, type PageShell, pageCsp, sendPage } from '../http/html-page.ts';
 
 export function errorPage(code: string, description: string, requestId: string): HtmlPage {
   return {
@@ -36,6 +36,7 @@ const hidden = (fields: Record<string, string>) =>
 
 export interface ConsentInput {
   clientName: string;
+  account: { name: string; email: string | null };
   scopes: string[];
   /** Names of the registered resources that define each non-OIDC scope. */
   resourceNames: Record<string, string[]>;
@@ -46,9 +47,13 @@ export interface ConsentInput {
 
 export function consentPage(input: ConsentInput): HtmlPage {
   const items = input.scopes.map((s) => `<li>${escapeHtml(scopeWords(s, input.resourceNames[s] ?? []))}</li>`).join('');
+  const who = [input.account.name, input.account.email].filter(Boolean).map((v) => escapeHtml(v ?? ''));
   return {
     title: `${input.clientName} wants to access your account`,
     body:
+      `<form method="post" action="/oauth/authorize/switch-account" class="account-switch">${hidden(input.fields)}` +
+      `<p>Signed in as <strong>${who[0] ?? ''}</strong>${who[1] ? ` (${who[1]})` : ''}. ` +
+      `Not you? <button type="submit" class="link">Use another account</button></p></form>` +
       `<p>${escapeHtml(input.clientName)} asks to:</p><ul>${items}</ul>` +
       `<form method="post" action="/oauth/authorize/consent">${hidden(input.fields)}` +
       `<button type="submit" name="decision" value="allow">Allow</button> ` +

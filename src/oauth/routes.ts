@@ -13,6 +13,7 @@ import { createClientThrottle } from './client-throttle.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
 import type { Keyring } from './keyring.ts';
+import type { PageShell } from './pages.ts';
 import { tokenRoute } from './token-route.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import { createAccessTokenVerifier, createTokenSigner } from './tokens.ts';
@@ -27,12 +28,12 @@ export interface OAuthDeps {
   /** Grant, token, client and identity facts cached per node, invalidated by NOTIFY (see token-state-cache.ts). */
   tokenStates: TokenStateCache;
   sessions: SessionHttp;
-  /** The web UI's stylesheet, linked from the server-rendered pages; null when the UI is not built. */
-  stylesheet: string | null;
+  /** What the server-rendered pages share with the UI's (stylesheets, brand header). */
+  shell: PageShell;
 }
 
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
-  const { config, sql, secrets, audit, clock, keyring, tokenStates, sessions, stylesheet } = deps;
+  const { config, sql, secrets, audit, clock, keyring, tokenStates, sessions, shell } = deps;
   const issuer = config.server.issuer;
   const tokens = config.tokens;
   const signer = createTokenSigner({
@@ -57,7 +58,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     macKey: secrets.signing,
     codeTtlSeconds: tokens.authorization_code_ttl_seconds,
     sessions,
-    stylesheet,
+    audit,
+    shell,
   });
   await app.register(tokenRoute, {
     sql,
@@ -87,6 +89,6 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clientSecretKey: secrets.clientSecret,
     clientThrottle,
     sessions,
-    stylesheet,
+    shell,
   });
 }

@@ -55,7 +55,9 @@ function draftVerification(request: IssueRequest, now: Date): Draft {
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 100)
     throw new RangeError('maxAttempts must be an integer from 1 to 100');
   return {
-    email: checkRecipient(request.email),
+    // Bounds and injection only: whether a single-label domain is acceptable is the instance's rule, applied where
+    // the address was typed (account/address.ts) and again where the message is queued (delivery/outbox.ts).
+    email: checkRecipient(request.email, { localAddresses: true }),
     verificationId: `vrf_${randomBytes(16).toString('base64url')}`,
     secret: randomToken(),
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000),

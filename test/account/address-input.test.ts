@@ -37,16 +37,22 @@ async function stored() {
   return row;
 }
 
+const LABELS: Record<string, string> = { 'body.email': 'Email address', 'body.new_email': 'New email address' };
+
 function assertInvalidRequest(response: LightMyRequestResponse, field: string) {
   assert.equal(response.statusCode, 400, response.body);
   const body = response.json() as Record<string, unknown>;
   assert.equal(body.error, 'invalid_request');
   assert.equal(body.request_id, response.headers['x-request-id']);
   assert.equal(typeof body.error_description, 'string');
-  assert.ok(String(body.error_description).startsWith(field), `${body.error_description} names ${field}`);
+  // A sentence naming the field as the form labels it, never schema text.
+  const label = LABELS[field] ?? field;
+  assert.match(String(body.error_description), new RegExp(`^${label}: [a-z]`), `${body.error_description}`);
+  assert.doesNotMatch(String(body.error_description), /body\.|must match|must NOT|must be/);
   assert.deepEqual(Object.keys(body).sort(), ['error', 'error_description', 'fields', 'request_id']);
   const fields = body.fields as { path: string; problem: string }[];
   assert.equal(fields[0]?.path, field);
+  assert.match(fields[0]?.problem ?? '', /^[A-Z].*\.$/);
 }
 
 const LONG_LOCAL = `${'a'.repeat(65)}@acme-robotics.dev`;
@@ -59,7 +65,7 @@ const TABLE: [string, unknown, 201 | 400][] = [
   ['an address past 254 characters', `d@${Array(5).fill('e'.repeat(60)).join('.')}.dev`, 400],
   ['a 63-character domain label', `label@${'i'.repeat(63)}.dev`, 201],
   ['a 64-character domain label', `label@${'i'.repeat(64)}.dev`, 400],
-  ['a dotless domain', 'root@localhost', 400],
+  ['a dotless domain at a loopback issuer (development)', 'root@localhost', 201],
   ['a unicode local part', 'jürgen@acme-robotics.dev', 400],
   ['a unicode domain (IDN, not punycode)', 'info@bücher.dev', 400],
   ['a punycode domain', 'info@xn--bcher-kva.dev', 201],
@@ -98,6 +104,37 @@ describe('POST /account/signup email field', () => {
       assertInvalidRequest(response, 'body.email');
       assert.deepEqual(await stored(), before);
     });
+});
+
+describe('POST /account/signup at a public issuer', async () => {
+  const { smtp: publicSmtp, config: publicMail } = await startMailbox();
+  after(() => publicSmtp.stop());
+  const issuer = 'https://id.acme-robotics.dev';
+  const pub = await startTestApp({ config: { ...publicMail, server: { ...publicMail.server, issuer } } });
+
+  test('refuses a dotless domain (root@localhost) with a sentence about the email address, storing nothing', async () => {
+    const response = await pub.app.inject({
+      method: 'POST',
+      url: '/account/signup',
+      headers: { 'content-type': 'application/json', origin: issuer },
+      payload: JSON.stringify({ email: 'root@localhost', password: PASSWORD, display_name: 'Root' }),
+    });
+    assert.deepEqual(response.json(), {
+      error: 'invalid_request',
+      error_description:
+        'Email address: enter a plain address like name@example.org: at most 64 characters before the @, no quotes or spaces.',
+      request_id: response.headers['x-request-id'],
+      fields: [
+        {
+          path: 'body.email',
+          problem:
+            'Enter a plain address like name@example.org: at most 64 characters before the @, no quotes or spaces.',
+        },
+      ],
+    });
+    const [row] = await pub.sql`select count(*)::int as n from identities`;
+    assert.equal(row?.n, 0);
+  });
 });
 
 describe('POST /account/password/forgot email field', () => {

@@ -362,7 +362,9 @@ describe('profile, email change, TOTP, recovery codes, sessions, connections', (
     const alone = await post('/auth/recovery-codes', {}, person.session);
     assert.equal(alone.statusCode, 400);
     envelope(alone, 'invalid_request');
-    assert.deepEqual((alone.json() as { fields: unknown }).fields, [{ path: 'body.password', problem: 'is required' }]);
+    assert.deepEqual((alone.json() as { fields: unknown }).fields, [
+      { path: 'body.password', problem: 'This is required.' },
+    ]);
     t.clock.advance(30);
     const wrongPassword = await post(
       '/auth/recovery-codes',

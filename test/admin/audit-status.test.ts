@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { readMigrations } from '../../src/db/migrate.ts';
 import { redactDatabaseUrl } from '../../src/db/pool.ts';
+import { describeField } from '../../src/http/validation-messages.ts';
 import { describeKey } from '../../src/oauth/keyring.ts';
 import type { StatusReport } from '../../src/status/report.ts';
 import { makeCertificate } from '../delivery/smtp-server.ts';
@@ -101,7 +102,19 @@ describe('GET /admin/audit', () => {
       details: { n: 1 },
       chain: oldest?.chain,
       seq: 1,
+      // Names as they are now: the actor is a person; app_1 names no registered application, so it has none.
+      actor_name: 'Owner',
+      subject_name: null,
     });
+  });
+
+  test('names a person by their display name beside the id, and an unknown id by nothing', async () => {
+    const r = await get('/admin/audit');
+    const [newest] = r.json.records as Json[];
+    const [row] = await t.sql<{ display_name: string }[]>`select display_name from identities where id = ${person.sub}`;
+    assert.deepEqual([newest?.subject, newest?.subject_name], [person.sub, row?.display_name]);
+    const intruder = (r.json.records as Json[]).find((x) => x.subject === 'usr_intruder');
+    assert.equal(intruder?.subject_name, null);
   });
 
   test('never shows a password, TOTP code or session token', async () => {
@@ -155,50 +168,50 @@ describe('GET /admin/audit', () => {
 
   test('refuses bad parameters with 400 invalid_request naming the field', async () => {
     const cases: [string, string, string][] = [
-      ['limit=0', 'querystring.limit', 'must be a whole number from 1 to 200'],
-      ['limit=201', 'querystring.limit', 'must be a whole number from 1 to 200'],
-      ['limit=ten', 'querystring.limit', 'must be a whole number from 1 to 200'],
+      ['limit=0', 'querystring.limit', 'Must be a whole number from 1 to 200.'],
+      ['limit=201', 'querystring.limit', 'Must be a whole number from 1 to 200.'],
+      ['limit=ten', 'querystring.limit', 'Must be a whole number from 1 to 200.'],
       [
         'since=yesterday',
         'querystring.since',
-        'must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z',
+        'Must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z.',
       ],
       [
         'until=2026-02-30T00:00:00Z',
         'querystring.until',
-        'must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z',
+        'Must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z.',
       ],
       [
         'since=0000-01-01T00:00:00Z',
         'querystring.since',
-        'must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z',
+        'Must be an RFC 3339 date-time with an offset, e.g. 2026-05-01T00:00:00Z.',
       ],
-      ['since=2026-05-02T00:00:00Z&until=2026-05-01T00:00:00Z', 'querystring.until', 'must be later than since'],
-      ['cursor=abc', 'querystring.cursor', 'is not a cursor this API returned'],
-      ['event=sign%20in', 'querystring.event', 'must be an event name such as signin.succeeded'],
+      ['since=2026-05-02T00:00:00Z&until=2026-05-01T00:00:00Z', 'querystring.until', 'Must be later than since.'],
+      ['cursor=abc', 'querystring.cursor', 'Is not a cursor this API returned.'],
+      ['event=sign%20in', 'querystring.event', 'Must be an event name such as signin.succeeded.'],
     ];
     for (const [query, field, problem] of cases) {
       const r = await get(`/admin/audit?${query}`);
       assert.equal(r.status, 400, query);
-      envelope(r, 'invalid_request', `${field} ${problem}`, [{ path: field, problem }]);
+      envelope(r, 'invalid_request', describeField({ path: field, problem }), [{ path: field, problem }]);
     }
     const unknown = await get('/admin/audit?password=x');
     assert.equal(unknown.status, 400);
-    envelope(unknown, 'invalid_request', 'querystring.password unknown field', [
-      { path: 'querystring.password', problem: 'unknown field' },
+    envelope(unknown, 'invalid_request', 'Password: this request does not accept this field; remove it.', [
+      { path: 'querystring.password', problem: 'This request does not accept this field; remove it.' },
     ]);
     const repeated = await get('/admin/audit?event=a&event=b');
     assert.equal(repeated.status, 400);
-    envelope(repeated, 'invalid_request', 'querystring.event must be string', [
-      { path: 'querystring.event', problem: 'must be string' },
+    envelope(repeated, 'invalid_request', 'Event: enter a single text value.', [
+      { path: 'querystring.event', problem: 'Enter a single text value.' },
     ]);
     // PostgreSQL text cannot hold NUL: the database refuses it, and that is the caller's 400, never a 500.
     const nul = await get('/admin/audit?actor=a%00b');
     assert.equal(nul.status, 400);
     envelope(nul, 'invalid_request', 'A value in the request is out of range or not valid text');
     const long = await get(`/admin/audit?actor=${'a'.repeat(201)}`);
-    envelope(long, 'invalid_request', 'querystring.actor must NOT have more than 200 characters', [
-      { path: 'querystring.actor', problem: 'must NOT have more than 200 characters' },
+    envelope(long, 'invalid_request', 'Actor: use at most 200 characters.', [
+      { path: 'querystring.actor', problem: 'Use at most 200 characters.' },
     ]);
   });
 });
@@ -238,8 +251,8 @@ describe('GET /admin/audit/verify', () => {
   test('refuses query parameters it does not take', async () => {
     const r = await get('/admin/audit/verify?limit=5');
     assert.equal(r.status, 400);
-    envelope(r, 'invalid_request', 'querystring.limit unknown field', [
-      { path: 'querystring.limit', problem: 'unknown field' },
+    envelope(r, 'invalid_request', 'Page size: this request does not accept this field; remove it.', [
+      { path: 'querystring.limit', problem: 'This request does not accept this field; remove it.' },
     ]);
   });
 });

@@ -37,6 +37,12 @@ async function stateOf(t: TestApp) {
 }
 
 describe('POST /admin/identities', () => {
+  test('at a loopback issuer (development) invites name@localhost, as sign-up takes it', async () => {
+    const { call } = await inviting();
+    const r = await call('POST', '/admin/identities', { email: 'tester@localhost', roles: ['member'] });
+    assert.equal(r.status, 201, JSON.stringify(r.json));
+  });
+
   test('without delivery: creates the active identity with its address and roles and shows the link once', async () => {
     const { t, admin, call } = await inviting();
     const r = await call('POST', '/admin/identities', {

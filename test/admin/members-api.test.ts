@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { describeField } from '../../src/http/validation-messages.ts';
 import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
@@ -103,27 +104,37 @@ describe('PUT /admin/organizations/:id/members/:sub', () => {
   });
 
   const cases: [string, unknown, string, string][] = [
-    ['no roles', { roles: [] }, 'body.roles', 'must NOT have fewer than 1 items'],
-    ['a malformed role', { roles: ['Team Lead'] }, 'body.roles.0', 'must match pattern "^[a-z0-9][a-z0-9_.:-]{0,63}$"'],
+    ['no roles', { roles: [] }, 'body.roles', 'Add at least 1 entry.'],
+    [
+      'a malformed role',
+      { roles: ['Team Lead'] },
+      'body.roles.0',
+      'Use lowercase letters, digits and . _ : -, starting with a letter or digit.',
+    ],
     [
       'a repeated role',
       { roles: ['member', 'member'] },
       'body.roles',
-      'must NOT have duplicate items (items ## 1 and 0 are identical)',
+      'Remove the repeated entry (entries 1 and 2 are the same).',
     ],
     [
       'too many roles',
       { roles: Array.from({ length: 21 }, (_, i) => `r${i}`) },
       'body.roles',
-      'must NOT have more than 20 items',
+      'Use at most 20 entries.',
     ],
-    ['an unknown field', { roles: ['member'], note: 'x' }, 'body.note', 'unknown field'],
+    [
+      'an unknown field',
+      { roles: ['member'], note: 'x' },
+      'body.note',
+      'This request does not accept this field; remove it.',
+    ],
   ];
   for (const [name, body, path, problem] of cases)
     test(`refuses ${name} with 400 invalid_request naming ${path} and changes nothing`, async () => {
       const person = await makeIdentity(t.sql);
       const r = await call('PUT', `/admin/organizations/acme/members/${person}`, body);
-      assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      assertAdminError(r, 400, 'invalid_request', describeField({ path, problem }), [{ path, problem }]);
       assert.equal(await rolesOf('acme', person), null);
     });
 

@@ -2,6 +2,7 @@
 // console quotes the entry at that index beside its input, so a shifted index would blame the wrong value.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { describeField } from '../../src/http/validation-messages.ts';
 import { adminCaller, adminFixtures, assertAdminError, registrySnapshot } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
@@ -21,7 +22,7 @@ describe('administration API: client field paths with repeated entries', async (
   const orders = audienceOf('orders');
   const cb = 'https://shop.example.test/cb';
   const bye = 'https://shop.example.test/bye';
-  const HTTPS = 'must use https (http only for loopback on native clients or localhost in development applications)';
+  const HTTPS = 'Must use https (http only for loopback on native clients or localhost in development applications).';
 
   const web = { application_id: shop.json.id, name: 'Web', kind: 'web', redirect_uris: [cb], scopes: ['openid'] };
   const service = { application_id: shop.json.id, name: 'Worker', kind: 'service', audiences: [orders] };
@@ -37,25 +38,25 @@ describe('administration API: client field paths with repeated entries', async (
       'a bad post-logout URI after a repeated good one',
       { ...web, post_logout_redirect_uris: [bye, bye, 'https://user:pw@shop.example.test/bye'] },
       'body.post_logout_redirect_uris.2',
-      'must not contain user credentials',
+      'Must not contain user credentials.',
     ],
     [
       'an unknown scope after a repeated good one',
       { ...web, scopes: ['openid', 'openid', 'admin'] },
       'body.scopes.2',
-      "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+      "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
     ],
     [
       'an unregistered audience after a repeated good one',
       { ...service, audiences: [orders, orders, 'https://other.example.test/'], scopes: ['orders:read'] },
       'body.audiences.2',
-      'is not a registered resource audience',
+      'Is not a registered resource audience.',
     ],
     [
       'a scope its audiences do not define after a repeated good one',
       { ...service, scopes: ['orders:read', 'orders:read', 'orders:delete'] },
       'body.scopes.2',
-      'is not a scope of the provisioned audiences',
+      'Is not a scope of the provisioned audiences.',
     ],
   ];
 
@@ -63,7 +64,7 @@ describe('administration API: client field paths with repeated entries', async (
     test(`POST /admin/clients names ${path} for ${name}, changing nothing`, async () => {
       const before = await registrySnapshot(t);
       const r = await call('POST', '/admin/clients', body);
-      assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      assertAdminError(r, 400, 'invalid_request', describeField({ path, problem }), [{ path, problem }]);
       assert.deepEqual(await registrySnapshot(t), before);
     });
 
@@ -79,7 +80,7 @@ describe('administration API: client field paths with repeated entries', async (
           { path: 'body.redirect_uris.2', problem: HTTPS },
           {
             path: 'body.scopes.2',
-            problem: "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+            problem: "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
           },
         ],
       ],
@@ -87,16 +88,15 @@ describe('administration API: client field paths with repeated entries', async (
         worker.json.client_id,
         { audiences: [orders, orders, 'https://other.example.test/'], scopes: ['orders:read', 'orders:read', 'x'] },
         [
-          { path: 'body.audiences.2', problem: 'is not a registered resource audience' },
-          { path: 'body.scopes.2', problem: 'is not a scope of the provisioned audiences' },
+          { path: 'body.audiences.2', problem: 'Is not a registered resource audience.' },
+          { path: 'body.scopes.2', problem: 'Is not a scope of the provisioned audiences.' },
         ],
       ],
     ];
     for (const [id, body, fields] of patches) {
       const before = await registrySnapshot(t);
       const r = await call('PATCH', `/admin/clients/${id}`, body);
-      const [first] = fields;
-      assertAdminError(r, 400, 'invalid_request', `${first?.path} ${first?.problem}`, fields);
+      assertAdminError(r, 400, 'invalid_request', fields.map(describeField).join(' '), fields);
       assert.deepEqual(await registrySnapshot(t), before);
     }
   });

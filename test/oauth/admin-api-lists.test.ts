@@ -2,6 +2,7 @@
 // default 25), an opaque `cursor`, `next_cursor` null on the last page, and a closed query string.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { describeField } from '../../src/http/validation-messages.ts';
 import { adminCaller, assertAdminError } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
@@ -111,14 +112,16 @@ describe('GET /admin/applications, /admin/clients, /admin/resources: keyset pagi
     });
 
     for (const [query, field, problem] of [
-      ['limit=0', 'querystring.limit', 'must match pattern "^(100|[1-9][0-9]?)$"'],
-      ['limit=101', 'querystring.limit', 'must match pattern "^(100|[1-9][0-9]?)$"'],
-      ['cursor=bm9wZQ', 'querystring.cursor', 'is not a cursor this API returned'],
-      ['colour=red', 'querystring.colour', 'unknown field'],
-    ])
+      ['limit=0', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
+      ['limit=101', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
+      ['cursor=bm9wZQ', 'querystring.cursor', 'Is not a cursor this API returned.'],
+      ['colour=red', 'querystring.colour', 'This request does not accept this field; remove it.'],
+    ] as const)
       test(`GET ${path}?${query} answers 400 invalid_request naming ${field}`, async () => {
         const r = await call('GET', `${path}?${query}`);
-        assertAdminError(r, 400, 'invalid_request', `${field} ${problem}`, [{ path: field, problem }]);
+        assertAdminError(r, 400, 'invalid_request', describeField({ path: field, problem }), [
+          { path: field, problem },
+        ]);
       });
   }
 });

@@ -15,7 +15,8 @@ describe('administration API: post-logout redirect URIs of service clients', asy
   const worker = await serviceClient('worker', ['orders'], ['orders:read']);
 
   const path = 'body.post_logout_redirect_uris';
-  const problem = 'must be empty for a service client';
+  const problem = 'Must be empty for a service client.';
+  const description = 'Sign-out redirect URIs: must be empty for a service client.';
 
   test('POST /admin/clients refuses a service client with post-logout URIs: 400 naming the field', async () => {
     const before = await registrySnapshot(t);
@@ -27,7 +28,7 @@ describe('administration API: post-logout redirect URIs of service clients', asy
       scopes: ['orders:read'],
       post_logout_redirect_uris: ['https://reports.example.test/bye'],
     });
-    assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+    assertAdminError(r, 400, 'invalid_request', description, [{ path, problem }]);
     assert.deepEqual(await registrySnapshot(t), before);
   });
 
@@ -35,7 +36,7 @@ describe('administration API: post-logout redirect URIs of service clients', asy
     const before = await registrySnapshot(t);
     const url = `/admin/clients/${worker.json.client_id}`;
     const r = await call('PATCH', url, { name: 'Worker 2', post_logout_redirect_uris: ['https://w.example.test/bye'] });
-    assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+    assertAdminError(r, 400, 'invalid_request', description, [{ path, problem }]);
     assert.deepEqual(await registrySnapshot(t), before);
     const { client_secret: _, ...shown } = worker.json;
     assert.deepEqual((await call('GET', url)).json, shown);

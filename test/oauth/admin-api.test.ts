@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { describeField } from '../../src/http/validation-messages.ts';
 import { adminCaller, assertAdminEnvelope } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
@@ -98,75 +99,75 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
   });
 
   const clientCases: [string, Record<string, unknown>, string, string][] = [
-    ['an unknown kind', { kind: 'robot' }, 'body.kind', 'must be equal to one of the allowed values'],
-    ['a relative redirect URI', { redirect_uris: ['/cb'] }, 'body.redirect_uris.0', 'must be an absolute URI'],
+    ['an unknown kind', { kind: 'robot' }, 'body.kind', 'Choose one of browser, native, web, service.'],
+    ['a relative redirect URI', { redirect_uris: ['/cb'] }, 'body.redirect_uris.0', 'Must be an absolute URI.'],
     [
       'a fragment',
       { redirect_uris: ['https://shop.example.test/cb#x'] },
       'body.redirect_uris.0',
-      'must not contain a fragment',
+      'Must not contain a fragment.',
     ],
     [
       'plain http',
       { redirect_uris: ['http://shop.example.test/cb'] },
       'body.redirect_uris.0',
-      'must use https (http only for loopback on native clients or localhost in development applications)',
+      'Must use https (http only for loopback on native clients or localhost in development applications).',
     ],
     [
       'localhost outside development',
       { redirect_uris: ['http://localhost:3000/cb'] },
       'body.redirect_uris.0',
-      'must use https (http only for loopback on native clients or localhost in development applications)',
+      'Must use https (http only for loopback on native clients or localhost in development applications).',
     ],
-    ['no redirect URI', { redirect_uris: [] }, 'body.redirect_uris', 'a web client needs at least one redirect URI'],
+    ['no redirect URI', { redirect_uris: [] }, 'body.redirect_uris', 'A web client needs at least one redirect URI.'],
     [
       'a native http redirect to a host other than loopback',
       { kind: 'native', redirect_uris: ['http://app.example.test/cb'] },
       'body.redirect_uris.0',
-      'must use https (http only for loopback on native clients or localhost in development applications)',
+      'Must use https (http only for loopback on native clients or localhost in development applications).',
     ],
     [
       'a private-use scheme on a browser client',
       { kind: 'browser', redirect_uris: ['com.example.app:/cb'] },
       'body.redirect_uris.0',
-      'must use https',
+      'Must use https.',
     ],
     [
       'a private-use scheme not in reverse-domain form',
       { kind: 'native', redirect_uris: ['myapp:/cb'] },
       'body.redirect_uris.0',
-      'must use https, loopback http, or a private-use scheme in reverse-domain form (com.example.app:/path)',
+      'Must use https, loopback http, or a private-use scheme in reverse-domain form (com.example.app:/path).',
     ],
     [
       'a localhost post-logout URI outside development',
       { post_logout_redirect_uris: ['http://localhost:3000/bye'] },
       'body.post_logout_redirect_uris.0',
-      'must use https (http only for loopback on native clients or localhost in development applications)',
+      'Must use https (http only for loopback on native clients or localhost in development applications).',
     ],
     [
       'a malformed scope',
       { scopes: ['bad scope'] },
       'body.scopes.0',
-      'must match pattern "^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,128}$"',
+      'Use a scope name of printable characters without spaces, quotes or backslashes.',
     ],
     [
       'an unknown scope',
       { scopes: ['openid', 'admin'] },
       'body.scopes.1',
-      "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+      "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
     ],
-    ['an unknown field', { colour: 'red' }, 'body.colour', 'unknown field'],
+    ['an unknown field', { colour: 'red' }, 'body.colour', 'This request does not accept this field; remove it.'],
     [
       'an unregistered audience on a web client',
       { audiences: ['https://unregistered.example.test/'] },
       'body.audiences.0',
-      'is not a registered resource audience',
+      'Is not a registered resource audience.',
     ],
     [
       'an unknown application',
       { application_id: 'app_nope' },
       'body.application_id',
-      'is not a registered application',
+      'Is not a registered application.',
     ],
   ];
   for (const [name, change, path, problem] of clientCases)
@@ -182,7 +183,9 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       });
       assert.equal(r.status, 400);
       assert.equal(r.json.error, 'invalid_request');
-      assert.equal(r.json.error_description, `${path} ${problem}`);
+      // The description is every problem found, each as a sentence with its field's label; the first is this one.
+      const all = r.json.fields as { path: string; problem: string }[];
+      assert.equal(r.json.error_description, all.map(describeField).join(' '));
       assert.deepEqual((r.json.fields as { path: string }[])[0], { path, problem });
       const after = await t.sql`select count(*)::int as n from oauth_clients`;
       assert.equal(after[0]?.n, before[0]?.n);
@@ -213,24 +216,24 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
   });
 
   const serviceCases: [string, Record<string, unknown>, string, string][] = [
-    ['no audiences', { audiences: [] }, 'body.audiences', 'a service client must be provisioned with audiences'],
+    ['no audiences', { audiences: [] }, 'body.audiences', 'A service client must be provisioned with audiences.'],
     [
       'an unregistered audience',
       { audiences: ['https://other.example.test/'] },
       'body.audiences.0',
-      'is not a registered resource audience',
+      'Is not a registered resource audience.',
     ],
     [
       'a scope its audiences do not define',
       { scopes: ['orders:delete'] },
       'body.scopes.0',
-      'is not a scope of the provisioned audiences',
+      'Is not a scope of the provisioned audiences.',
     ],
     [
       'redirect URIs',
       { redirect_uris: ['https://x.example.test/cb'] },
       'body.redirect_uris',
-      'must be empty for a service client',
+      'Must be empty for a service client.',
     ],
   ];
   for (const [name, change, path, problem] of serviceCases)
@@ -244,14 +247,17 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
         ...change,
       });
       assert.equal(r.status, 400);
-      assert.equal(r.json.error_description, `${path} ${problem}`);
+      // The description is every problem found, each as a sentence with its field's label; the first is this one.
+      const all = r.json.fields as { path: string; problem: string }[];
+      assert.equal(r.json.error_description, all.map(describeField).join(' '));
+      assert.deepEqual(all[0], { path, problem });
     });
 
   test('refuses a resource whose audience is not an absolute URI', async () => {
     const r = await call('POST', '/admin/resources', { audience: 'orders-api', name: 'x', scopes: ['a'] });
     assert.equal(r.status, 400);
-    envelope(r, 'invalid_request', 'body.audience must be an absolute URI', [
-      { path: 'body.audience', problem: 'must be an absolute URI' },
+    envelope(r, 'invalid_request', 'Audience: must be an absolute URI.', [
+      { path: 'body.audience', problem: 'Must be an absolute URI.' },
     ]);
   });
 
@@ -262,7 +268,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       '/admin/applications',
       { identifier: 'qa-app', name: 'QA', environment: 'qa' },
       'body.environment',
-      'must be equal to one of the allowed values',
+      'Choose one of development, staging, production.',
     ],
     [
       'a resource audience with a fragment',
@@ -270,7 +276,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       '/admin/resources',
       { audience: 'https://api2.example.test/#orders', name: 'x', scopes: ['a'] },
       'body.audience',
-      'must not contain a fragment',
+      'Must not contain a fragment.',
     ],
     [
       'a resource audience that is the issuer (the audience of user access tokens)',
@@ -278,7 +284,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       '/admin/resources',
       { audience: new URL(t.config.server.issuer).href, name: 'x', scopes: ['a'] },
       'body.audience',
-      'must not be the issuer, which is the audience of user access tokens',
+      'Must not be the issuer, which is the audience of user access tokens.',
     ],
     [
       'an application PATCH to an unknown environment',
@@ -286,7 +292,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       `/admin/applications/${prod.json.id}`,
       { environment: 'qa' },
       'body.environment',
-      'must be equal to one of the allowed values',
+      'Choose one of development, staging, production.',
     ],
     [
       'a resource PATCH with a malformed scope',
@@ -294,7 +300,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
       `/admin/resources/${api.json.id}`,
       { scopes: ['bad scope'] },
       'body.scopes.0',
-      'must match pattern "^[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,128}$"',
+      'Use a scope name of printable characters without spaces, quotes or backslashes.',
     ],
   ];
   for (const [name, method, url, body, path, problem] of otherCases)
@@ -304,7 +310,7 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
                (select max(updated_at) from oauth_applications) as app_at, (select max(updated_at) from oauth_resources) as res_at`;
       const r = await call(method, url, body);
       assert.equal(r.status, 400);
-      envelope(r, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+      envelope(r, 'invalid_request', describeField({ path, problem }), [{ path, problem }]);
       const after = await t.sql`
         select (select count(*) from oauth_applications)::int as apps, (select count(*) from oauth_resources)::int as res,
                (select max(updated_at) from oauth_applications) as app_at, (select max(updated_at) from oauth_resources) as res_at`;
@@ -322,11 +328,13 @@ describe('administration API: /admin/applications, /admin/clients, /admin/resour
     const url = `/admin/clients/${created.json.client_id}`;
     const r = await call('PATCH', url, { redirect_uris: ['https://shop.example.test/cb#x'], scopes: ['admin'] });
     assert.equal(r.status, 400);
-    envelope(r, 'invalid_request', 'body.redirect_uris.0 must not contain a fragment', [
-      { path: 'body.redirect_uris.0', problem: 'must not contain a fragment' },
+    const both =
+      "Redirect URIs, entry 1: must not contain a fragment. Scopes, entry 1: must be one of openid, profile, email, offline_access or a scope of the client's audiences.";
+    envelope(r, 'invalid_request', both, [
+      { path: 'body.redirect_uris.0', problem: 'Must not contain a fragment.' },
       {
         path: 'body.scopes.0',
-        problem: "must be one of openid, profile, email, offline_access or a scope of the client's audiences",
+        problem: "Must be one of openid, profile, email, offline_access or a scope of the client's audiences.",
       },
     ]);
     assert.deepEqual((await call('GET', url)).json, created.json);

@@ -352,7 +352,7 @@ describe('GET /oauth/authorize', async () => {
     // The form posts to us and is answered with a 303 to the client: form-action governs that redirect too.
     assert.equal(
       r.headers['content-security-policy'],
-      "default-src 'none'; style-src 'self'; form-action 'self' https://app.example.test; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self' https://app.example.test; base-uri 'none'; frame-ancestors 'none'",
     );
     assert.equal(r.headers['cache-control'], 'no-store');
     assert.ok(!r.body.includes('<script') && !/\sstyle=/.test(r.body), 'no script, no inline style');
@@ -368,7 +368,7 @@ describe('GET /oauth/authorize', async () => {
     assert.equal(r.statusCode, 400);
     assert.equal(
       r.headers['content-security-policy'],
-      "default-src 'none'; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     );
     assert.match(r.body, /Request ID: <code>[A-Za-z0-9_-]{16}<\/code>/);
   });

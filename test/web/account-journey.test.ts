@@ -45,13 +45,13 @@ describe('hosted pages: sign-up to account settings (Chromium)', () => {
     // A guessable password is refused, and the page says why and what to do.
     await page.getByLabel('Password').fill('passwordpassword');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await page
-      .getByRole('alert')
-      .getByText(
-        'Password: repeated character patterns like "abcabcabc" are easy to guess; add more words that are less ' +
-          'common; avoid repeated words and characters.',
-      )
-      .waitFor();
+    // Said once, under the password field; the alert points there.
+    await page.getByRole('alert').getByText('Check the field marked below.').waitFor();
+    assert.equal(
+      await page.locator('#password-error').textContent(),
+      'Repeated character patterns like "abcabcabc" are easy to guess; add more words that are less common; ' +
+        'avoid repeated words and characters.',
+    );
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('status').getByText(`We sent a confirmation link to ${email}`).waitFor();
@@ -79,6 +79,8 @@ describe('hosted pages: sign-up to account settings (Chromium)', () => {
     await page.getByLabel('Code from the app').fill(totpCode(secret, t.clock.now()));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await page.getByRole('heading', { name: 'Save your recovery codes' }).waitFor();
+    // One heading on the codes page: the page title says it, the codes section does not repeat it.
+    assert.deepEqual(await page.getByRole('heading').allTextContents(), ['Save your recovery codes']);
     assert.equal(await page.getByTestId('recovery-codes').locator('li').count(), 10);
     // Leaving the codes page returns to where sign-in was headed: the account page.
     await page.getByRole('button', { name: 'I have saved them' }).click();
@@ -87,6 +89,11 @@ describe('hosted pages: sign-up to account settings (Chromium)', () => {
     assert.equal(await page.getByLabel('Name').inputValue(), 'Katherine Johnson');
     await page.getByText(`You sign in with ${email} (verified).`).waitFor();
     await page.getByText('this browser').waitFor();
+    // The session reads as a browser and a system (ua-parser-js), the raw User-Agent only on hover.
+    const device = page.locator('.sessions strong').first();
+    assert.match((await device.textContent()) ?? '', /^Chrome Headless \d+ on Linux$/);
+    assert.match((await device.getAttribute('title')) ?? '', /^Mozilla\/5\.0 /);
+    await page.getByText('This is the only place you are signed in.').waitFor();
     await page.getByText('Every account keeps at least one way to sign in').waitFor();
     await screenshot('account-settings');
     assert.deepEqual(problems, []);

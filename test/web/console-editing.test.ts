@@ -72,7 +72,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
       await fieldError.waitFor();
       assert.equal(
         await fieldError.textContent(),
-        `http://billing.acme-robotics.dev/${tag}/plain must use https (http only for loopback on native clients or localhost in development applications)`,
+        `http://billing.acme-robotics.dev/${tag}/plain: must use https (http only for loopback on native clients or localhost in development applications).`,
       );
       await assertFocused(page, redirects, 'the first refused field');
       assert.equal(await redirects.getAttribute('aria-invalid'), 'true');
@@ -82,7 +82,9 @@ describe('console: editing and deleting applications, clients and resources (Chr
         'the error is read with the field',
       );
       const alert = page.getByRole('alert');
-      await alert.getByText('body.redirect_uris.1 must use https').waitFor();
+      // Said once, beside the field; the alert points there instead of repeating it.
+      await alert.getByText('Check the field marked below.').waitFor();
+      assert.equal(await page.getByText('must use https (http only').count(), 1);
       assert.match((await alert.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);
       const [unchanged] = await t.sql`select redirect_uris from oauth_clients where id = ${ids.clientId}`;
       assert.deepEqual(unchanged?.redirect_uris, [good]);
@@ -94,7 +96,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
       await page.getByRole('button', { name: 'Save client' }).click();
       const scopesError = page.locator('#edit-client-scopes-error');
       await scopesError.waitFor();
-      assert.equal(await scopesError.textContent(), 'a web client needs at least one scope, such as openid');
+      assert.equal(await scopesError.textContent(), 'A web client needs at least one scope, such as openid.');
       await assertFocused(page, scopes, 'the refused scopes');
       const [scoped] = await t.sql`select scopes from oauth_clients where id = ${ids.clientId}`;
       assert.deepEqual(scoped?.scopes, ['openid', 'profile']);
@@ -207,7 +209,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
     await assertFocused(page, audiences, 'the refused audiences');
     assert.equal(
       await form.locator('#edit-client-audiences-error').textContent(),
-      'https://api.acme-robotics.dev/unknown is not a registered resource audience',
+      'https://api.acme-robotics.dev/unknown: is not a registered resource audience.',
     );
     await form.getByRole('button', { name: 'Cancel' }).click();
     await assertFocused(page, page.getByRole('button', { name: 'Edit Robots sync' }), 'the Edit button again');
@@ -239,7 +241,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
     await create.getByLabel('Scopes').fill('robots:write');
     await create.getByRole('button', { name: 'Create resource' }).click();
     await assertFocused(page, create.getByLabel('Audience'), 'the refused audience');
-    assert.equal(await create.locator('#audience-error').textContent(), 'must be an absolute URI');
+    assert.equal(await create.locator('#audience-error').textContent(), 'Must be an absolute URI.');
     await create.getByLabel('Audience').fill('https://api.acme-robotics.dev/robots-2');
     await create.getByRole('button', { name: 'Create resource' }).click();
     const created = page

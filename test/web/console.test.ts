@@ -55,6 +55,9 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     t.clock.advance(30);
     await page.getByLabel('Authentication code').fill(totpCode(secret, t.clock.now()));
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // The console opens on its overview; the first step of its checklist leads to Applications.
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Add an application' }).click();
     await page.getByRole('heading', { name: 'Applications' }).waitFor();
 
     await page.getByLabel('Identifier').fill('billing-web');
@@ -101,7 +104,7 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
-    assert.equal(await page.title(), 'Not allowed · Gatehouse');
+    assert.equal(await page.title(), 'Not allowed · Acme');
     const alert = page.getByRole('alert');
     await alert.getByText('Only an owner of the organization may do this').waitFor();
     assert.match((await alert.textContent()) ?? '', /Request ID: [A-Za-z0-9_-]{16}/);

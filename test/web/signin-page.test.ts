@@ -24,7 +24,8 @@ describe('GET /signin (web UI in Chromium)', async () => {
   test('renders a labelled form, and a failed step shows the error message and request id', async () => {
     const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
     await page.goto(`${url}/signin?return_to=%2Fsettings`);
-    assert.equal(await page.title(), 'Sign in · Gatehouse');
+    // The tab names the organization (config organization.name), not the product.
+    assert.equal(await page.title(), 'Sign in · Acme');
     await page.getByLabel('Email address').fill('nobody@acme.test');
     await page.getByRole('button', { name: 'Continue' }).click();
     const alert = page.getByRole('alert');

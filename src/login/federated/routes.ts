@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
 import { addFormBodyParser } from '../../http/form-body.ts';
-import { sendPage } from '../../http/html-page.ts';
+import { type PageShell, sendPage } from '../../http/html-page.ts';
 import { safeReturnTo } from '../../http/return-to.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { completeCallback } from './callback.ts';
@@ -19,7 +19,8 @@ import type { Purpose } from './store.ts';
 export interface FederatedRouteOptions {
   deps: FederatedDeps;
   sessions: SessionHttp;
-  stylesheet: string | null;
+  /** The hosted pages' stylesheets and organization header. */
+  shell: PageShell;
 }
 
 /** return_to must be a local path (DESIGN.md "no open redirect"): anything else is refused, not quietly replaced. */
@@ -32,14 +33,14 @@ function returnToOf(query: URLSearchParams, fallback: string): string {
 
 const queryOf = (request: FastifyRequest) => new URLSearchParams(request.url.split('?')[1] ?? '');
 
-export async function federatedRoutes(app: FastifyInstance, { deps, sessions, stylesheet }: FederatedRouteOptions) {
+export async function federatedRoutes(app: FastifyInstance, { deps, sessions, shell }: FederatedRouteOptions) {
   addFormBodyParser(app);
   app.setErrorHandler((error, request, reply) => {
     const known = error instanceof GatehouseError && error.status < 500 ? error : null;
     if (!known) request.log.error({ err: error }, 'federated sign-in failed');
     const code = known?.code ?? 'server_error';
     const description = known?.publicDescription ?? 'The server could not complete the request.';
-    return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), stylesheet);
+    return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), shell);
   });
 
   const start = async (reply: FastifyReply, purpose: Purpose, query: URLSearchParams, identityId: FederatedStart) => {
@@ -83,9 +84,9 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, st
       case 'linked':
         return reply.code(303).header('location', outcome.returnTo).send();
       case 'email_in_use':
-        return sendPage(reply, 409, emailInUsePage(outcome.provider.name, outcome.provider.id), stylesheet);
+        return sendPage(reply, 409, emailInUsePage(outcome.provider.name, outcome.provider.id), shell);
       case 'signup_closed':
-        return sendPage(reply, 403, signupClosedPage(outcome.provider.name), stylesheet);
+        return sendPage(reply, 403, signupClosedPage(outcome.provider.name), shell);
     }
   };
   app.get(CALLBACK_PATH, async (request, reply) => callback(request, reply, 'GET'));

@@ -71,7 +71,11 @@ export function Enroll() {
   return (
     <Page
       title={
-        step === 'password' ? 'Set your password' : step === 'totp' ? 'Set up two-factor sign-in' : 'Recovery codes'
+        step === 'password'
+          ? 'Set your password'
+          : step === 'totp'
+            ? 'Set up two-factor sign-in'
+            : 'Save your recovery codes'
       }
     >
       <ErrorNotice error={action.error} />
@@ -136,7 +140,7 @@ export function Enroll() {
           </button>
         </form>
       )}
-      {step === 'codes' && <RecoveryCodes codes={codes} onDone={() => location.assign(returnTo)} />}
+      {step === 'codes' && <RecoveryCodes titled codes={codes} onDone={() => location.assign(returnTo)} />}
     </Page>
   );
 }

@@ -4,6 +4,7 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
+import { usePendingClient } from '../hooks/use-pending-client.ts';
 import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
 
 interface LoginStart {
@@ -28,6 +29,7 @@ export function SignIn() {
   const [busy, setBusy] = useState(false);
   const [attempted, setAttempted] = useState(false);
   const methods = useSignInMethods();
+  const application = usePendingClient(returnTo);
 
   async function run(work: () => Promise<void>) {
     setBusy(true);
@@ -76,6 +78,11 @@ export function SignIn() {
 
   return (
     <Page title="Sign in">
+      {application && (
+        <p class="continue-to">
+          Sign in to continue to <strong>{application}</strong>
+        </p>
+      )}
       <ErrorNotice error={error} />
       {!challenge ? (
         <form onSubmit={start} aria-busy={busy}>

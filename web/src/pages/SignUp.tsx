@@ -7,6 +7,7 @@ import { Page } from '../components/Page.tsx';
 import { HowToTurnOnSelfService } from '../components/SelfServiceOff.tsx';
 import { useAction } from '../hooks/use-api.ts';
 import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { problemFor } from './console/field-problems.ts';
 
 /** Sign-up, once GET /auth/providers says it is open; otherwise who can still give the person an account. */
 export function SignUp() {
@@ -65,7 +66,7 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
     );
   return (
     <Page title="Create an account">
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['display_name', 'email', 'password']} />
       <form onSubmit={submit} aria-busy={action.busy}>
         <Field
           id="name"
@@ -73,6 +74,7 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
           autoComplete="name"
           required
           maxLength={200}
+          error={problemFor(action.error, 'display_name')}
           value={name}
           onValue={setName}
           autoFocus
@@ -83,6 +85,7 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
           type="email"
           autoComplete="email"
           required
+          error={problemFor(action.error, 'email')}
           value={email}
           onValue={setEmail}
         />
@@ -92,6 +95,7 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
           type="password"
           autoComplete="new-password"
           required
+          error={problemFor(action.error, 'password')}
           hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
           value={password}
           onValue={setPassword}

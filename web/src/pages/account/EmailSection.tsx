@@ -3,6 +3,7 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { problemFor } from '../console/field-problems.ts';
 import type { Profile } from './types.ts';
 
 export function EmailSection({ profile }: { profile: Profile }) {
@@ -24,7 +25,7 @@ export function EmailSection({ profile }: { profile: Profile }) {
         You sign in with <strong>{profile.email}</strong>
         {profile.email_verified ? ' (verified)' : ' (not verified)'}.
       </p>
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['new_email', 'password']} />
       {sent && <p role="status">We sent a confirmation link to {sent}. Your address changes once you open it.</p>}
       <form onSubmit={submit}>
         <Field
@@ -33,6 +34,7 @@ export function EmailSection({ profile }: { profile: Profile }) {
           type="email"
           autoComplete="email"
           required
+          error={problemFor(action.error, 'new_email')}
           value={email}
           onValue={setEmail}
         />
@@ -42,6 +44,7 @@ export function EmailSection({ profile }: { profile: Profile }) {
           type="password"
           autoComplete="current-password"
           required
+          error={problemFor(action.error, 'password')}
           value={password}
           onValue={setPassword}
         />

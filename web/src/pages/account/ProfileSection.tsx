@@ -3,6 +3,7 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { problemFor } from '../console/field-problems.ts';
 import type { Profile } from './types.ts';
 
 export function ProfileSection({ profile, onChange }: { profile: Profile; onChange: () => void }) {
@@ -21,9 +22,17 @@ export function ProfileSection({ profile, onChange }: { profile: Profile; onChan
   return (
     <section aria-labelledby="profile-heading">
       <h2 id="profile-heading">Profile</h2>
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['display_name']} />
       <form onSubmit={save}>
-        <Field id="display-name" label="Name" required maxLength={200} value={name} onValue={setName} />
+        <Field
+          id="display-name"
+          label="Name"
+          required
+          maxLength={200}
+          value={name}
+          onValue={setName}
+          error={problemFor(action.error, 'display_name')}
+        />
         <button type="submit" disabled={action.busy}>
           Save name
         </button>

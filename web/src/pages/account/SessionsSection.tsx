@@ -26,7 +26,7 @@ export function SessionsSection() {
             {list.data.sessions.map((s) => (
               <li key={s.id}>
                 <p>
-                  <strong>{s.user_agent ?? 'Unknown browser'}</strong>
+                  <strong title={s.user_agent ?? undefined}>{s.device ?? 'Unknown browser'}</strong>
                   {s.current && ' (this browser)'}
                 </p>
                 <p class="hint">
@@ -41,6 +41,12 @@ export function SessionsSection() {
               </li>
             ))}
           </ul>
+          {list.data.sessions.length <= 1 && (
+            <p class="empty">
+              This is the only place you are signed in. Sessions on other devices appear here, each with a way to sign
+              it out.
+            </p>
+          )}
           {list.data.sessions.length > 1 && (
             <button type="button" onClick={() => void revokeOthers()} disabled={action.busy}>
               Sign out everywhere else

@@ -14,6 +14,8 @@ export interface SessionView {
   last_seen_at: string;
   client_ip: string | null;
   user_agent: string | null;
+  /** Browser and system in words ("Firefox 128 on Ubuntu"), from the server. */
+  device: string | null;
 }
 
 export interface Connection {

@@ -40,7 +40,7 @@ export function ApplicationEditForm({
   return (
     <form onSubmit={submit} aria-labelledby="edit-application" ref={outcome.ref} noValidate>
       <EditHeading id="edit-application" text={`Edit application ${application.identifier}`} />
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['name']} />
       <Field
         id="edit-application-name"
         label="Name"

@@ -31,10 +31,10 @@ export function ApplicationTable({
       <tbody>
         {applications.map((a) => (
           <tr key={a.id}>
-            <td>{a.identifier}</td>
-            <td>{a.name}</td>
-            <td>{a.environment}</td>
-            <td>
+            <td data-label="Identifier">{a.identifier}</td>
+            <td data-label="Name">{a.name}</td>
+            <td data-label="Environment">{a.environment}</td>
+            <td data-label="ID">
               <code>{a.id}</code>
             </td>
             <RowActions id={a.id} label={a.identifier} onEdit={() => onEdit(a)} onDelete={() => onDelete(a)} />

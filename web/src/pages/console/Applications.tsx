@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
@@ -45,7 +46,13 @@ export function Applications() {
         <StatusNotice message={changes.done} />
       </div>
       <LoadState loading={list.loading} error={list.error} />
-      {list.items && (
+      {list.items?.length === 0 && (
+        <EmptyState>
+          No applications yet. Register your product below (an application groups its clients), then add a client for
+          it.
+        </EmptyState>
+      )}
+      {!!list.items?.length && (
         <ApplicationTable
           applications={list.items}
           more={list.more}
@@ -75,7 +82,7 @@ export function Applications() {
       )}
       <form onSubmit={create} aria-labelledby="new-application" ref={form.ref}>
         <h2 id="new-application">New application</h2>
-        <ErrorNotice error={action.error} />
+        <ErrorNotice error={action.error} shownFields={['identifier', 'name']} />
         <Field
           id="identifier"
           label="Identifier"

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { usePagedList } from '../../hooks/use-paged-list.ts';
@@ -28,6 +29,17 @@ function DateField({
       <label for={id}>{label}</label>
       <input id={id} name={id} type="date" value={value} onInput={(e) => onValue(e.currentTarget.value)} />
     </div>
+  );
+}
+
+/** A person's or record's name, with its id on hover (and in full when the name is unknown). */
+function Named({ id, name }: { id: string | null; name: string | null }) {
+  if (!id) return <>—</>;
+  if (!name) return <code>{id}</code>;
+  return (
+    <span title={id} data-id={id}>
+      {name}
+    </span>
   );
 }
 
@@ -87,7 +99,14 @@ export function AuditLog() {
       </form>
 
       <LoadState loading={list.loading} error={list.error} />
-      {records && (
+      {records?.length === 0 && (
+        <EmptyState>
+          {auditQuery(applied) === '/admin/audit'
+            ? 'Nothing is recorded yet. Sign-ins and every administrative change appear here.'
+            : 'No record matches these filters. Clear them to see the whole log.'}
+        </EmptyState>
+      )}
+      {!!records?.length && (
         <table class="audit">
           <caption>
             {records.length} record(s), newest first{list.more ? '; older records are available' : ''}
@@ -105,14 +124,18 @@ export function AuditLog() {
           <tbody>
             {records.map((r) => (
               <tr key={r.id}>
-                <td>
+                <td data-label="Time">
                   <time dateTime={r.occurred_at}>{new Date(r.occurred_at).toLocaleString()}</time>
                 </td>
-                <td>{r.event}</td>
-                <td>{r.actor ? <code>{r.actor}</code> : '—'}</td>
-                <td>{r.subject ? <code>{r.subject}</code> : '—'}</td>
-                <td>{r.client_ip ?? '—'}</td>
-                <td>
+                <td data-label="Event">{r.event}</td>
+                <td data-label="Actor">
+                  <Named id={r.actor} name={r.actor_name} />
+                </td>
+                <td data-label="Subject">
+                  <Named id={r.subject} name={r.subject_name} />
+                </td>
+                <td data-label="Client IP">{r.client_ip ?? '—'}</td>
+                <td data-label="Details">
                   {detailText(r.details)}
                   {r.request_id && <span class="hint"> Request ID {r.request_id}</span>}
                 </td>

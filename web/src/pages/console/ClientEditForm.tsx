@@ -63,7 +63,10 @@ export function ClientEditForm({
   return (
     <form onSubmit={submit} aria-labelledby="edit-client" ref={outcome.ref} noValidate>
       <EditHeading id="edit-client" text={`Edit client ${client.name}`} />
-      <ErrorNotice error={action.error} />
+      <ErrorNotice
+        error={action.error}
+        shownFields={['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'audiences']}
+      />
       <Field id="edit-client-name" label="Name" required value={name} onValue={setName} error={problem('name')} />
       <Field
         id="edit-client-audiences"

@@ -61,7 +61,7 @@ export function ClientForm({
   return (
     <form onSubmit={submit} aria-labelledby="new-client" ref={outcome.ref}>
       <h2 id="new-client">New client</h2>
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['name', 'redirect_uris', 'scopes', 'audiences']} />
       <div class="field">
         <label for="client-application">Application</label>
         <select

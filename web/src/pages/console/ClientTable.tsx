@@ -36,13 +36,13 @@ export function ClientTable({
       <tbody>
         {clients.map((c) => (
           <tr key={c.client_id}>
-            <td>{c.name}</td>
-            <td>
+            <td data-label="Name">{c.name}</td>
+            <td data-label="Client ID">
               <code>{c.client_id}</code>
             </td>
-            <td>{c.kind}</td>
-            <td>{c.redirect_uris.join(' ')}</td>
-            <td>{c.scopes.join(' ')}</td>
+            <td data-label="Kind">{c.kind}</td>
+            <td data-label="Redirect URIs">{c.redirect_uris.join(' ')}</td>
+            <td data-label="Scopes">{c.scopes.join(' ')}</td>
             <RowActions id={c.client_id} label={c.name} onEdit={() => onEdit(c)} onDelete={() => onDelete(c)}>
               {(c.kind === 'web' || c.kind === 'service') && (
                 <button

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { SecretOnce } from '../../components/SecretOnce.tsx';
@@ -64,7 +65,13 @@ export function Clients() {
         <ErrorNotice error={rotation.error} />
       </div>
       <LoadState loading={list.loading} error={list.error} />
-      {list.items && (
+      {list.items?.length === 0 && (
+        <EmptyState>
+          No clients yet. Create one below for each way your product signs people in (a web server, a browser app, a
+          mobile app) or calls an API (a service).
+        </EmptyState>
+      )}
+      {!!list.items?.length && (
         <ClientTable
           clients={list.items}
           more={list.more}

@@ -1,10 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { ApiError } from '../../api.ts';
+import { brand } from '../../brand.ts';
 import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
 import { NotAllowed } from './NotAllowed.tsx';
 
 const SECTIONS = [
+  ['home', 'Overview'],
   ['applications', 'Applications'],
   ['clients', 'Clients'],
   ['resources', 'Resources'],
@@ -34,7 +36,7 @@ export function ConsoleLayout({
   const methods = useSignInMethods();
   const sections = methods?.dev_mailbox ? [...SECTIONS, ['mailbox', 'Mailbox'] as const] : SECTIONS;
   useEffect(() => {
-    if (!denied) document.title = `${title} · Console · Gatehouse`;
+    if (!denied) document.title = `${title} · Console · ${brand.organization}`;
   }, [title, denied]);
   if (access && denied) return <NotAllowed error={access} />;
   return (
@@ -43,12 +45,18 @@ export function ConsoleLayout({
         Skip to content
       </a>
       <header class="console-header">
-        <p class="brand">Gatehouse console</p>
+        <p class="console-brand">
+          {brand.logo && <img class="brand-logo" src={brand.logo} alt="" />}
+          <span>{brand.organization} console</span>
+        </p>
         <nav aria-label="Console sections">
           <ul>
             {sections.map(([id, label]) => (
               <li key={id}>
-                <a href={`/admin/console/${id}`} aria-current={section === id ? 'page' : undefined}>
+                <a
+                  href={id === 'home' ? '/admin/console' : `/admin/console/${id}`}
+                  aria-current={section === id ? 'page' : undefined}
+                >
                   {label}
                 </a>
               </li>

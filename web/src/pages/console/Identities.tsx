@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useApi } from '../../hooks/use-api.ts';
@@ -47,7 +48,14 @@ export function Identities() {
         </form>
       </search>
       <LoadState loading={list.loading} error={list.error} />
-      {list.data && (
+      {list.data?.identities.length === 0 && (
+        <EmptyState>
+          {q
+            ? `Nobody matches “${q}”. Search by a part of a name or an email address.`
+            : 'Nobody has an account yet. People appear here once they sign up or are added.'}
+        </EmptyState>
+      )}
+      {!!list.data?.identities.length && (
         <>
           <table>
             <caption>
@@ -67,13 +75,13 @@ export function Identities() {
             <tbody>
               {list.data.identities.map((i) => (
                 <tr key={i.sub}>
-                  <td>
+                  <td data-label="Name">
                     <a href={`/admin/console/identities/${encodeURIComponent(i.sub)}`}>{i.display_name || i.sub}</a>
                   </td>
-                  <td>{i.email ?? '—'}</td>
-                  <td>{i.state}</td>
-                  <td>{i.ial}</td>
-                  <td>{when(i.created_at)}</td>
+                  <td data-label="Email">{i.email ?? '—'}</td>
+                  <td data-label="State">{i.state}</td>
+                  <td data-label="Assurance">{i.ial}</td>
+                  <td data-label="Created">{when(i.created_at)}</td>
                 </tr>
               ))}
             </tbody>

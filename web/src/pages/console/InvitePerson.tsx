@@ -76,7 +76,7 @@ export function InvitePerson({ onInvited }: { onInvited: () => void }) {
           <a href={`/admin/console/identities/${encodeURIComponent(invited.sub)}`}>Open {invited.display_name}</a>
         </div>
       )}
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['email', 'display_name', 'roles']} />
       <form onSubmit={invite} aria-busy={action.busy}>
         <Field
           id="invite-email"

@@ -36,15 +36,15 @@ export function MemberRow({
 
   return (
     <tr>
-      <td>
+      <td data-label="Person">
         <a href={`/admin/console/identities/${encodeURIComponent(member.sub)}`}>{name}</a>
         <br />
         <span class="hint">{member.email}</span>
       </td>
-      <td>
+      <td data-label="State">
         {member.state} · {member.ial}
       </td>
-      <td>
+      <td data-label="Roles">
         <form class="roles-form" onSubmit={save}>
           <label class="visually-hidden" for={inputId}>
             Roles for {name}

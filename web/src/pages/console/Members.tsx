@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
@@ -71,7 +72,10 @@ function MemberList({ organizationId }: { organizationId: string }) {
         {done}
       </p>
       <LoadState loading={list.loading && !list.data} error={list.error} />
-      {list.data && (
+      {list.data?.members.length === 0 && (
+        <EmptyState>This organization has no members yet. Add one below by their identity.</EmptyState>
+      )}
+      {!!list.data?.members.length && (
         <table>
           <caption>{list.data.members.length} member(s) on this page</caption>
           <thead>

@@ -39,7 +39,7 @@ export function ResourceEditForm({
   return (
     <form onSubmit={submit} aria-labelledby="edit-resource" ref={outcome.ref} noValidate>
       <EditHeading id="edit-resource" text={`Edit resource ${resource.audience}`} />
-      <ErrorNotice error={action.error} />
+      <ErrorNotice error={action.error} shownFields={['name', 'scopes']} />
       <Field
         id="edit-resource-name"
         label="Name"

@@ -30,11 +30,11 @@ export function ResourceTable({
       <tbody>
         {resources.map((r) => (
           <tr key={r.id}>
-            <td>
+            <td data-label="Audience">
               <code>{r.audience}</code>
             </td>
-            <td>{r.name}</td>
-            <td>{r.scopes.join(' ')}</td>
+            <td data-label="Name">{r.name}</td>
+            <td data-label="Scopes">{r.scopes.join(' ')}</td>
             <RowActions id={r.id} label={r.name} onEdit={() => onEdit(r)} onDelete={() => onDelete(r)} />
           </tr>
         ))}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
@@ -45,7 +46,13 @@ export function Resources() {
         <StatusNotice message={changes.done} />
       </div>
       <LoadState loading={list.loading} error={list.error} />
-      {list.items && (
+      {list.items?.length === 0 && (
+        <EmptyState>
+          No protected APIs yet. Register an API below with its audience and scopes so clients can get access tokens for
+          it.
+        </EmptyState>
+      )}
+      {!!list.items?.length && (
         <ResourceTable
           resources={list.items}
           more={list.more}
@@ -75,7 +82,7 @@ export function Resources() {
       )}
       <form onSubmit={create} aria-labelledby="new-resource" ref={form.ref}>
         <h2 id="new-resource">New resource</h2>
-        <ErrorNotice error={action.error} />
+        <ErrorNotice error={action.error} shownFields={['audience', 'name', 'scopes']} />
         <Field
           id="audience"
           label="Audience"

@@ -4,7 +4,10 @@ export interface AuditRecord {
   occurred_at: string;
   event: string;
   actor: string | null;
+  /** The actor's current name (a person's display name, a client's name), or null when unknown. */
+  actor_name: string | null;
   subject: string | null;
+  subject_name: string | null;
   client_ip: string | null;
   request_id: string | null;
   details: Record<string, unknown>;

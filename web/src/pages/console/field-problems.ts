@@ -1,5 +1,11 @@
 import type { ApiError } from '../../api.ts';
 
+// Problems arrive as sentences ("Enter a full address."); a few rules still send a fragment ("must use https"). Shown
+// alone under the input, a problem starts with a capital and ends with a period; after the entry it is about, it
+// continues that entry's line ("http://x: must use https.").
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+
 /**
  * The problems the API reported for one body field, as one line to show under its input. Paths name list items by
  * index (`body.redirect_uris.1`); `values` are the entries as sent, so the line can quote the one that is wrong.
@@ -7,10 +13,10 @@ import type { ApiError } from '../../api.ts';
 export function problemFor(error: ApiError | null, field: string, values: string[] = []): string | undefined {
   const prefix = `body.${field}`;
   const lines = (error?.fields ?? []).flatMap(({ path, problem }) => {
-    if (path === prefix) return [problem];
+    if (path === prefix) return [sentence(problem)];
     if (!path.startsWith(`${prefix}.`)) return [];
     const value = values[Number(path.slice(prefix.length + 1))];
-    return [value === undefined ? problem : `${value} ${problem}`];
+    return [value === undefined ? sentence(problem) : `${value}: ${lowerFirst(sentence(problem))}`];
   });
   return lines.length > 0 ? lines.join('; ') : undefined;
 }

@@ -2,6 +2,7 @@ import { Route } from 'preact-iso';
 import { Applications } from './Applications.tsx';
 import { AuditLog } from './AuditLog.tsx';
 import { Clients } from './Clients.tsx';
+import { Home } from './Home.tsx';
 import { Identities } from './Identities.tsx';
 import { IdentityDetail } from './IdentityDetail.tsx';
 import { Mailbox } from './Mailbox.tsx';
@@ -9,9 +10,9 @@ import { Members } from './Members.tsx';
 import { Resources } from './Resources.tsx';
 import { Status } from './Status.tsx';
 
-/** Console routes under /admin/console; the bare path opens Applications. */
+/** Console routes under /admin/console; the bare path opens the overview. */
 export const consoleRoutes = [
-  <Route key="console" path="/admin/console" component={Applications} />,
+  <Route key="console" path="/admin/console" component={Home} />,
   <Route key="applications" path="/admin/console/applications" component={Applications} />,
   <Route key="clients" path="/admin/console/clients" component={Clients} />,
   <Route key="resources" path="/admin/console/resources" component={Resources} />,

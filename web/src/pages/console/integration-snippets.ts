@@ -1,0 +1,130 @@
+// Minimal client-library configurations for one Gatehouse client, with its values filled in. Kept in one module so
+// they can be aligned with docs/integrations.md. Every snippet authenticates a confidential client with
+// client_secret_post: Gatehouse refuses HTTP Basic (token_endpoint_auth_method client_secret_basic).
+import type { Client } from './types.ts';
+
+export interface SnippetValues {
+  issuer: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  /** True for web clients, which hold a secret; browser and native clients are public and use PKCE alone. */
+  confidential: boolean;
+}
+
+export interface Snippet {
+  library: string;
+  code: string;
+}
+
+export function snippetValues(issuer: string, client: Client): SnippetValues {
+  return {
+    issuer,
+    clientId: client.client_id,
+    redirectUri: client.redirect_uris[0] ?? 'https://app.example.org/callback',
+    scope: client.scopes.join(' ') || 'openid',
+    confidential: client.kind === 'web',
+  };
+}
+
+const SECRET = 'process.env.GATEHOUSE_CLIENT_SECRET';
+
+const openidClient = (v: SnippetValues) => `import * as client from 'openid-client';
+
+const config = await client.discovery(
+  new URL('${v.issuer}'),
+  '${v.clientId}',
+  ${v.confidential ? `{ token_endpoint_auth_method: 'client_secret_post' },\n  client.ClientSecretPost(${SECRET}),` : `undefined,\n  client.None(),`}
+);
+// PKCE: keep code_verifier (and state) in the user's session until the callback.
+const code_verifier = client.randomPKCECodeVerifier();
+const url = client.buildAuthorizationUrl(config, {
+  redirect_uri: '${v.redirectUri}',
+  scope: '${v.scope}',
+  code_challenge: await client.calculatePKCECodeChallenge(code_verifier),
+  code_challenge_method: 'S256',
+});
+// At the callback:
+const tokens = await client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: code_verifier });`;
+
+const oauth4webapi = (v: SnippetValues) => `import * as oauth from 'oauth4webapi';
+
+const issuer = new URL('${v.issuer}');
+const as = await oauth
+  .discoveryRequest(issuer)
+  .then((response) => oauth.processDiscoveryResponse(issuer, response));
+const client = { client_id: '${v.clientId}' };
+const clientAuth = ${v.confidential ? `oauth.ClientSecretPost(${SECRET})` : 'oauth.None()'};
+const redirect_uri = '${v.redirectUri}';
+const scope = '${v.scope}';
+// PKCE: keep code_verifier in the user's session until the callback.
+const code_verifier = oauth.generateRandomCodeVerifier();
+const code_challenge = await oauth.calculatePKCECodeChallenge(code_verifier);
+// At the callback:
+const params = oauth.validateAuthResponse(as, client, currentUrl);
+const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirect_uri, code_verifier);
+const result = await oauth.processAuthorizationCodeResponse(as, client, response);`;
+
+const authJs = (v: SnippetValues) => `// auth.ts (Auth.js / NextAuth v5)
+import NextAuth from 'next-auth';
+
+export const { handlers, auth, signIn, signOut } = NextAuth({
+  providers: [
+    {
+      id: 'gatehouse',
+      name: 'Gatehouse',
+      type: 'oidc',
+      issuer: '${v.issuer}',
+      clientId: '${v.clientId}',
+      ${v.confidential ? `clientSecret: ${SECRET},\n      client: { token_endpoint_auth_method: 'client_secret_post' },` : `client: { token_endpoint_auth_method: 'none' },`}
+      checks: ['pkce', 'state'],
+      authorization: { params: { scope: '${v.scope}' } },
+    },
+  ],
+});
+// Register this redirect URI: ${v.redirectUri} (Auth.js uses /api/auth/callback/gatehouse).`;
+
+const expressOpenidConnect = (v: SnippetValues) => {
+  const callback = new URL(v.redirectUri);
+  return `import { auth } from 'express-openid-connect';
+
+app.use(
+  auth({
+    issuerBaseURL: '${v.issuer}',
+    baseURL: '${callback.origin}',
+    clientID: '${v.clientId}',
+    ${v.confidential ? `clientSecret: ${SECRET},\n    clientAuthMethod: 'client_secret_post',` : `clientAuthMethod: 'none',`}
+    secret: process.env.SESSION_SECRET,
+    authRequired: false,
+    routes: { callback: '${callback.pathname}' },
+    authorizationParams: { response_type: 'code', scope: '${v.scope}' },
+  }),
+);`;
+};
+
+const oidcClientTs = (v: SnippetValues) => `import { UserManager } from 'oidc-client-ts';
+
+// A browser app is a public client: no secret, PKCE S256 (oidc-client-ts does it by default).
+const userManager = new UserManager({
+  authority: '${v.issuer}',
+  client_id: '${v.clientId}',
+  redirect_uri: '${v.redirectUri}',
+  response_type: 'code',
+  scope: '${v.scope}',
+});
+await userManager.signinRedirect();
+// At the callback:
+const user = await userManager.signinRedirectCallback();`;
+
+/** The snippets that fit the client: server libraries for web clients, the browser library for browser clients. */
+export function snippetsFor(v: SnippetValues, kind: Client['kind']): Snippet[] {
+  const server: Snippet[] = [
+    { library: 'openid-client', code: openidClient(v) },
+    { library: 'oauth4webapi', code: oauth4webapi(v) },
+    { library: 'Auth.js', code: authJs(v) },
+    { library: 'express-openid-connect', code: expressOpenidConnect(v) },
+  ];
+  if (kind === 'browser') return [{ library: 'oidc-client-ts', code: oidcClientTs(v) }, server[1] as Snippet];
+  if (kind === 'native') return [server[1] as Snippet, server[0] as Snippet];
+  return server;
+}
