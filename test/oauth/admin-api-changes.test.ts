@@ -221,7 +221,7 @@ describe('PATCH /admin/applications/{id} environment', async () => {
     assert.equal(r.status, 400);
     assert.equal(
       r.json.error_description,
-      'body.redirect_uris.0 must use https (http only for loopback on native clients or localhost in development applications)',
+      'Redirect URIs, entry 1: must use https (http only for loopback on native clients or localhost in development applications).',
     );
   });
 });

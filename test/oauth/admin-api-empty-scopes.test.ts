@@ -24,8 +24,9 @@ describe('POST /admin/clients and PATCH /admin/clients/:id: an empty scope list'
     ['native', 'http://127.0.0.1/cb'],
   ] as const;
   const refusal = (kind: string) => {
-    const problem = `a ${kind} client needs at least one scope, such as openid`;
-    return [400, 'invalid_request', `body.scopes ${problem}`, [{ path: 'body.scopes', problem }]] as const;
+    const problem = `A ${kind} client needs at least one scope, such as openid.`;
+    const description = `Scopes: a ${kind} client needs at least one scope, such as openid.`;
+    return [400, 'invalid_request', description, [{ path: 'body.scopes', problem }]] as const;
   };
 
   for (const [kind, uri] of USER_KINDS) {
@@ -50,12 +51,12 @@ describe('POST /admin/clients and PATCH /admin/clients/:id: an empty scope list'
 
   test('a service client keeps its own rule for an empty scope list', async () => {
     const body = { application_id: app.json.id, name: 'Worker', kind: 'service', audiences: [audienceOf('orders')] };
-    const problem = 'a service client must be provisioned with scopes';
+    const problem = 'A service client must be provisioned with scopes.';
     assertAdminError(
       await call('POST', '/admin/clients', { ...body, scopes: [] }),
       400,
       'invalid_request',
-      `body.scopes ${problem}`,
+      'Scopes: a service client must be provisioned with scopes.',
       [{ path: 'body.scopes', problem }],
     );
   });

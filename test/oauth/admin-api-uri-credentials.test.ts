@@ -6,7 +6,15 @@ import { adminCaller, assertAdminError, registrySnapshot } from '../helpers/admi
 import { startTestApp } from '../helpers/app.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 
-const CREDENTIALS = 'must not contain user credentials';
+const CREDENTIALS = 'Must not contain user credentials.';
+/** How the envelope's description names each field these tests refuse (src/http/validation-messages.ts). */
+const LABELS: Record<string, string> = {
+  'body.redirect_uris.0': 'Redirect URIs, entry 1',
+  'body.redirect_uris.1': 'Redirect URIs, entry 2',
+  'body.post_logout_redirect_uris.0': 'Sign-out redirect URIs, entry 1',
+  'body.post_logout_redirect_uris.1': 'Sign-out redirect URIs, entry 2',
+  'body.audience': 'Audience',
+};
 
 describe('administration API: URIs with user credentials', async () => {
   const t = await startTestApp();
@@ -32,7 +40,8 @@ describe('administration API: URIs with user credentials', async () => {
   async function refused(method: 'POST' | 'PATCH', url: string, body: Record<string, unknown>, path: string) {
     const before = await registrySnapshot(t);
     const r = await call(method, url, body);
-    assertAdminError(r, 400, 'invalid_request', `${path} ${CREDENTIALS}`, [{ path, problem: CREDENTIALS }]);
+    const description = `${LABELS[path]}: must not contain user credentials.`;
+    assertAdminError(r, 400, 'invalid_request', description, [{ path, problem: CREDENTIALS }]);
     assert.deepEqual(await registrySnapshot(t), before, 'nothing changed');
   }
 
