@@ -19,7 +19,7 @@ export const RegistrationCredential = Type.Object(
         clientDataJSON: b64url(8192),
         attestationObject: b64url(32_768),
         authenticatorData: Type.Optional(b64url(16_384)),
-        publicKey: Type.Optional(b64url(4096)),
+        publicKey: Type.Optional(b64url(4096)), // an ML-DSA-87 key is 2592 bytes
         publicKeyAlgorithm: Type.Optional(Type.Integer({ minimum: -65_536, maximum: 65_535 })),
         transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })),
       },
@@ -40,7 +40,8 @@ export const AuthenticationCredential = Type.Object(
       {
         clientDataJSON: b64url(8192),
         authenticatorData: b64url(16_384),
-        signature: b64url(2048),
+        // Up to an ML-DSA-87 signature (4627 bytes), which current authenticators and the verifier support.
+        signature: b64url(8192),
         /** §5.4.3: at most 64 bytes. */
         userHandle: Type.Optional(b64url(86)),
       },

@@ -50,16 +50,15 @@ export function PasskeysSection({ onChange }: { onChange: () => void }) {
     }, 'Passkey added.');
   };
   const remove = (id: string) =>
-    void confirmed(
-      (pw) =>
-        api('DELETE', `/account/passkeys/${encodeURIComponent(id)}`, pw ? { password: pw } : {}).catch(
-          (caught: { code?: string }) => {
-            if (caught.code === 'reauthentication_required') setNeedPassword(true);
-            throw caught;
-          },
-        ),
-      'Passkey removed.',
-    );
+    void confirmed(async (pw) => {
+      await api('DELETE', `/account/passkeys/${encodeURIComponent(id)}`, pw ? { password: pw } : {}).catch(
+        (caught: { code?: string }) => {
+          if (caught.code === 'reauthentication_required') setNeedPassword(true);
+          throw caught;
+        },
+      );
+      return true; // 204 has no body: success is that nothing was thrown
+    }, 'Passkey removed.');
   const rename = (event: Event) => {
     event.preventDefault();
     if (!renaming) return;
