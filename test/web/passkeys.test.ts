@@ -22,7 +22,7 @@ const t = await startBrowserApp(
     delivery: {
       kind: 'smtp',
       from: 'id@acme-robotics.dev',
-      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password: 'relay secret 6' },
+      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
     },
   }),
   { issuerHost: 'localhost' },

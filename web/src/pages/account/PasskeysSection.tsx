@@ -144,7 +144,7 @@ export function PasskeysSection({ onChange }: { onChange: () => void }) {
         <form onSubmit={add}>
           <Field
             id="passkey-name"
-            label="Name for a new passkey"
+            label="Label for a new passkey"
             hint="Optional, e.g. “Work laptop”: it helps you tell your passkeys apart."
             maxLength={64}
             value={name}
