@@ -195,6 +195,22 @@ describe('POST /auth/passkey/options and POST /auth/passkey/verify', () => {
     assert.equal(await auditCount('signin.succeeded', person.sub), 1);
   });
 
+  test('gives a passkey-only account without TOTP a full session, which passes the admin guard for an IAL2 owner', async () => {
+    const { person, authenticator } = await personWithPasskey();
+    await t.sql`delete from sign_in_methods where identity_id = ${person.sub} and kind = 'password'`;
+    await t.sql`delete from totp_credentials where identity_id = ${person.sub}`;
+    await t.sql`update identities set assurance = 'ial2' where id = ${person.sub}`;
+    await t.sql`insert into organizations (id, name) values (${config.organization.id}, 'Acme') on conflict do nothing`;
+    await t.sql`insert into memberships (organization_id, identity_id, roles)
+                values (${config.organization.id}, ${person.sub}, ${['owner']})`;
+    const started = await signInOptions();
+    const r = await verify(started.challenge_id, authenticator.assert(started.options), started.cookie);
+    assert.deepEqual(r.json(), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_required: false });
+    const cookie = cookieFrom(r, 'gatehouse_session');
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/applications', headers: { cookie } });
+    assert.equal(admin.statusCode, 200, admin.body);
+  });
+
   test('names a synced passkey swk, and gives aal1 without user verification', async () => {
     const synced = await personWithPasskey({ backupEligible: true });
     let started = await signInOptions();
