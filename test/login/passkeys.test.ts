@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { LightMyRequestResponse } from 'fastify';
+import { runHousekeeping } from '../../src/housekeeping.ts';
 import { cookieFrom, JSON_HEADERS, makeAccount } from '../helpers/accounts.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
@@ -355,6 +356,10 @@ describe('POST /auth/passkey/options and POST /auth/passkey/verify', () => {
       'invalid_login_transaction',
     );
     assert.deepEqual(await snapshot(), before);
+    // Housekeeping then deletes it with the other expired challenges.
+    assert.ok((await runHousekeeping(t.sql, t.clock.now())).passkeyChallenges >= 1);
+    const [left] = await t.sql`select count(*)::int as n from passkey_challenges where id = ${started.challenge_id}`;
+    assert.equal(left?.n, 0);
   });
 
   test('refuses malformed base64url fields with a 400 envelope before any lookup', async () => {
