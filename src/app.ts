@@ -4,6 +4,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
+import type { AccountDeps } from './account/deps.ts';
+import { confirmFactors } from './account/reauth.ts';
 import { accountRoutes } from './account/routes.ts';
 import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
@@ -11,6 +13,7 @@ import type { Audit } from './audit/audit.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { findRegistryLabels } from './clients/store.ts';
 import type { Clock } from './clock.ts';
+import { passkeysUnavailable, relyingParty } from './config/passkeys.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
@@ -30,6 +33,7 @@ import { federatedRoutes } from './login/federated/routes.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
+import { passkeyRoutes } from './login/passkey/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
@@ -170,15 +174,28 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       logFailure: (provider, error) => app.log.warn({ err: error, provider }, 'federated sign-in refused'),
     },
   });
-  await app.register(accountRoutes, {
+  const accountDeps: AccountDeps = {
+    sql: deps.sql,
+    audit: deps.audit,
+    clock: deps.clock,
+    config,
+    secrets: deps.secrets,
+    outbox,
+  };
+  await app.register(accountRoutes, { sessions, deps: accountDeps });
+  await app.register(passkeyRoutes, {
     sessions,
     deps: {
       sql: deps.sql,
       audit: deps.audit,
       clock: deps.clock,
       config,
-      secrets: deps.secrets,
-      outbox,
+      relyingParty: relyingParty(config),
+      unavailable: passkeysUnavailable(config),
+      decoyKey: deps.secrets.signing,
+      confirmPassword: async (context, identityId, password) => {
+        await confirmFactors(accountDeps, context, identityId, { password });
+      },
     },
   });
   await app.register(sessionRoutes, { audit: deps.audit, sessions });

@@ -89,6 +89,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       requestWindows: 1,
       verifications: 0,
       federatedTransactions: 1,
+      passkeyChallenges: 0,
     });
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
@@ -105,6 +106,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       requestWindows: 1,
       verifications: 0,
       federatedTransactions: 1,
+      passkeyChallenges: 0,
     });
   });
 

@@ -1,6 +1,6 @@
 // Periodic upkeep on every node, independently of the delivery worker (whose own housekeeping covers the outbox):
 // purges of state that has stopped mattering (ended sessions, expired login transactions, stale throttle rows, ended
-// request-counter windows, expired redirect-provider round trips, verifications spent 30 days ago), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
+// request-counter windows, expired redirect-provider round trips and passkey challenges, verifications spent 30 days ago), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
 // audit records a node committed but did not chain, which takes each record once whichever node runs it.
 import type { Logger } from 'pino';
 import type { Audit } from './audit/audit.ts';
@@ -9,6 +9,7 @@ import { LONGEST_WINDOW_SECONDS } from './http/rate-limit.ts';
 import { deleteEndedRequestWindows } from './http/store.ts';
 import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
+import { deleteExpiredChallenges } from './login/passkey/store.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
 
@@ -21,6 +22,7 @@ export interface HousekeepingReport {
   requestWindows: number;
   verifications: number;
   federatedTransactions: number;
+  passkeyChallenges: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -32,6 +34,7 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     verifications: await purgeSpentVerifications(sql, now),
     // A redirect-provider round trip is useless once expired; nothing about it needs keeping.
     federatedTransactions: await purgeExpiredFederatedTransactions(sql, now),
+    passkeyChallenges: await deleteExpiredChallenges(sql, now),
   };
 }
 

@@ -282,6 +282,21 @@ export const ConfigSchema = Type.Object(
           'POST /auth/login starts admitted per client IP per minute, counted in PostgreSQL across nodes; more get 429 with Retry-After. Generous, because a shared NAT signs many people in; it bounds the decoy rows and lookups one address can cause (the per-account and per-IP failure locks still apply). 0 disables the limit.',
       }),
     }),
+    passkeys: section('Passkeys (WebAuthn): registration on the account page and sign-in without a password.', {
+      enabled: flag(
+        'Offer passkey registration and sign-in. On by default: a user-verified passkey is a phishing-resistant two-factor sign-in. Off refuses both (existing passkeys stay stored but cannot sign in).',
+        true,
+      ),
+      rp_id: text(
+        'WebAuthn relying party ID: the issuer host (empty, the default) or a registrable suffix of it, e.g. example.com for id.example.com, so passkeys also work on sibling hosts you add to allowed_origins. Passkeys are bound to it: changing it makes every registered passkey unusable.',
+      ),
+      allowed_origins: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+        default: [],
+        maxItems: 32,
+        description:
+          'Origins besides the issuer origin whose pages may run passkey ceremonies against this service (each https://host[:port] under rp_id). Empty by default: only the hosted pages. Each origin added can sign people in with their passkeys.',
+      }),
+    }),
     sessions: section('Browser sessions.', {
       idle_ttl_seconds: seconds('A session unused this long ends.', 43_200),
       absolute_ttl_seconds: seconds('A session ends this long after sign-in, used or not.', 604_800),

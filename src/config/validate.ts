@@ -1,6 +1,7 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
 import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
+import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { genericProviderState, PROVIDER_IDS, providerState } from './provider-state.ts';
 import { type Config, REDIRECT_PROVIDERS } from './schema.ts';
@@ -108,11 +109,27 @@ export function checkSemantics(config: Config): SemanticResult {
     if (config.tls.key_file === '') problem('tls.key_file', 'is required when tls.mode is "files"');
   }
 
+  if (!issuerProblem) checkPasskeys(config, problem);
   checkGateway(config, problem);
   return { problems, deferred };
 }
 
 type Report = (key: string, text: string) => void;
+
+function checkPasskeys(config: Config, problem: Report): void {
+  const rp = relyingParty(config);
+  const rpProblem = rpIdProblem(rp.id, new URL(config.server.issuer).hostname);
+  // A configured RP ID that cannot work is a mistake to refuse; the default (the issuer host) being unusable, as
+  // for an IP-address issuer, only leaves passkeys off, which `gatehouse doctor` reports.
+  if (rpProblem) {
+    if (config.passkeys.rp_id !== '') problem('passkeys.rp_id', rpProblem);
+    return;
+  }
+  config.passkeys.allowed_origins.forEach((origin, index) => {
+    const originProblem = allowedOriginProblem(origin, rp.id);
+    if (originProblem) problem(`passkeys.allowed_origins[${index}]`, originProblem);
+  });
+}
 
 /** The domain of the address in delivery.from ("Name <a@b>" or "a@b"). */
 export function senderDomain(from: string): string {

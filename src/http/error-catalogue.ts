@@ -66,6 +66,16 @@ export const errorCatalogue = {
     description: 'An account with this email address already exists; it is never linked automatically.',
   },
 
+  // passkeys (src/login/passkey)
+  passkeys_disabled: { status: 403, description: 'Passkeys are not enabled on this service.' },
+  invalid_passkey_registration: {
+    status: 400,
+    description: 'The passkey could not be registered: the ceremony is unknown, expired, already used or invalid.',
+  },
+  reauthentication_required: {
+    status: 403,
+    description: 'Confirm it is you first: enter your current password, or sign in again.',
+  },
   // oauth (RFC 6749, 6750, 7009, 7662 codes)
   invalid_client: { status: 401, description: 'Client authentication failed.' },
   invalid_grant: {

@@ -240,6 +240,18 @@ export async function touchSignInMethodOf(
               and external_subject = ${externalSubject}`;
 }
 
+/** Renames one of the identity's methods (the name people see); false when it has no such method. */
+export async function relabelSignInMethod(
+  sql: Executor,
+  identityId: Sub,
+  methodId: string,
+  label: string,
+): Promise<boolean> {
+  const rows = await sql`
+    update sign_in_methods set label = ${label} where id = ${methodId} and identity_id = ${identityId} returning id`;
+  return rows.length === 1;
+}
+
 export async function touchSignInMethod(sql: Executor, methodId: string, now: Date): Promise<void> {
   await sql`update sign_in_methods set last_used_at = ${now} where id = ${methodId}`;
 }

@@ -1,5 +1,6 @@
 // Each of the nine sign-in provider selections (docs/decisions.md): enabled, deferred (a placeholder credential,
 // SPEC.md "External sign-in providers") or off. Only configuration is read; no provider is contacted.
+import { passkeysUnavailable, relyingParty } from '../config/passkeys.ts';
 import {
   type ProviderState as Decided,
   genericProviderState,
@@ -66,5 +67,16 @@ export function providerStatuses(config: Config): ProvidersSection {
     shown.length === 0
       ? [check('info', 'providers', 'none enabled: people sign in with a password')]
       : shown.map((p) => check(p.status, p.id, `${p.state}: ${p.detail}`));
-  return { ...sectionOf(checks), providers };
+  return { ...sectionOf([...checks, passkeysCheck(config)]), providers };
+}
+
+/** The RP ID rule (src/config/passkeys.ts): an explicit bad rp_id already stopped the start; this reports the rest. */
+function passkeysCheck(config: Config): Check {
+  if (!config.passkeys.enabled) return check('info', 'passkeys', 'off (passkeys.enabled = false)');
+  const problem = passkeysUnavailable(config);
+  if (problem) return check('warn', 'passkeys', `unavailable: ${problem}; set passkeys.rp_id or a domain issuer`);
+  const rp = relyingParty(config);
+  const host = new URL(config.server.issuer).hostname;
+  const suffix = rp.id === host ? 'the issuer host' : `a registrable suffix of ${host}`;
+  return check('ok', 'passkeys', `rp id ${rp.id} (${suffix}); origins ${rp.origins.join(', ')}`);
 }

@@ -73,7 +73,7 @@ describe('collectStatus', async () => {
     ]);
     assert.deepEqual(
       statusChecks(report).map((c) => c.name),
-      ['database', 'keys', 'tls', 'providers', 'delivery'],
+      ['database', 'keys', 'tls', 'providers', 'passkeys', 'delivery'],
     );
   });
 

@@ -126,6 +126,7 @@ describe('gatehouse doctor', () => {
       `ok    keys       ${kid} signs; 0 retired key(s) still published`,
       'info  tls        external: plain HTTP at http://localhost:8080 (local development)',
       'info  providers  none enabled: people sign in with a password',
+      'ok    passkeys   rp id localhost (the issuer host); origins http://localhost:8080',
       'ok    outbox     0 pending, 0 sent, 0 dead',
       `ok    delivery   SMTP relay localhost:${relay.port} (starttls)`,
       `ok    smtp       localhost:${relay.port} accepted TLS and the login`,

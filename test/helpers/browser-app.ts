@@ -14,14 +14,20 @@ export async function freePort(): Promise<number> {
 
 export async function startBrowserApp(
   config: Config,
-  options: Omit<TestAppOptions, 'config' | 'listen' | 'port'> = {},
+  options: Omit<TestAppOptions, 'config' | 'listen' | 'port'> & {
+    /** `localhost` where a page needs a domain origin (WebAuthn refuses an IP address as RP ID). */
+    issuerHost?: 'localhost' | '127.0.0.1';
+  } = {},
 ): Promise<TestApp> {
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
-  return await startTestApp({
-    ...options,
+  const issuer = `http://${options.issuerHost ?? '127.0.0.1'}:${port}`;
+  const { issuerHost: _host, ...rest } = options;
+  const started = await startTestApp({
+    ...rest,
     config: { ...config, server: { ...config.server, issuer } },
     listen: true,
     port,
   });
+  // Pages are opened at the issuer's origin, which the CSRF rule and WebAuthn compare with.
+  return { ...started, url: issuer };
 }

@@ -1,6 +1,7 @@
 // Which sign-in methods the sign-in page may offer (SPEC.md `GET /auth/providers`): enabled providers whose
 // configuration is real. A provider with a placeholder or empty credential is deferred (SPEC.md "External sign-in
 // providers"), so it is not offered: a button that can only fail is worse than none.
+import { passkeysUnavailable } from '../../config/passkeys.ts';
 import { genericProviderState, type ProviderId, providerState } from '../../config/provider-state.ts';
 import { type Config, REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../../config/schema.ts';
 import { deliveryStatus } from '../../delivery/status.ts';
@@ -51,8 +52,8 @@ export function signInMethods(config: Config): SignInMethods {
   );
   return {
     providers: [...redirect, ...generic, ...web3],
-    // No passkey configuration exists yet; the field is here so the page need not change when it does.
-    passkeys: false,
+    // Enabled, with an RP ID browsers accept (not an IP-address issuer): src/config/passkeys.ts.
+    passkeys: passkeysUnavailable(config) === null,
     self_service: config.self_service.enabled && deliveryStatus(config).state === 'ready',
     dev_mailbox: config.delivery.kind === 'dev_mailbox',
   };

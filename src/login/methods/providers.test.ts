@@ -7,13 +7,13 @@ import { providerSecretsDir } from '../../../test/helpers/provider-secrets.ts';
 const real = (client_id: string) => ({ enabled: true, client_id });
 
 describe('GET /auth/providers', () => {
-  it('lists nothing by default: no providers, no passkeys, no self-service', async () => {
+  it('lists passkeys alone by default: no providers, no self-service', async () => {
     const t = await startTestApp();
     const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), {
       providers: [],
-      passkeys: false,
+      passkeys: true,
       self_service: false,
       dev_mailbox: false,
     });
@@ -60,11 +60,25 @@ describe('GET /auth/providers', () => {
         { id: 'corp', name: 'Corp SSO', kind: 'redirect', start_url: '/auth/federated/start?provider=corp' },
         { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
       ],
-      passkeys: false,
+      passkeys: true,
       self_service: false,
       dev_mailbox: false,
     });
     assert.doesNotMatch(response.body, /secret-value|Iv1\.8a61f9b3a7aba766/, 'no credential reaches the answer');
+  });
+
+  it('reports passkeys only when enabled with an RP ID browsers accept (never for an IP-address issuer)', async () => {
+    const { sql } = await startTestApp();
+    const cases = [
+      [{ passkeys: { enabled: false } }, false],
+      [{ server: { issuer: 'http://127.0.0.1:8080' } }, false],
+      [{ server: { issuer: 'https://id.acme-robotics.dev' }, passkeys: { rp_id: 'acme-robotics.dev' } }, true],
+    ] as const;
+    for (const [overrides, expected] of cases) {
+      const t = await startTestApp({ config: makeConfig(overrides), sql });
+      const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
+      assert.equal(response.json().passkeys, expected, JSON.stringify(overrides));
+    }
   });
 
   it('reports self-service only when it is enabled and delivery is ready', async () => {

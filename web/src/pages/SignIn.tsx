@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
@@ -6,6 +6,14 @@ import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
 import { usePendingClient } from '../hooks/use-pending-client.ts';
 import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import {
+  addPasskey,
+  cancelPasskeyAutofill,
+  type PasskeySignInResult,
+  passkeyAutofill,
+  passkeysSupported,
+  signInWithPasskey,
+} from '../passkeys.ts';
 
 interface LoginStart {
   transaction_id: string;
@@ -15,6 +23,11 @@ interface LoginStart {
 interface VerifyResult {
   enrollment_required?: boolean;
 }
+
+const asError = (caught: unknown) =>
+  caught instanceof ApiError
+    ? caught
+    : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null);
 
 /** Two steps, as the API has them: the subject first, then password plus TOTP code (or a recovery code). */
 export function SignIn() {
@@ -30,6 +43,38 @@ export function SignIn() {
   const [attempted, setAttempted] = useState(false);
   const methods = useSignInMethods();
   const application = usePendingClient(returnTo);
+  const [offerPasskey, setOfferPasskey] = useState(false);
+  const passkeys = methods?.passkeys === true && passkeysSupported();
+
+  // Browser autofill: the email field also offers this site's passkeys (conditional mediation) until the person
+  // goes on with a password, which starts a login transaction of its own.
+  useEffect(() => {
+    if (!passkeys || challenge) return;
+    let live = true;
+    passkeyAutofill()
+      .then((result) => live && result && finishPasskey(result))
+      .catch((caught: unknown) => live && setError(asError(caught)));
+    return () => {
+      live = false;
+      cancelPasskeyAutofill();
+    };
+  }, [passkeys, challenge]);
+
+  const finishPasskey = (result: PasskeySignInResult) =>
+    location.assign(result.enrollment_required ? `/enroll?return_to=${encodeURIComponent(returnTo)}` : returnTo);
+
+  const withPasskey = () => {
+    cancelPasskeyAutofill();
+    void run(async () => finishPasskey(await signInWithPasskey()));
+  };
+
+  // After a password sign-in, once: offer a passkey to someone who has none (and whose account pages work).
+  const afterPassword = async () => {
+    if (!passkeys) return location.assign(returnTo);
+    const mine = await api<{ passkeys: unknown[] }>('GET', '/account/passkeys').catch(() => null);
+    if (mine?.passkeys.length === 0) setOfferPasskey(true);
+    else location.assign(returnTo);
+  };
 
   async function run(work: () => Promise<void>) {
     setBusy(true);
@@ -37,11 +82,7 @@ export function SignIn() {
     try {
       await work();
     } catch (caught) {
-      setError(
-        caught instanceof ApiError
-          ? caught
-          : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null),
-      );
+      setError(asError(caught));
     } finally {
       setBusy(false);
     }
@@ -49,6 +90,7 @@ export function SignIn() {
 
   const start = (event: Event) => {
     event.preventDefault();
+    cancelPasskeyAutofill();
     void run(async () => {
       setChallenge(await api<LoginStart>('POST', '/auth/login', { subject }));
       setAttempted(false);
@@ -72,9 +114,36 @@ export function SignIn() {
         password,
         ...factor,
       });
-      location.assign(result.enrollment_required ? `/enroll?return_to=${encodeURIComponent(returnTo)}` : returnTo);
+      if (result.enrollment_required) location.assign(`/enroll?return_to=${encodeURIComponent(returnTo)}`);
+      else await afterPassword();
     });
   };
+
+  if (offerPasskey)
+    return (
+      <Page title="Add a passkey?">
+        <ErrorNotice error={error} />
+        <p>
+          You are signed in. A passkey lets you sign in next time with your fingerprint, face or screen lock instead of
+          your password and code.
+        </p>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void run(async () => {
+              await addPasskey('');
+              location.assign(returnTo);
+            })
+          }
+        >
+          Add a passkey
+        </button>
+        <button type="button" class="secondary" disabled={busy} onClick={() => location.assign(returnTo)}>
+          Not now
+        </button>
+      </Page>
+    );
 
   return (
     <Page title="Sign in">
@@ -90,7 +159,7 @@ export function SignIn() {
             id="subject"
             label="Email address"
             type="email"
-            autoComplete="username"
+            autoComplete="username webauthn"
             required
             value={subject}
             onValue={setSubject}
@@ -99,6 +168,11 @@ export function SignIn() {
           <button type="submit" disabled={busy}>
             Continue
           </button>
+          {passkeys && (
+            <button type="button" class="secondary" disabled={busy} onClick={withPasskey}>
+              Sign in with a passkey
+            </button>
+          )}
         </form>
       ) : (
         <form onSubmit={verify} aria-busy={busy}>

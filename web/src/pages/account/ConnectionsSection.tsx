@@ -53,7 +53,9 @@ export function ConnectionsSection() {
               ) : (
                 <>
                   <strong>{KIND_NAMES[c.kind] ?? c.kind}</strong>
-                  {c.subject && ` (${c.subject})`} <span class="hint">{c.provider !== 'local' && c.provider}</span>
+                  {c.subject && ` (${c.subject})`}{' '}
+                  {/* A passkey is known by the name its owner gave it; other methods by their provider. */}
+                  <span class="hint">{c.kind === 'passkey' ? c.label : c.provider !== 'local' && c.provider}</span>
                 </>
               )}
               <button

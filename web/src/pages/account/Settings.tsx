@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { ApiError, api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
@@ -8,6 +9,7 @@ import { AdministeredAccount } from './AdministeredAccount.tsx';
 import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
 import { GrantsSection } from './GrantsSection.tsx';
+import { PasskeysSection } from './PasskeysSection.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
 import { ProfileSection } from './ProfileSection.tsx';
 import { SessionsSection } from './SessionsSection.tsx';
@@ -39,6 +41,8 @@ function AdministeredSettings() {
 
 function SelfServiceSettings() {
   const profile = useApi<Profile>('/account/profile');
+  // Passkeys are sign-in methods too: a change there redraws the list of ways to sign in.
+  const [methodsSeen, setMethodsSeen] = useState(0);
   return (
     <Page title="Your account">
       <LoadState loading={profile.loading} error={profile.error} />
@@ -48,9 +52,10 @@ function SelfServiceSettings() {
           <EmailSection profile={profile.data} />
           <PasswordSection onChange={profile.reload} />
           <TotpSection />
+          <PasskeysSection onChange={() => setMethodsSeen((n) => n + 1)} />
           <SessionsSection />
           <GrantsSection />
-          <ConnectionsSection />
+          <ConnectionsSection key={methodsSeen} />
           <SignOut />
         </>
       )}

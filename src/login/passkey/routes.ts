@@ -1,0 +1,118 @@
+// Passkey routes (issue 20). Thin: validate, one call, shape the reply. Account routes need a full session (and,
+// like the rest of account self-service, SPEC.md "Account self-service" availability); sign-in routes are bound to
+// the login cookie. Every state change passes the CSRF rule (DESIGN.md "CSRF").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { randomToken } from '../../crypto/primitives.ts';
+import { assertSelfServiceAvailable } from '../../delivery/status.ts';
+import { assertSameOriginJson } from '../../http/csrf.ts';
+import type { SessionHttp } from '../../session/http.ts';
+import { attemptContext } from '../local/deps.ts';
+import { clearLoginCookie, readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
+import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
+import { CEREMONY_SECONDS } from './ceremony.ts';
+import type { PasskeyDeps } from './deps.ts';
+import { listMyPasskeys, removePasskey, renamePasskey } from './management.ts';
+import { requireRecentAuthentication } from './recent-authentication.ts';
+import { finishRegistration, startRegistration } from './registration.ts';
+import { AuthenticationCredential, challengeId, passkeyName, password, RegistrationCredential } from './schemas.ts';
+import { finishPasskeySignIn, startPasskeySignIn } from './sign-in.ts';
+
+export interface PasskeyRouteOptions {
+  deps: PasskeyDeps;
+  sessions: SessionHttp;
+}
+
+const body = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+const params = body({ id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }) });
+const withPassword = Type.Union([body({ password: Type.Optional(password) }), Type.Null()]);
+
+export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = async (app, { deps, sessions }) => {
+  const issuer = deps.config.server.issuer;
+  const account = (request: FastifyRequest) => sessions.require(request);
+  // Before validation, as for the other account routes: a disabled service answers the same whatever was sent.
+  const selfService = async () => assertSelfServiceAvailable(deps.config);
+  const sameOrigin = async (request: FastifyRequest) => assertSameOriginJson(request, sessions.issuerOrigin);
+
+  app.post('/account/passkeys/options', { schema: { body: withPassword }, onRequest: selfService }, async (request) => {
+    const session = await account(request);
+    await requireRecentAuthentication(deps, attemptContext(request), session, request.body?.password);
+    const started = await startRegistration(deps, session);
+    return { challenge_id: started.challengeId, options: started.options, expires_in: CEREMONY_SECONDS };
+  });
+
+  app.post(
+    '/account/passkeys',
+    {
+      schema: {
+        body: body({ challenge_id: challengeId, name: Type.Optional(passkeyName), credential: RegistrationCredential }),
+      },
+      onRequest: selfService,
+    },
+    async (request, reply) => {
+      const session = await account(request);
+      const { challenge_id, name, credential } = request.body;
+      const added = await finishRegistration(deps, attemptContext(request), session, {
+        challengeId: challenge_id,
+        name,
+        credential,
+      });
+      return reply.code(201).send({ id: added.methodId, name: added.name });
+    },
+  );
+
+  app.get('/account/passkeys', { onRequest: selfService }, async (request) => ({
+    passkeys: await listMyPasskeys(deps, await account(request)),
+  }));
+
+  app.patch(
+    '/account/passkeys/:id',
+    { schema: { params, body: body({ name: passkeyName }) }, onRequest: selfService },
+    async (request) =>
+      renamePasskey(deps, attemptContext(request), await account(request), request.params.id, request.body.name),
+  );
+
+  app.delete(
+    '/account/passkeys/:id',
+    { schema: { params, body: withPassword }, onRequest: selfService },
+    async (request, reply) => {
+      const session = await account(request);
+      await removePasskey(deps, attemptContext(request), session, request.params.id, request.body?.password);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/auth/passkey/options',
+    {
+      schema: { body: body({ subject: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })) }) },
+      onRequest: sameOrigin,
+    },
+    async (request, reply) => {
+      // One login cookie per browser: a password sign-in already under way keeps working beside this ceremony.
+      const cookie = readLoginCookie(request, issuer) ?? randomToken();
+      const started = await startPasskeySignIn(deps, attemptContext(request), cookie, request.body.subject);
+      setLoginCookie(reply, issuer, cookie, LOGIN_TRANSACTION_SECONDS);
+      return { challenge_id: started.challengeId, options: started.options, expires_in: CEREMONY_SECONDS };
+    },
+  );
+
+  app.post(
+    '/auth/passkey/verify',
+    {
+      schema: { body: body({ challenge_id: challengeId, credential: AuthenticationCredential }) },
+      onRequest: sameOrigin,
+    },
+    async (request, reply) => {
+      const start = await finishPasskeySignIn(deps, attemptContext(request), {
+        challengeId: request.body.challenge_id,
+        cookie: readLoginCookie(request, issuer),
+        credential: request.body.credential,
+      });
+      clearLoginCookie(reply, issuer);
+      const session = await sessions.establish(request, reply, start);
+      return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
+    },
+  );
+};

@@ -1,0 +1,190 @@
+// Passkeys in Chromium with the DevTools virtual authenticator (CTAP2, internal transport, resident keys, user
+// verification): real WebAuthn ceremonies between the hosted pages and the server. Registered after a password
+// sign-in, used to sign in with and without a subject, to finish an OAuth authorization, and removed.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { after, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { makeAccount, totpCode } from '../helpers/accounts.ts';
+import { newPage } from '../helpers/browser.ts';
+import { startBrowserApp } from '../helpers/browser-app.ts';
+import { makeConfig } from '../helpers/config.ts';
+import { makeClient } from '../helpers/oauth-fixtures.ts';
+import { pkcePair } from '../helpers/oauth-flow.ts';
+
+// Account pages need self-service with delivery configured; nothing here sends a message. The issuer is
+// http://localhost:port: WebAuthn needs a domain as RP ID, and localhost is a secure context over plain HTTP.
+const t = await startBrowserApp(
+  makeConfig({
+    organization: { name: 'Acme Robotics' },
+    self_service: { enabled: true },
+    delivery: {
+      kind: 'smtp',
+      from: 'id@acme-robotics.dev',
+      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
+    },
+  }),
+  { issuerHost: 'localhost' },
+);
+
+/** Gives the page a platform authenticator that holds discoverable credentials and always verifies the user. */
+async function withAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return {
+    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
+  };
+}
+
+const latestSession = async (sub: string) =>
+  (
+    await t.sql<{ aal: string; amr: string[]; enrollment_only: boolean }[]>`
+      select aal, amr, enrollment_only from sessions where identity_id = ${sub} and revoked_at is null
+      order by created_at desc limit 1`
+  )[0];
+
+async function signInWithPassword(page: Page, email: string, password: string, seed: string, path = '/settings') {
+  await page.goto(`${t.url}/signin?return_to=${encodeURIComponent(path)}`);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel('Password').fill(password);
+  t.clock.advance(30);
+  await page.getByLabel('Authentication code').fill(totpCode(seed, t.clock.now()));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'mae.jemison@acme-robotics.dev' });
+const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
+const authenticator = await withAuthenticator(page);
+
+describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => {
+  test('after a password sign-in offers a passkey, registers it, and lists it on the account page', async () => {
+    await signInWithPassword(page, person.email, person.password, person.totpSeed as string);
+    await page.getByRole('heading', { name: 'Add a passkey?' }).waitFor();
+    await screenshot('passkey-offer-after-password');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    const section = page.getByRole('region', { name: 'Passkeys' });
+    await section.getByText('Passkey', { exact: true }).waitFor();
+    await section.getByRole('button', { name: 'Rename' }).click();
+    await section.getByLabel('New name').fill('Mae’s laptop');
+    await section.getByRole('button', { name: 'Save name' }).click();
+    await section.getByText('Mae’s laptop', { exact: true }).waitFor();
+    await screenshot('passkey-settings-listed');
+    const [held] = await authenticator.credentials();
+    assert.equal(held?.isResidentCredential, true, 'a discoverable credential, as residentKey preferred asks');
+    const [stored] = await t.sql`select credential_id from passkey_credentials where identity_id = ${person.sub}`;
+    assert.equal(stored?.credential_id, Buffer.from(held?.credentialId ?? '', 'base64').toString('base64url'));
+    assert.deepEqual(problems, []);
+  });
+
+  test('signs out, then signs in through autofill: the email field offers the passkey and picking it signs in', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/signin/);
+    // The page starts a conditional-mediation request at once; the virtual authenticator answers it as a person
+    // picking the passkey from the email field's suggestions would. No button is pressed.
+    await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
+    await page.waitForURL(`${t.url}/settings`);
+    await page.getByRole('region', { name: 'Passkeys' }).getByText('Mae’s laptop', { exact: true }).waitFor();
+    assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_only: false });
+    assert.deepEqual(problems, []);
+  });
+
+  test('in a browser without autofill, signs in usernameless with "Sign in with a passkey" at aal2', async () => {
+    // From here on the page reports no conditional mediation, so only the button can start a ceremony.
+    await page.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+    });
+    await page.context().clearCookies();
+    await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
+    assert.equal(await page.getByLabel('Email address').getAttribute('autocomplete'), 'username webauthn');
+    await screenshot('passkey-signin-page');
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_only: false });
+    assert.deepEqual(problems, []);
+  });
+  test('finishes an OAuth authorization with the passkey: the relying party receives a code', async () => {
+    const callbacks: URL[] = [];
+    const rp = createServer((request, response) => {
+      callbacks.push(new URL(request.url ?? '/', `http://${request.headers.host}`));
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>RP</title><h1>Signed in</h1>');
+    });
+    rp.listen(0, '127.0.0.1');
+    await once(rp, 'listening');
+    after(() => rp.close());
+    const address = rp.address();
+    const redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
+    const { client } = await makeClient(t.sql, t.secrets.clientSecret, {
+      kind: 'web',
+      name: 'Orbiter',
+      redirectUris: [redirectUri],
+      scopes: ['openid'],
+    });
+    const { challenge } = pkcePair();
+    const authorize = new URL('/oauth/authorize', t.url);
+    authorize.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'passkey-state-1',
+    }).toString();
+    await page.context().clearCookies();
+    await page.goto(authorize.href);
+    await page.waitForURL(/\/signin\?return_to=/);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('heading', { name: 'Signed in' }).waitFor();
+    const [callback] = callbacks;
+    assert.equal(callback?.searchParams.get('state'), 'passkey-state-1');
+    assert.match(callback?.searchParams.get('code') ?? '', /^[A-Za-z0-9_-]{20,}$/);
+    const [grant] = await t.sql`select amr, acr from oauth_authorization_codes order by created_at desc limit 1`;
+    assert.deepEqual(grant?.amr, ['hwk', 'user']);
+    assert.deepEqual(problems, []);
+  });
+
+  test('removes the passkey while the password remains', async () => {
+    await page.context().clearCookies();
+    await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    const section = page.getByRole('region', { name: 'Passkeys' });
+    await section.getByRole('button', { name: 'Remove Mae’s laptop' }).click();
+    await section.getByText('Passkey removed.').waitFor();
+    const [count] = await t.sql`select count(*)::int as n from passkey_credentials where identity_id = ${person.sub}`;
+    assert.equal(count?.n, 0);
+    assert.deepEqual(problems, []);
+  });
+
+  test('refuses to remove a passkey that is the last way to sign in, and says why', async () => {
+    const lone = await makeAccount(t.sql, t.secrets, t.config, { email: 'guion.bluford@acme-robotics.dev' });
+    await page.context().clearCookies();
+    await signInWithPassword(page, lone.email, lone.password, lone.totpSeed as string);
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    // The password goes, so the passkey is all that is left.
+    await t.sql`delete from sign_in_methods where identity_id = ${lone.sub} and kind = 'password'`;
+    const section = page.getByRole('region', { name: 'Passkeys' });
+    await section.getByRole('button', { name: 'Remove Passkey' }).click();
+    await section.getByText('The last sign-in method of an account cannot be removed.').waitFor();
+    await screenshot('passkey-last-method-refused');
+    const [count] = await t.sql`select count(*)::int as n from passkey_credentials where identity_id = ${lone.sub}`;
+    assert.equal(count?.n, 1);
+    assert.deepEqual(problems, []);
+  });
+});
