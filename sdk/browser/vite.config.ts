@@ -1,5 +1,5 @@
 // Library build of @gatehouse/browser: one ES module in dist/, jose left as a dependency for the app's bundler to
-// share and tree-shake. Declarations come from `tsc -p sdk/browser` (see the root `build:sdk` script).
+// share and tree-shake. Declarations come from `tsc -p sdk/browser/tsconfig.build.json` (see the root `build:sdk` script).
 import { defineConfig } from 'vite';
 
 export default defineConfig({
