@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type * as Sdk from '../../sdk/browser/dist/index.js';
 import { newPage } from '../helpers/browser.ts';
-import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
 import { startListeningIssuer } from '../helpers/oauth-server.ts';
 import { startSdkApp } from './browser-app/server.ts';
 
@@ -37,51 +37,64 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
   });
   clientId = client.id;
   const sub = await makeIdentity(t.sql, { displayName: 'Katherine Johnson', email: 'katherine@example.test' });
+  const orders = await makeResource(t.sql, 'https://orders.example.test/', ['orders:read']);
+  const { client: ordersClient } = await makeClient(t.sql, t.secrets.clientSecret, {
+    kind: 'browser',
+    redirectUris: [`${app}/callback`],
+    scopes: ['openid', 'offline_access', 'orders:read'],
+    audiences: [orders.audience],
+  });
 
-  async function openApp(path = '/'): Promise<Page> {
-    const { page } = await newPage();
+  async function openApp(): Promise<{ page: Page; problems: string[] }> {
+    const { page, problems } = await newPage();
     const { cookie } = await makeSession(t, sub);
     const [name, value] = cookie.split('=') as [string, string];
     await page.context().addCookies([{ name, value, url: t.issuer }]);
-    await page.goto(`${app}${path}`);
+    await page.goto(app);
     await page.waitForFunction(() => window.sdk !== undefined);
-    return page;
+    return { page, problems };
   }
 
   /** Runs login() and waits for Gatehouse to send the browser back to the callback with a code. */
-  async function signIn(page: Page): Promise<URL> {
-    await page.evaluate(() => {
-      void window.sdk.login(window.settings);
-    });
+  async function signIn(page: Page, override: Partial<Sdk.GatehouseConfig> = {}): Promise<URL> {
+    await page.evaluate((override) => {
+      void window.sdk.login({ ...window.settings, ...override });
+    }, override);
     await page.waitForURL(`${app}/callback?**`);
     await page.waitForFunction(() => window.sdk !== undefined);
     return new URL(page.url());
   }
 
   /** handleCallback() on the page, after changing what `mutation` names. */
-  function callback(page: Page, mutation: Mutation): Promise<Outcome> {
-    return page.evaluate(async (mutation) => {
-      const url = new URL(location.href);
-      if (mutation === 'state') url.searchParams.set('state', 'not-the-state-this-tab-sent');
-      if (mutation === 'iss') url.searchParams.set('iss', 'https://attacker.example');
-      if (mutation === 'nonce') {
-        const transaction = JSON.parse(sessionStorage.getItem('gatehouse.transaction') ?? '{}');
-        sessionStorage.setItem('gatehouse.transaction', JSON.stringify({ ...transaction, nonce: 'another-nonce' }));
-      }
-      try {
-        return { ok: true as const, tokens: await window.sdk.handleCallback(window.settings, url.href) };
-      } catch (e) {
-        const error = e as Sdk.TokenError;
-        return {
-          ok: false as const,
-          name: error.constructor.name,
-          code: error.code,
-          message: error.message,
-          error: error.error,
-          isGatehouseError: error instanceof window.sdk.GatehouseError,
-        };
-      }
-    }, mutation);
+  function callback(page: Page, mutation: Mutation, override: Partial<Sdk.GatehouseConfig> = {}): Promise<Outcome> {
+    return page.evaluate(
+      async ([mutation, override]) => {
+        const url = new URL(location.href);
+        if (mutation === 'state') url.searchParams.set('state', 'not-the-state-this-tab-sent');
+        if (mutation === 'iss') url.searchParams.set('iss', 'https://attacker.example');
+        if (mutation === 'nonce') {
+          const transaction = JSON.parse(sessionStorage.getItem('gatehouse.transaction') ?? '{}');
+          sessionStorage.setItem('gatehouse.transaction', JSON.stringify({ ...transaction, nonce: 'another-nonce' }));
+        }
+        try {
+          return {
+            ok: true as const,
+            tokens: await window.sdk.handleCallback({ ...window.settings, ...override }, url.href),
+          };
+        } catch (e) {
+          const error = e as Sdk.TokenError;
+          return {
+            ok: false as const,
+            name: error.constructor.name,
+            code: error.code,
+            message: error.message,
+            error: error.error,
+            isGatehouseError: error instanceof window.sdk.GatehouseError,
+          };
+        }
+      },
+      [mutation, override] as const,
+    );
   }
 
   function assertFailure(outcome: Outcome, name: string, code: string) {
@@ -93,7 +106,7 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
   }
 
   test('signs in with code + PKCE S256, state, nonce and iss, then reads userinfo, refreshes and logs out', async () => {
-    const page = await openApp();
+    const { page, problems } = await openApp();
     const authorizations: URL[] = [];
     page.on('request', (r) => {
       if (r.url().startsWith(`${t.issuer}/oauth/authorize`)) authorizations.push(new URL(r.url()));
@@ -158,28 +171,51 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
     }, refreshed.idToken ?? '');
     await page.waitForURL(`${app}/signed-out?**`);
     assert.equal(new URL(page.url()).searchParams.get('state'), 'bye');
+    assert.deepEqual(problems, []);
+  });
+
+  test('the resource option (RFC 8707) gets access tokens for that API at sign-in and at refresh', async () => {
+    const { page } = await openApp();
+    const override = {
+      clientId: ordersClient.id,
+      scope: 'openid offline_access orders:read',
+      resource: orders.audience,
+    };
+    const sent = (await signIn(page, override)).searchParams;
+    assert.ok(sent.get('code'));
+    const outcome = await callback(page, 'none', override);
+    assert.ok(outcome.ok, outcome.ok ? '' : outcome.message);
+    const audienceOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString()).aud;
+    assert.equal(audienceOf(outcome.tokens.accessToken), orders.audience);
+    assert.equal(outcome.tokens.claims?.aud, ordersClient.id);
+    const refreshed = await page.evaluate(
+      ([override, token]) => window.sdk.refresh({ ...window.settings, ...override }, token),
+      [override, outcome.tokens.refreshToken ?? ''] as const,
+    );
+    assert.equal(audienceOf(refreshed.accessToken), orders.audience);
+    assert.match(refreshed.scope, /\borders:read\b/);
   });
 
   test('a callback whose state is not the one sent throws StateMismatch (state_mismatch)', async () => {
-    const page = await openApp();
+    const { page } = await openApp();
     await signIn(page);
     assertFailure(await callback(page, 'state'), 'StateMismatch', 'state_mismatch');
   });
 
   test('a callback from another issuer throws IssuerMismatch (issuer_mismatch, RFC 9207)', async () => {
-    const page = await openApp();
+    const { page } = await openApp();
     await signIn(page);
     assertFailure(await callback(page, 'iss'), 'IssuerMismatch', 'issuer_mismatch');
   });
 
   test('an ID token with another nonce throws NonceMismatch (nonce_mismatch)', async () => {
-    const page = await openApp();
+    const { page } = await openApp();
     await signIn(page);
     assertFailure(await callback(page, 'nonce'), 'NonceMismatch', 'nonce_mismatch');
   });
 
   test('a tampered ID token throws InvalidIdToken (invalid_id_token)', async () => {
-    const page = await openApp();
+    const { page } = await openApp();
     // The token response reaches the page with one claim of the ID token changed and the signature kept.
     await page.route(`${t.issuer}/oauth/token`, async (route) => {
       const response = await route.fetch();
@@ -194,7 +230,7 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
   });
 
   test('an expired ID token throws Expired (expired)', async () => {
-    const page = await openApp();
+    const { page } = await openApp();
     // Gatehouse's clock an hour behind the browser's: its ID token (10 minutes) has expired on arrival.
     t.clock.advance(-3600);
     try {
@@ -206,7 +242,7 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
   });
 
   test('a token error carries the server error and description (token_error)', async () => {
-    const page = await openApp();
+    const { page } = await openApp();
     await signIn(page);
     // The exchange reaches Gatehouse with another PKCE verifier: refused with invalid_grant (RFC 7636 §4.6).
     await page.route(`${t.issuer}/oauth/token`, async (route) => {
