@@ -45,11 +45,13 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
     audiences: [orders.audience],
   });
 
-  async function openApp(): Promise<{ page: Page; problems: string[] }> {
+  async function openApp(signedIn = true): Promise<{ page: Page; problems: string[] }> {
     const { page, problems } = await newPage();
-    const { cookie } = await makeSession(t, sub);
-    const [name, value] = cookie.split('=') as [string, string];
-    await page.context().addCookies([{ name, value, url: t.issuer }]);
+    if (signedIn) {
+      const { cookie } = await makeSession(t, sub);
+      const [name, value] = cookie.split('=') as [string, string];
+      await page.context().addCookies([{ name, value, url: t.issuer }]);
+    }
     await page.goto(app);
     await page.waitForFunction(() => window.sdk !== undefined);
     return { page, problems };
@@ -239,6 +241,18 @@ describe('@gatehouse/browser in Chromium with Gatehouse', async () => {
     } finally {
       t.clock.advance(3600);
     }
+  });
+
+  test('prompt=none without a session throws AuthorizationError with login_required (authorization_error)', async () => {
+    const { page } = await openApp(false);
+    await page.evaluate(() => {
+      void window.sdk.login(window.settings, { prompt: 'none' });
+    });
+    await page.waitForURL(`${app}/callback?**`);
+    await page.waitForFunction(() => window.sdk !== undefined);
+    const outcome = await callback(page, 'none');
+    assertFailure(outcome, 'AuthorizationError', 'authorization_error');
+    if (!outcome.ok) assert.equal(outcome.error, 'login_required');
   });
 
   test('a token error carries the server error and description (token_error)', async () => {
