@@ -3,7 +3,7 @@
 // Debian's Chromium for the browser tests, refusing in one line up front when a run includes them and it is missing.
 // Each test file then makes its own database from a migrated template (test/helpers/database.ts).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, globSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
@@ -20,6 +20,21 @@ if (!existsSync(CHROMIUM)) {
   if (browserFiles.length > 0) {
     process.stderr.write(
       `npm test: ${browserFiles.length} browser test file(s) need Debian's chromium at ${CHROMIUM}: apt-get install chromium (or name only other test files: npm test -- FILE...)\n`,
+    );
+    process.exit(1);
+  }
+}
+
+// The C++ helper's test builds sdk/cpp with clang-19 and make (sdk/cpp/README.md); without them it would fail in
+// the middle of a compile, so the same one line up front.
+const cppTest = path.resolve(import.meta.dirname, '../test/sdk/cpp-helper.test.ts');
+if (globSync(files).some((file) => path.resolve(file) === cppTest)) {
+  const missing = ['clang++-19', 'make'].filter(
+    (tool) => !(process.env.PATH ?? '').split(':').some((dir) => dir && existsSync(path.join(dir, tool))),
+  );
+  if (missing.length > 0) {
+    process.stderr.write(
+      `npm test: test/sdk/cpp-helper.test.ts needs ${missing.join(' and ')}: apt-get install make clang-19 libssl-dev libcurl4-openssl-dev nlohmann-json3-dev (or name only other test files: npm test -- FILE...)\n`,
     );
     process.exit(1);
   }

@@ -1,5 +1,6 @@
 // `npm test` (scripts/test.ts) on a machine without Debian's Chromium: a run that includes browser tests stops
-// before starting anything, in one line saying what to install; a run without them goes ahead.
+// before starting anything, in one line saying what to install; a run without them goes ahead. The same for the C++
+// helper's test without clang-19 and make.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, test } from 'node:test';
@@ -8,8 +9,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MISSING = '/nonexistent/chromium';
 
-function runTests(files: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_TEST_CHROMIUM: MISSING };
+function runTests(
+  files: string[],
+  overrides: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_TEST_CHROMIUM: MISSING, ...overrides };
   // Set for files this runner started: without removing it the inner run would report to this one, not to stdout.
   delete env.NODE_TEST_CONTEXT;
   const child = spawn(process.execPath, ['scripts/test.ts', ...files], { cwd: ROOT, env });
@@ -39,5 +43,17 @@ describe('npm test without Chromium', () => {
     const result = await runTests(['src/config/issuer-listener.test.ts']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /\nℹ pass \d+\nℹ fail 0\n/);
+  });
+});
+
+describe('npm test without the C++ toolchain', () => {
+  test('a run with the C++ helper test exits 1 before running anything, naming what to install', async () => {
+    const result = await runTests(['test/sdk/cpp-helper.test.ts'], { PATH: '/nonexistent' });
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.equal(
+      result.stderr,
+      'npm test: test/sdk/cpp-helper.test.ts needs clang++-19 and make: apt-get install make clang-19 libssl-dev libcurl4-openssl-dev nlohmann-json3-dev (or name only other test files: npm test -- FILE...)\n',
+    );
   });
 });
