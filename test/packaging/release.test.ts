@@ -1,6 +1,6 @@
 // The real release: the bundles `npm run release` wrote (dist/release, or GATEHOUSE_RELEASE_DIR). .ci/run builds
-// them before `npm test` (the build takes minutes); when they are missing this file builds them first, so it never
-// silently tests nothing. The executables are run for real: x64 natively against the test PostgreSQL, arm64 under
+// them before `npm test` (the build takes minutes); when they are missing, or older than a source they are built
+// from, this file builds them first, so it never silently tests nothing or yesterday's code. The executables are run for real: x64 natively against the test PostgreSQL, arm64 under
 // qemu-user (qemu-aarch64-static with Debian's arm64 cross libc: binfmt cannot be registered in a container).
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -45,9 +45,21 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
+/** The newest modification time among the release's inputs. */
+function newestInput(): number {
+  let newest = statSync(path.join(ROOT, 'package-lock.json')).mtimeMs;
+  for (const dir of ['src', 'migrations', 'packaging', 'web/dist'])
+    for (const entry of readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true }))
+      if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  return newest;
+}
+
+const upToDate = () =>
+  existsSync(path.join(DIR, 'SHA256SUMS')) && statSync(path.join(DIR, 'SHA256SUMS')).mtimeMs > newestInput();
+
 before(
   () => {
-    if (!existsSync(path.join(DIR, 'SHA256SUMS')))
+    if (!upToDate())
       execFileSync(process.execPath, [path.join(ROOT, 'packaging/release.ts'), '--out', RELEASE], { stdio: 'inherit' });
     for (const arch of ['x64', 'arm64']) {
       execFileSync('tar', ['-xzf', path.join(DIR, bundle(arch)), '-C', unpacked]);
