@@ -93,7 +93,13 @@ trap 'rm -rf "$WORK"' EXIT INT TERM
 case $FROM in
 https://*)
   command -v curl >/dev/null || fail "curl is required to download from $FROM"
-  fetch() { curl --proto '=https' --tlsv1.2 -fsSL -o "$2" "${FROM%/}/$1" 2>/dev/null; }
+  # curl exits 22 for an HTTP error status (the file is not there); anything else (TLS, DNS, network) stops here.
+  fetch() {
+    status=0
+    curl --proto '=https' --tlsv1.2 -fsSL -o "$2" "${FROM%/}/$1" 2>"$WORK/curl.err" || status=$?
+    [ "$status" -eq 22 ] && return 1
+    [ "$status" -eq 0 ] || fail "cannot download ${FROM%/}/$1: $(cat "$WORK/curl.err")"
+  }
   ;;
 http://* | ftp://*) fail "refusing $FROM: the release location must be https:// or a local directory" ;;
 *)

@@ -230,4 +230,14 @@ describe('packaging files', () => {
     ])
       assert.ok(text.includes(line), line);
   });
+
+  test('the unit rates as well hardened by systemd-analyze security (exposure 2.0 or lower)', () => {
+    const unit = path.resolve(import.meta.dirname, '../../packaging/gatehouse.service');
+    const result = spawnSync('systemd-analyze', ['security', '--offline=yes', '--no-pager', unit], {
+      encoding: 'utf8',
+    });
+    const exposure = /Overall exposure level for gatehouse\.service: ([\d.]+)/.exec(result.stdout)?.[1];
+    assert.ok(exposure, result.stdout + result.stderr);
+    assert.ok(Number(exposure) <= 2, `exposure ${exposure}`);
+  });
 });

@@ -3,7 +3,7 @@
 // root's /etc/passwd, as `useradd --root` would), and uname answers what a test says. Everything else (tar,
 // sha256sum, install, chown, ln) is the real tool. Release directories are built here from stand-in bundles, so
 // these tests need no release build; test/packaging/release.test.ts installs the real one.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -104,4 +104,25 @@ export function runInstaller(host: Host, args: string[], env: NodeJS.ProcessEnv 
   });
   const calls = readFileSync(host.log, 'utf8').split('\n').filter(Boolean);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls };
+}
+
+/** runInstaller without blocking the event loop, for tests that serve the release from this process. */
+export async function runInstallerAsync(
+  host: Host,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<InstallResult> {
+  writeFileSync(host.log, '');
+  const child = spawn('sh', [INSTALLER, '--root', host.root, ...args], { env: { ...host.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const calls = readFileSync(host.log, 'utf8').split('\n').filter(Boolean);
+  return { code, stdout, stderr, calls };
 }
