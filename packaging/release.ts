@@ -85,3 +85,5 @@ for (const channel of channelsOf(version)) {
   writeFileSync(path.join(out, channel, 'LATEST'), `${versions.at(-1)}\n`);
   log(`${path.relative(ROOT, dir)}: ${arches.length} bundle(s) and SHA256SUMS`);
 }
+// The staged executables and archives are copies of what is now in the release directory.
+rmSync(work, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 // devDependency installs from, and the only download the release build makes. Fetched once with `npm pack` into a
 // git-ignored cache, so a rebuild or a CI rerun on the same machine downloads nothing.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 export type Arch = 'x64' | 'arm64';
@@ -38,6 +38,7 @@ export function fetchNodeDistribution(cacheDir: string, arch: Arch, version: str
       .at(-1);
     if (!tarball) throw new Error(`npm pack ${name}@${version} named no tarball`);
     execFileSync('tar', ['-xzf', path.join(dir, tarball), '-C', dir, 'package/bin/node', 'package/LICENSE']);
+    rmSync(path.join(dir, tarball)); // the two files are all the build uses
   }
   return { binary, license: path.join(dir, 'package/LICENSE') };
 }
