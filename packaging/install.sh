@@ -83,7 +83,7 @@ aarch64 | arm64) ARCH=arm64 ;;
 *) fail "unsupported architecture: $machine. Gatehouse release bundles exist for amd64 (x86_64) and arm64 (aarch64)." ;;
 esac
 
-for tool in sha256sum tar; do command -v "$tool" >/dev/null || fail "$tool is required"; done
+for tool in sha256sum tar useradd systemctl; do command -v "$tool" >/dev/null || fail "$tool is required"; done
 
 # --- Release: version, download, verification ---------------------------------------------------------------------
 WORK=$(mktemp -d)

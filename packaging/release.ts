@@ -85,5 +85,9 @@ for (const channel of channelsOf(version)) {
   writeFileSync(path.join(out, channel, 'LATEST'), `${versions.at(-1)}\n`);
   log(`${path.relative(ROOT, dir)}: ${arches.length} bundle(s) and SHA256SUMS`);
 }
+// The installer beside the channels, so a host can fetch it from the same place it installs from.
+copyFileSync(path.join(ROOT, 'packaging/install.sh'), path.join(out, 'install.sh'));
+log(`${path.relative(ROOT, out)}/install.sh`);
+
 // The staged executables and archives are copies of what is now in the release directory.
 rmSync(work, { recursive: true, force: true });

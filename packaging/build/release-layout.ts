@@ -1,4 +1,5 @@
 // Where a release goes, as packaging/install.sh reads it (docs/operations.md "Release directory"):
+//   <release dir>/install.sh                                         the installer itself
 //   <release dir>/<channel>/LATEST                                   the newest version of the channel
 //   <release dir>/<channel>/<version>/gatehouse-<version>-linux-<arch>.tar.gz
 //   <release dir>/<channel>/<version>/SHA256SUMS                     one line per bundle (sha256sum format)

@@ -70,7 +70,7 @@ before(
 );
 
 describe(`npm run release (${CHANNEL}/${version})`, () => {
-  test('SHA256SUMS lists both bundles with their digests, and LATEST names the version', () => {
+  test('SHA256SUMS lists both bundles with their digests, LATEST names the version, install.sh sits beside the channels', () => {
     const lines = readFileSync(path.join(DIR, 'SHA256SUMS'), 'utf8').trim().split('\n').sort();
     const expected = ['arm64', 'x64']
       .map((arch) => {
@@ -82,6 +82,10 @@ describe(`npm run release (${CHANNEL}/${version})`, () => {
       .sort();
     assert.deepEqual(lines, expected);
     assert.equal(readFileSync(path.join(RELEASE, CHANNEL, 'LATEST'), 'utf8'), `${version}\n`);
+    assert.equal(
+      readFileSync(path.join(RELEASE, 'install.sh'), 'utf8'),
+      readFileSync(path.join(ROOT, 'packaging/install.sh'), 'utf8'),
+    );
   });
 
   test('a bundle holds the executable, the unit, the example config and the licences, and no embedded PostgreSQL', () => {
