@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
-import { makeHost, runInstaller } from './installer-harness.ts';
+import { makeHost, runInstaller, SERVICE_UID } from './installer-harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -138,10 +138,65 @@ describe(`npm run release (${CHANNEL}/${version})`, () => {
   });
 });
 
+/** Waits for serve's "listening" log line; the log keeps being read after it, so the pipe never fills. */
+function listening(child: ChildProcess): Promise<void> {
+  if (!child.stdout) throw new Error('no stdout');
+  const lines = createInterface({ input: child.stdout });
+  return new Promise((resolve, reject) => {
+    lines.on('line', (line) => {
+      if (line.includes('"msg":"listening"')) resolve();
+    });
+    lines.on('close', () => reject(new Error('serve ended before listening')));
+  });
+}
+
 describe('the x64 executable against PostgreSQL', () => {
-  let server: ChildProcess | null = null;
+  const servers: ChildProcess[] = [];
   after(() => {
-    server?.kill('SIGTERM');
+    for (const server of servers) server.kill('SIGTERM');
+  });
+
+  test('install.sh runs the real setup, and the service user then reads its config and secrets and is ready', async () => {
+    const database = await createTestDatabase({ migrated: false });
+    const host = makeHost();
+    // The service user must reach the scratch root, as it reaches / on a host.
+    chmodSync(path.dirname(host.root), 0o755);
+    const port = await freePort();
+    const result = runInstaller(host, [
+      ...['--from', RELEASE, '--channel', CHANNEL, '--'],
+      ...['--domain', 'id.gatehouse.test', '--org-name', 'Acme', '--org-id', 'acme', '--owner', 'owner@gatehouse.test'],
+      ...['--database-url', database.url, '--tls', 'external', '--listen', `127.0.0.1:${port}`],
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Created organization acme with initial owner owner@gatehouse\.test/);
+    const config = path.join(host.root, 'etc/gatehouse/gatehouse.toml');
+    assert.deepEqual(
+      [statSync(config).uid, statSync(config).gid, statSync(config).mode & 0o777],
+      [0, SERVICE_UID, 0o640],
+    );
+    const secrets = path.join(host.root, 'etc/gatehouse/secrets');
+    for (const file of readdirSync(secrets)) {
+      const stat = statSync(path.join(secrets, file));
+      assert.deepEqual([stat.uid, stat.mode & 0o777], [SERVICE_UID, 0o600], file);
+    }
+    // As the unit runs it: the gatehouse user, no supplementary groups.
+    const executablePath = path.join(host.root, 'opt/gatehouse/current/bin/gatehouse');
+    const id = String(SERVICE_UID);
+    const child = spawn(
+      'setpriv',
+      [`--reuid=${id}`, `--regid=${id}`, '--clear-groups', executablePath, 'serve', '--config', config],
+      {
+        cwd: '/',
+        env: { PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    servers.push(child);
+    await listening(child);
+    const ready = await fetch(`http://127.0.0.1:${port}/health/ready`, {
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+    });
+    assert.deepEqual(await ready.json(), { status: 'ok' });
   });
 
   test('sets up an empty database from its embedded migrations, then serves health and the embedded web UI', async () => {
@@ -165,8 +220,8 @@ describe('the x64 executable against PostgreSQL', () => {
       env: { PATH: process.env.PATH },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    server = child;
-    for await (const line of createInterface({ input: child.stdout })) if (line.includes('"msg":"listening"')) break;
+    servers.push(child);
+    await listening(child);
     const headers = { 'x-forwarded-for': '203.0.113.7' };
     const base = `http://127.0.0.1:${port}`;
     const live = await fetch(`${base}/health/live`, { headers });
