@@ -18,7 +18,8 @@ Usage: install.sh --from URL|DIR [--channel stable|rc] [--version VERSION] [--no
   --channel C      stable (default) or rc
   --version V      install this version instead of the channel's latest
   --no-setup       install the files only; run `gatehouse setup` later
-  --root DIR       install under DIR instead of / (for tests and image builds)
+  --root DIR       install under DIR instead of /, reading DIR/etc/os-release (for tests: systemctl
+                   still acts on this host)
   -- ...           everything after -- is passed to `gatehouse setup` (e.g. --domain id.example.com)
 EOF
 }
