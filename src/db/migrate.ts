@@ -2,12 +2,12 @@
 // PostgreSQL advisory lock so nodes that start together apply each file exactly once. A file whose content changed
 // after it was applied stops startup: the schema would no longer be what the code was written against.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUNDLE_ROOT, listFiles, readBundledFile } from '../bundled-files.ts';
 import type { Sql } from './pool.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+/** migrations/ in a checkout; the embedded copy in the release executable (bundled-files.ts). */
+export const MIGRATIONS_DIR = `${BUNDLE_ROOT}migrations/`;
 
 /** Arbitrary constant; only Gatehouse's migrator takes this advisory lock. */
 export const MIGRATION_LOCK = 0x6761_7465; // "gate"
@@ -29,11 +29,11 @@ export class MigrationError extends Error {
 
 export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   const migrations: Migration[] = [];
-  for (const file of readdirSync(dir).sort()) {
+  for (const file of listFiles(dir)) {
     if (!file.endsWith('.sql')) continue;
     const match = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file);
     if (!match?.[1] || !match[2]) throw new MigrationError(`Migration file name ${file} must look like 0001_name.sql`);
-    const sql = readFileSync(path.join(dir, file), 'utf8');
+    const sql = readBundledFile(path.join(dir, file))?.toString('utf8') ?? '';
     const version = Number(match[1]);
     if (migrations.some((m) => m.version === version))
       throw new MigrationError(`Two migration files share version ${match[1]}`);

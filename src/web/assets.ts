@@ -1,8 +1,9 @@
 // The built UI's hashed assets (web/dist/assets: one script and one stylesheet from Vite), read once at startup
 // and answered from memory. They are a handful of files whose names never change once built, so a general static
-// file server (and the 1.7 MB of idle RSS @fastify/static and its dependencies cost) buys nothing here.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// file server (and the 1.7 MB of idle RSS @fastify/static and its dependencies cost) buys nothing here. Read through
+// bundled-files.ts, so the release executable answers them from its embedded assets.
 import path from 'node:path';
+import { listFiles, readBundledFile } from '../bundled-files.ts';
 
 export interface Asset {
   body: Buffer;
@@ -26,18 +27,11 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 /** The regular files directly under `dir`, by name; an empty map when the directory does not exist. */
 export function readAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return assets;
-    throw error;
-  }
-  for (const name of names) {
-    const file = path.join(dir, name);
-    if (!ASSET_NAME.test(name) || !statSync(file).isFile()) continue;
+  for (const name of listFiles(dir)) {
+    const body = ASSET_NAME.test(name) ? readBundledFile(path.join(dir, name)) : null;
+    if (!body) continue;
     const contentType = CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream';
-    assets.set(name, { body: readFileSync(file), contentType });
+    assets.set(name, { body, contentType });
   }
   return assets;
 }

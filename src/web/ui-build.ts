@@ -1,9 +1,9 @@
 // The built web UI (web/dist): its index.html, and the hashed stylesheet it links, which the server-rendered
 // protocol pages (consent, logout, errors) reuse so every page looks alike under one `style-src 'self'`.
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { BUNDLE_ROOT, readBundledFile } from '../bundled-files.ts';
 
-export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+/** web/dist in a checkout; the embedded copy in the release executable. */
+export const WEB_DIST = `${BUNDLE_ROOT}web/dist/`;
 
 export interface UiBuild {
   dist: string;
@@ -14,8 +14,7 @@ export interface UiBuild {
 }
 
 export function readUiBuild(dist = WEB_DIST): UiBuild {
-  const indexFile = `${dist}index.html`;
-  const index = existsSync(indexFile) ? readFileSync(indexFile, 'utf8') : null;
+  const index = readBundledFile(`${dist}index.html`)?.toString('utf8') ?? null;
   const stylesheet =
     /<link rel="stylesheet"[^>]*\shref="(\/assets\/[A-Za-z0-9._-]+\.css)"/.exec(index ?? '')?.[1] ?? null;
   return { dist, index, stylesheet };

