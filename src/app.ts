@@ -30,6 +30,9 @@ import { federatedRoutes } from './login/federated/routes.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
+import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
+import { createMetrics } from './metrics/registry.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
@@ -41,6 +44,9 @@ import { ACCENT_PATH, brandHeaderHtml, brandIndex, loadBranding } from './web/br
 import { htmlNotFound } from './web/not-found.ts';
 import { webRoutes } from './web/routes.ts';
 import { readUiBuild } from './web/ui-build.ts';
+
+/** The route label of requests no route matched (404s, probes): one value, whatever URL was asked for. */
+const UNMATCHED_ROUTE = 'unmatched';
 
 export interface AppDeps {
   config: Config;
@@ -76,6 +82,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const { config } = deps;
   await checkGatewayOrganization(deps.sql, config, deps.configFile ?? '(configuration)');
   let closing = false;
+  const metrics = createMetrics(deps.sql);
+  const audit = countAuditedOutcomes(deps.audit, metrics);
   const tls = new URL(config.server.issuer).protocol === 'https:';
   const app = Fastify({
     logger: deps.logStream
@@ -112,10 +120,12 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     tls,
     isClosing: () => closing,
     htmlNotFound: htmlNotFound(() => page),
+    observe: (method, route, status, seconds) =>
+      metrics.observeRequest(method, route ?? UNMATCHED_ROUTE, status, seconds),
   });
   const sessions = createSessionHttp({
     sql: deps.sql,
-    audit: deps.audit,
+    audit,
     issuer: config.server.issuer,
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,
@@ -146,7 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     sessions,
     deps: {
       sql: deps.sql,
-      audit: deps.audit,
+      audit,
       clock: deps.clock,
       secrets: deps.secrets,
       passwords: config.passwords,
@@ -174,28 +184,29 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     sessions,
     deps: {
       sql: deps.sql,
-      audit: deps.audit,
+      audit,
       clock: deps.clock,
       config,
       secrets: deps.secrets,
       outbox,
     },
   });
-  await app.register(sessionRoutes, { audit: deps.audit, sessions });
+  await app.register(sessionRoutes, { audit, sessions });
   await app.register(oauthRoutes, {
     config,
     sql: deps.sql,
     secrets: deps.secrets,
-    audit: deps.audit,
+    audit,
     clock: deps.clock,
     keyring: services.keyring,
     tokenStates: services.tokenStates,
     sessions,
     shell,
+    onTokenIssued: metrics.tokenIssued,
   });
   await app.register(adminRoutes, {
     sql: deps.sql,
-    audit: deps.audit,
+    audit,
     clock: deps.clock,
     clientSecretKey: deps.secrets.clientSecret,
     organizationId: config.organization.id,
@@ -235,6 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     requireAdmin: services.requireAdmin,
   });
 
+  await app.register(metricsRoutes, { metrics, bearerKey: deps.secrets.metrics });
   // Last: its routes take whatever lies under gateway.route_prefix, which config validation keeps clear of ours.
   if (config.gateway.enabled)
     await app.register(gatewayPlugin, {
