@@ -1,8 +1,10 @@
 // Builds the Fastify app from the feature modules. Every dependency is passed in here, explicitly: modules never
 // reach for globals, so tests build the same app against their own database, secrets and clock.
 
+import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { accountRoutes } from './account/routes.ts';
 import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
@@ -59,6 +61,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** The configuration file, named by configuration errors found only against the database. */
   configFile?: string;
+  /** tls.mode files or acme: the listener serves HTTPS with this certificate (src/tls/serving.ts swaps it later). */
+  https?: { cert: string; key: string } | null;
 }
 
 /** Services built once from AppDeps and handed to every feature module's routes. */
@@ -76,6 +80,15 @@ export interface GatehouseApp {
   services: Services;
   /** Marks the app as closing: new requests get 503 while in-flight ones finish. */
   beginShutdown(): void;
+}
+
+/**
+ * The HTTPS listener of tls.mode files/acme. A server factory rather than Fastify's `https` option keeps the app's
+ * type the same in every mode; the server is Node's https.Server either way, so setSecureContext swaps certificates.
+ */
+function httpsServerFactory(tls: { cert: string; key: string }): FastifyServerFactory {
+  return (handler) =>
+    createHttpsServer({ cert: tls.cert, key: tls.key, requireHostHeader: false }, handler) as unknown as HttpServer;
 }
 
 export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
@@ -103,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clientErrorHandler: clientErrorHandler(tls),
     // Node would answer an HTTP/1.1 request without Host with an empty 400 of its own; plugin.ts refuses it instead.
     http: { requireHostHeader: false },
+    ...(deps.https ? { serverFactory: httpsServerFactory(deps.https) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
 
