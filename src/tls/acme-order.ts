@@ -4,7 +4,7 @@
 // here, on first use, so the other TLS modes never load it.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Agent } from 'node:https';
+import { Agent, get } from 'node:https';
 import { isReservedHostname } from '../config/placeholders.ts';
 import type { Sql } from '../db/pool.ts';
 import { deleteChallenge, putChallenge } from './challenge-store.ts';
@@ -57,6 +57,27 @@ function accountKey(file: string, create: () => Promise<Buffer>): Promise<Buffer
   });
 }
 
+/** How long the directory may take to answer the reachability check. */
+const DIRECTORY_TIMEOUT_MS = 10_000;
+
+/**
+ * Fetches the directory once before the order. acme-client retries an unreachable server for over a minute and then
+ * loses the cause (its retry interceptor fails on the missing response), so an authority that is down is named here,
+ * at once, with the network error.
+ */
+function checkDirectory(url: string, agent: Agent | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new Error(`the ACME directory ${url} is unreachable: ${why}`));
+    const request = get(url, { ...(agent ? { agent } : {}), timeout: DIRECTORY_TIMEOUT_MS }, (response) => {
+      response.resume();
+      if (response.statusCode === 200) resolve();
+      else fail(`HTTP ${response.statusCode}`);
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${DIRECTORY_TIMEOUT_MS / 1000} s`)));
+    request.on('error', (error) => fail(error.message));
+  });
+}
+
 export async function orderCertificate(deps: {
   sql: Sql;
   clock: () => Date;
@@ -65,9 +86,11 @@ export async function orderCertificate(deps: {
 }): Promise<{ cert: string; key: string }> {
   const { settings } = deps;
   assertOrderAllowed(settings);
+  const agent = settings.caFile === '' ? undefined : new Agent({ ca: readFileSync(settings.caFile) });
+  await checkDirectory(settings.directoryUrl, agent);
   const acme = await import('acme-client');
   // acme-client talks through one axios instance; the private authority's CA is trusted there and nowhere else.
-  if (settings.caFile !== '') acme.axios.defaults.httpsAgent = new Agent({ ca: readFileSync(settings.caFile) });
+  if (agent) acme.axios.defaults.httpsAgent = agent;
   const client = new acme.Client({
     directoryUrl: settings.directoryUrl,
     accountKey: await accountKey(deps.accountKeyFile, () => acme.crypto.createPrivateEcdsaKey()),
