@@ -53,9 +53,17 @@ describe('GET /metrics', async () => {
     assert.equal(response.headers['cache-control'], 'no-store');
     assert.ok((samples.get('process_resident_memory_bytes') ?? 0) > 0);
     assert.ok(samples.has('process_cpu_seconds_total'));
-    assert.equal(samples.get('gatehouse_http_requests_total{method="GET",route="/health/live",status_class="2xx"}'), 1);
+    assert.equal(
+      samples.get(
+        'gatehouse_http_request_duration_seconds_count{method="GET",route="/health/live",status_class="2xx"}',
+      ),
+      1,
+    );
     // The raw URL of an unmatched request never becomes a label.
-    assert.equal(samples.get('gatehouse_http_requests_total{method="GET",route="unmatched",status_class="4xx"}'), 1);
+    assert.equal(
+      samples.get('gatehouse_http_request_duration_seconds_count{method="GET",route="unmatched",status_class="4xx"}'),
+      1,
+    );
     assert.doesNotMatch(response.body, /no\/such\/path/);
     assert.equal(
       samples.get(
@@ -114,7 +122,9 @@ describe('GET /metrics', async () => {
     const { samples } = await scrape();
     assert.equal(samples.get('gatehouse_tokens_issued_total{grant_type="client_credentials"}'), 2);
     assert.equal(
-      samples.get('gatehouse_http_requests_total{method="POST",route="/oauth/token",status_class="4xx"}'),
+      samples.get(
+        'gatehouse_http_request_duration_seconds_count{method="POST",route="/oauth/token",status_class="4xx"}',
+      ),
       1,
     );
   });
