@@ -1,11 +1,14 @@
 // tls.mode = "files" end to end: the real startServer serves HTTPS with the operator's certificate, reloads it on
 // SIGHUP and when the files change, keeps the old one when the new files are bad, and refuses to start on bad files.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { startServer } from '../../src/server.ts';
+import { MAIN } from '../helpers/cli.ts';
 import { makeConfig, scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import {
@@ -128,5 +131,73 @@ describe('tls.mode = "files"', () => {
         message: `the TLS key file ${second.keyFile} is not the key of the certificate in ${first.certFile}`,
       },
     );
+  });
+
+  test('gatehouse serve reloads on a real SIGHUP and keeps running, then stops on SIGTERM with exit 0', async () => {
+    const served = { certFile: path.join(dir, 'process-served.pem'), keyFile: path.join(dir, 'process-served.key') };
+    install(first, served);
+    const configFile = path.join(dir, 'process.toml');
+    writeFileSync(
+      configFile,
+      [
+        '[server]',
+        'issuer = "https://localhost"',
+        'listen = "127.0.0.1:0"',
+        '[data]',
+        `dir = "${dir}"`,
+        '[secrets]',
+        `dir = "${secretsDir}"`,
+        '[organization]',
+        'id = "acme"',
+        'name = "Acme"',
+        'owner_subject = "owner@acme.test"',
+        '[tls]',
+        'mode = "files"',
+        `cert_file = "${served.certFile}"`,
+        `key_file = "${served.keyFile}"`,
+      ].join('\n'),
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url };
+    delete env.GATEHOUSE_CONFIG;
+    const child = spawn(process.execPath, [MAIN, 'serve', '--config', configFile], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    after(() => child.kill('SIGKILL'));
+    const exited = once(child, 'close');
+    const output = { stdout: '', stderr: '' };
+    const until = (stream: 'stdout' | 'stderr', pattern: RegExp) =>
+      new Promise<string>((resolve) => {
+        const check = () => {
+          const match = pattern.exec(output[stream]);
+          if (match) {
+            child[stream].off('data', check);
+            resolve(match[0]);
+          }
+        };
+        child[stream].on('data', check);
+      });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output.stderr += chunk.toString();
+    });
+    const listening = await until('stderr', /listening on https:\/\/127\.0\.0\.1:(\d+)/);
+    const port = Number(/:(\d+)$/.exec(listening)?.[1]);
+    assert.equal((await servedCertificate(port, first.cert)).fingerprint256, fingerprint(first));
+
+    install(second, served);
+    const reloaded = until('stdout', /"reason":"SIGHUP"[^\n]*"msg":"TLS certificate reloaded"/);
+    child.kill('SIGHUP');
+    const died = exited.then(([code, signal]) => {
+      throw new Error(`gatehouse stopped on SIGHUP (${code ?? signal})`);
+    });
+    await Promise.race([reloaded, died]);
+    assert.equal((await servedCertificate(port, second.cert)).fingerprint256, fingerprint(second));
+
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    assert.equal(code, 0);
   });
 });
