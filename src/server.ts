@@ -117,20 +117,28 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
   } catch (error) {
     log.warn({ error: (error as Error).message }, 'chaining pending audit records failed');
   }
-  const { app, beginShutdown } = await buildApp({
-    config,
-    sql,
-    secrets,
-    audit,
-    migrations,
-    clock: () => new Date(),
-    configFile: loaded.file ?? '(development defaults)',
-    ...(options.logStream ? { logStream: options.logStream } : {}),
-    https: tls.initial,
-  });
-  options.extend?.(app, sql);
+  let built: Awaited<ReturnType<typeof buildApp>>;
   const listen = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
-  await app.listen({ host: listen.host, port: listen.port });
+  try {
+    built = await buildApp({
+      config,
+      sql,
+      secrets,
+      audit,
+      migrations,
+      clock: () => new Date(),
+      configFile: loaded.file ?? '(development defaults)',
+      ...(options.logStream ? { logStream: options.logStream } : {}),
+      https: tls.initial,
+    });
+    options.extend?.(built.app, sql);
+    await built.app.listen({ host: listen.host, port: listen.port });
+  } catch (error) {
+    // The ACME challenge listener and the certificate watchers would otherwise outlive the failed start.
+    await tls.stop();
+    throw error;
+  }
+  const { app, beginShutdown } = built;
   if (tls.initial) tls.attach(app.server as unknown as HttpsServer);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
