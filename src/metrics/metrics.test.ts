@@ -108,9 +108,9 @@ describe('GET /metrics', async () => {
     // Five wrong passwords reach the account threshold: the fifth failure starts a lock, the sixth is throttled.
     for (let i = 0; i < 6; i += 1) await signIn(t.app, account.email, { password: `wrong guess ${i} of it` });
     const { samples } = await scrape();
-    assert.equal(samples.get('gatehouse_sign_ins_total{outcome="success"}'), 1);
-    assert.equal(samples.get('gatehouse_sign_ins_total{outcome="credentials"}'), 5);
-    assert.equal(samples.get('gatehouse_sign_ins_total{outcome="throttled"}'), 1);
+    assert.equal(samples.get('gatehouse_sign_ins_total{method="password",outcome="success"}'), 1);
+    assert.equal(samples.get('gatehouse_sign_ins_total{method="password",outcome="credentials"}'), 5);
+    assert.equal(samples.get('gatehouse_sign_ins_total{method="password",outcome="throttled"}'), 1);
     assert.equal(samples.get('gatehouse_lockouts_total'), 1);
   });
 

@@ -5,15 +5,17 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Sql } from '../db/pool.ts';
 import { countOutboxDepth } from '../delivery/store.ts';
 
-/** Sign-in outcomes as the local sign-in module audits them (`signin.*` events, `reason` for failures). */
+/** Sign-in outcomes as the sign-in modules audit them (`signin.*` events, `reason` for failures). */
 export type SignInOutcome = 'success' | 'credentials' | 'login_transaction' | 'throttled';
+/** How the person signed in: the local password flow, or an external provider (only its successes are audited). */
+export type SignInMethod = 'password' | 'federated' | 'other';
 
 export interface Metrics {
   readonly registry: Registry;
   /** `route` is the route pattern (`/admin/identities/:id`), never the raw URL; unmatched requests share one label. */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   tokenIssued(grantType: string): void;
-  signIn(outcome: SignInOutcome): void;
+  signIn(method: SignInMethod, outcome: SignInOutcome): void;
   lockout(): void;
 }
 
@@ -41,8 +43,8 @@ export function createMetrics(sql: Sql): Metrics {
   });
   const signIns = new Counter({
     name: 'gatehouse_sign_ins_total',
-    help: 'Local sign-in attempts by outcome: success, or why it failed.',
-    labelNames: ['outcome'] as const,
+    help: 'Sign-in attempts by method and outcome: success, or why it failed.',
+    labelNames: ['method', 'outcome'] as const,
     registers: [registry],
   });
   const lockouts = new Counter({
@@ -85,7 +87,7 @@ export function createMetrics(sql: Sql): Metrics {
       child.observe(seconds);
     },
     tokenIssued: (grantType) => tokens.inc({ grant_type: grantType }),
-    signIn: (outcome) => signIns.inc({ outcome }),
+    signIn: (method, outcome) => signIns.inc({ method, outcome }),
     lockout: () => lockouts.inc(),
   };
 }
