@@ -1,8 +1,10 @@
 // Builds the Fastify app from the feature modules. Every dependency is passed in here, explicitly: modules never
 // reach for globals, so tests build the same app against their own database, secrets and clock.
 
+import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerFactory, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { AccountDeps } from './account/deps.ts';
 import { confirmFactors } from './account/reauth.ts';
@@ -34,6 +36,9 @@ import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
+import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
+import { createMetrics } from './metrics/registry.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
@@ -46,6 +51,9 @@ import { htmlNotFound } from './web/not-found.ts';
 import { webRoutes } from './web/routes.ts';
 import { readUiBuild } from './web/ui-build.ts';
 
+/** The route label of requests no route matched (404s, probes): one value, whatever URL was asked for. */
+const UNMATCHED_ROUTE = 'unmatched';
+
 export interface AppDeps {
   config: Config;
   sql: Sql;
@@ -57,6 +65,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** The configuration file, named by configuration errors found only against the database. */
   configFile?: string;
+  /** tls.mode files or acme: the listener serves HTTPS with this certificate (src/tls/serving.ts swaps it later). */
+  https?: { cert: string; key: string } | null;
 }
 
 /** Services built once from AppDeps and handed to every feature module's routes. */
@@ -76,10 +86,21 @@ export interface GatehouseApp {
   beginShutdown(): void;
 }
 
+/**
+ * The HTTPS listener of tls.mode files/acme. A server factory rather than Fastify's `https` option keeps the app's
+ * type the same in every mode; the server is Node's https.Server either way, so setSecureContext swaps certificates.
+ */
+function httpsServerFactory(tls: { cert: string; key: string }): FastifyServerFactory {
+  return (handler) =>
+    createHttpsServer({ cert: tls.cert, key: tls.key, requireHostHeader: false }, handler) as unknown as HttpServer;
+}
+
 export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const { config } = deps;
   await checkGatewayOrganization(deps.sql, config, deps.configFile ?? '(configuration)');
   let closing = false;
+  const metrics = createMetrics(deps.sql);
+  const audit = countAuditedOutcomes(deps.audit, metrics);
   const tls = new URL(config.server.issuer).protocol === 'https:';
   const app = Fastify({
     logger: deps.logStream
@@ -99,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clientErrorHandler: clientErrorHandler(tls),
     // Node would answer an HTTP/1.1 request without Host with an empty 400 of its own; plugin.ts refuses it instead.
     http: { requireHostHeader: false },
+    ...(deps.https ? { serverFactory: httpsServerFactory(deps.https) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
 
@@ -116,10 +138,12 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     tls,
     isClosing: () => closing,
     htmlNotFound: htmlNotFound(() => page),
+    observe: (method, route, status, seconds) =>
+      metrics.observeRequest(method, route ?? UNMATCHED_ROUTE, status, seconds),
   });
   const sessions = createSessionHttp({
     sql: deps.sql,
-    audit: deps.audit,
+    audit,
     issuer: config.server.issuer,
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,
@@ -150,7 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     sessions,
     deps: {
       sql: deps.sql,
-      audit: deps.audit,
+      audit,
       clock: deps.clock,
       secrets: deps.secrets,
       passwords: config.passwords,
@@ -187,7 +211,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     sessions,
     deps: {
       sql: deps.sql,
-      audit: deps.audit,
+      audit,
       clock: deps.clock,
       config,
       relyingParty: relyingParty(config),
@@ -198,21 +222,22 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       },
     },
   });
-  await app.register(sessionRoutes, { audit: deps.audit, sessions });
+  await app.register(sessionRoutes, { audit, sessions });
   await app.register(oauthRoutes, {
     config,
     sql: deps.sql,
     secrets: deps.secrets,
-    audit: deps.audit,
+    audit,
     clock: deps.clock,
     keyring: services.keyring,
     tokenStates: services.tokenStates,
     sessions,
     shell,
+    onTokenIssued: metrics.tokenIssued,
   });
   await app.register(adminRoutes, {
     sql: deps.sql,
-    audit: deps.audit,
+    audit,
     clock: deps.clock,
     clientSecretKey: deps.secrets.clientSecret,
     organizationId: config.organization.id,
@@ -252,6 +277,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     requireAdmin: services.requireAdmin,
   });
 
+  await app.register(metricsRoutes, { metrics, bearerKey: deps.secrets.metrics });
   // Last: its routes take whatever lies under gateway.route_prefix, which config validation keeps clear of ours.
   if (config.gateway.enabled)
     await app.register(gatewayPlugin, {

@@ -1,5 +1,6 @@
 // Runs the service: secrets, database (external or embedded), migrations before the listener opens, the
 // development bootstrap, the listener, and graceful shutdown on SIGTERM/SIGINT.
+import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
@@ -15,6 +16,7 @@ import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
+import { prepareTls, type ServedTls, type ServeTlsOptions } from './tls/serving.ts';
 
 export interface RunningServer {
   url: string;
@@ -22,6 +24,8 @@ export interface RunningServer {
   enrollmentLink: { url: string; expiresAt: Date } | null;
   /** Development start only: the owner already has a password, so no link was issued. */
   ownerEnrolled: boolean;
+  /** The listener's TLS (tls.mode files/acme): `reload` is what SIGHUP does. */
+  tls: ServedTls;
   stop(): Promise<void>;
 }
 
@@ -34,6 +38,10 @@ export interface StartOptions {
   scheduleForcedClose?: (close: () => void, ms: number) => () => void;
   /** The development mailbox's one-line notices; stderr by default. Tests pass a capture. */
   notice?: (line: string) => void;
+  /** Tests: shorter TLS file polling and no hourly renewal timer. */
+  tls?: ServeTlsOptions;
+  /** Tests: the clock of ACME renewal decisions. */
+  clock?: () => Date;
 }
 
 function scheduleWithTimer(close: () => void, ms: number): () => void {
@@ -89,6 +97,18 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
   }
   for (const item of loaded.deferred) log.warn(item, 'deferred configuration: not used until real values are set');
 
+  const clock = options.clock ?? (() => new Date());
+  // Before the listener opens: mode files refuses to start on an unusable file (the error names it); mode acme
+  // orders the first certificate if it has none, and refuses to start when that fails.
+  let tls: ServedTls;
+  try {
+    tls = await prepareTls({ config, sql, clock, log }, options.tls);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    await stopEmbedded?.();
+    throw error;
+  }
+
   const audit = createAudit(sql, secrets.audit);
   // Records a node committed with its change but never chained (it stopped first) join this node's chain now.
   try {
@@ -97,22 +117,32 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
   } catch (error) {
     log.warn({ error: (error as Error).message }, 'chaining pending audit records failed');
   }
-  const { app, beginShutdown } = await buildApp({
-    config,
-    sql,
-    secrets,
-    audit,
-    migrations,
-    clock: () => new Date(),
-    configFile: loaded.file ?? '(development defaults)',
-    ...(options.logStream ? { logStream: options.logStream } : {}),
-  });
-  options.extend?.(app, sql);
+  let built: Awaited<ReturnType<typeof buildApp>>;
   const listen = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
-  await app.listen({ host: listen.host, port: listen.port });
+  try {
+    built = await buildApp({
+      config,
+      sql,
+      secrets,
+      audit,
+      migrations,
+      clock: () => new Date(),
+      configFile: loaded.file ?? '(development defaults)',
+      ...(options.logStream ? { logStream: options.logStream } : {}),
+      https: tls.initial,
+    });
+    options.extend?.(built.app, sql);
+    await built.app.listen({ host: listen.host, port: listen.port });
+  } catch (error) {
+    // The ACME challenge listener and the certificate watchers would otherwise outlive the failed start.
+    await tls.stop();
+    throw error;
+  }
+  const { app, beginShutdown } = built;
+  if (tls.initial) tls.attach(app.server as unknown as HttpsServer);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
-  const url = `http://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${port}`;
+  const url = `${tls.initial ? 'https' : 'http'}://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${port}`;
   log.info({ issuer: config.server.issuer, listen: url, database: redactDatabaseUrl(databaseUrl) }, 'listening');
   // After migrations (the outbox table exists) and a successful listen; stopped before the pool closes.
   const delivery = startDelivery({
@@ -141,11 +171,12 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
       cancelForcedClose();
       await delivery?.stop();
       await housekeeping.stop();
+      await tls.stop();
       await sql.end({ timeout: 5 });
       await stopEmbedded?.();
       log.info('stopped');
     })();
     return stopping;
   };
-  return { url, enrollmentLink, ownerEnrolled, stop };
+  return { url, enrollmentLink, ownerEnrolled, tls, stop };
 }

@@ -47,6 +47,8 @@ export const serveCommand: Command = {
       process.on('SIGTERM', shutdown);
       process.on('SIGINT', shutdown);
     });
+    // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal; never Node's default (exit).
+    process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
     const notes = [
       `Gatehouse is listening on ${server.url}`,
       `  issuer:  ${config.server.issuer}`,

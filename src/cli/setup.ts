@@ -135,14 +135,15 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
 
   const domain = answers.domain ?? '';
   checkSetupAnswers(answers);
-  const listen = values.listen ?? previous?.server.listen ?? '127.0.0.1:8080';
+  const tls =
+    values.tls ?? previous?.tls.mode ?? (isReservedHostname(domain.split(':')[0] ?? '') ? 'external' : 'acme');
+  if (!['acme', 'files', 'external'].includes(tls)) throw new UsageError('--tls must be acme, files or external');
+  // acme and files serve HTTPS themselves, so they listen publicly on 443; external stays behind its proxy.
+  const listen = values.listen ?? previous?.server.listen ?? (tls === 'external' ? '127.0.0.1:8080' : '[::]:443');
   const issuer = issuerForDomain(domain, listen);
   const secretsDir = path.resolve(values['secrets-dir'] ?? previous?.secrets.dir ?? path.join(configDir, 'secrets'));
   const dataDir = path.resolve(values['data-dir'] ?? previous?.data.dir ?? path.join(configDir, 'data'));
   const databaseUrl = values['database-url'] ?? previous?.database.url ?? '';
-  const tls =
-    values.tls ?? previous?.tls.mode ?? (isReservedHostname(domain.split(':')[0] ?? '') ? 'external' : 'acme');
-  if (!['acme', 'files', 'external'].includes(tls)) throw new UsageError('--tls must be acme, files or external');
   if (tls === 'files') await askTlsFiles(answers, previous?.tls, terminal);
 
   const keysFor = (organization: { id: string; name: string; owner_subject: string }) => ({

@@ -70,7 +70,18 @@ describe('configuration file', () => {
       'providers.oidc[0].id: "github" is already taken by another provider',
     ],
     ['[providers.myspace]\nenabled = true', 'providers.myspace: unknown key'],
-    ['[tls]\nmode = "files"\ncert_file = "/c.pem"', 'tls.key_file: is required when tls.mode is "files"'],
+    [
+      '[server]\nissuer = "https://id.acme.com"\n[tls]\nmode = "files"\ncert_file = "/c.pem"',
+      'tls.key_file: is required when tls.mode is "files"',
+    ],
+    [
+      '[tls]\nmode = "files"\ncert_file = "/c.pem"\nkey_file = "/c.key"',
+      'server.issuer: must be https:// when tls.mode is "files" (this listener serves HTTPS)',
+    ],
+    [
+      '[server]\nissuer = "https://id.acme.com"\n[tls]\nmode = "acme"\nacme_http_listen = "80"',
+      'tls.acme_http_listen: must be host:port, e.g. [::]:80',
+    ],
     ['[gateway]\nupstream_port = 70000', 'gateway.upstream_port: must be at most 65535'],
     ['[gateway]\nroute_prefix = "app"', 'gateway.route_prefix: must start with "/"'],
     ['[gateway]\nupstream_tls = "yes"', 'gateway.upstream_tls: must be a boolean'],

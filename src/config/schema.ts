@@ -212,12 +212,33 @@ export const ConfigSchema = Type.Object(
       mode: Type.Enum(['acme', 'files', 'external'], {
         default: 'external',
         description:
-          'acme (public certificate authority), files (existing certificate and key), or external (a reverse proxy terminates TLS).',
+          'acme (certificates from an ACME authority, HTTPS on server.listen), files (an existing certificate and key, HTTPS on server.listen), or external (plain HTTP on server.listen; a reverse proxy terminates TLS).',
       }),
-      acme_directory_url: text('ACME directory.', 'https://acme-v02.api.letsencrypt.org/directory'),
-      acme_email: text('Contact address given to the ACME authority.'),
-      cert_file: text('PEM certificate chain for mode files.'),
-      key_file: text('PEM private key for mode files, mode 0600.'),
+      acme_directory_url: text(
+        "ACME directory of the certificate authority for mode acme. Let's Encrypt production by default; its staging directory (https://acme-staging-v02.api.letsencrypt.org/directory) issues untrusted certificates without the production rate limits, for trying a setup.",
+        'https://acme-v02.api.letsencrypt.org/directory',
+      ),
+      acme_email: text(
+        'Contact address given to the ACME authority (expiry warnings, policy changes). Empty registers the account without one.',
+      ),
+      acme_ca_file: text(
+        "PEM file of a private certificate authority that signed the ACME directory's HTTPS certificate (an internal ACME server, or pebble in tests). Empty trusts only the system's public authorities. Setting it also marks the authority as private: only then may reserved names (localhost, *.test, *.example.com ...) be ordered.",
+      ),
+      acme_http_listen: text(
+        'Plain-HTTP listener of mode acme, as host:port: the certificate authority fetches HTTP-01 challenge responses here (RFC 8555 §8.3; the public authorities use port 80), and every other request is redirected to the https issuer. Binding port 80 needs CAP_NET_BIND_SERVICE.',
+        '[::]:80',
+      ),
+      acme_renew_days: Type.Integer({
+        default: 30,
+        minimum: 1,
+        maximum: 60,
+        description:
+          "Mode acme renews the certificate once fewer days than this are left (checked hourly; one node at a time). 30 leaves weeks of retries before a 90-day certificate expires, as Let's Encrypt advises.",
+      }),
+      cert_file: text(
+        'PEM certificate chain (leaf first) for mode files. Reloaded on SIGHUP and when the file changes; a file that does not load keeps the previous certificate in service and is logged.',
+      ),
+      key_file: text('PEM private key of cert_file for mode files, mode 0600. Reloaded with the certificate.'),
     }),
     tokens: section('Token lifetimes.', {
       access_token_ttl_seconds: seconds(

@@ -108,6 +108,10 @@ export function checkSemantics(config: Config): SemanticResult {
     if (config.tls.cert_file === '') problem('tls.cert_file', 'is required when tls.mode is "files"');
     if (config.tls.key_file === '') problem('tls.key_file', 'is required when tls.mode is "files"');
   }
+  if (config.tls.mode !== 'external' && !config.server.issuer.startsWith('https://'))
+    problem('server.issuer', `must be https:// when tls.mode is "${config.tls.mode}" (this listener serves HTTPS)`);
+  if (config.tls.mode === 'acme' && !parseListen(config.tls.acme_http_listen))
+    problem('tls.acme_http_listen', 'must be host:port, e.g. [::]:80');
 
   if (!issuerProblem) checkPasskeys(config, problem);
   checkGateway(config, problem);

@@ -128,3 +128,16 @@ export async function deleteFinishedMessages(sql: Executor, before: Date): Promi
   const rows = await sql`delete from outbox_messages where state <> 'pending' and finished_at < ${before}`;
   return rows.count;
 }
+
+/** Counting stops here: past it the queue is "at least this deep", so a metrics scrape never scans a runaway table. */
+export const OUTBOX_COUNT_CAP = 100_000;
+
+/** Pending and dead messages, each counted up to OUTBOX_COUNT_CAP (pending through the partial index). */
+export async function countOutboxDepth(sql: Executor): Promise<{ pending: number; dead: number }> {
+  const [row] = await sql<{ pending: number; dead: number }[]>`
+    select (select count(*)::int from (select 1 from outbox_messages where state = 'pending'
+                                       limit ${OUTBOX_COUNT_CAP}) p) as pending,
+           (select count(*)::int from (select 1 from outbox_messages where state = 'dead'
+                                       limit ${OUTBOX_COUNT_CAP}) d) as dead`;
+  return row ?? { pending: 0, dead: 0 };
+}

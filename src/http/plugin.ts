@@ -20,6 +20,8 @@ export interface HttpOptions {
    * null to keep the JSON envelope (API paths, API clients). Given by the web module.
    */
   htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
+  /** Called once per answered request with the route pattern (null when no route matched); must stay cheap. */
+  observe?: (method: string, route: string | null, status: number, seconds: number) => void;
 }
 
 declare module 'fastify' {
@@ -75,6 +77,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   });
 
   app.addHook('onResponse', (request, reply, done) => {
+    options.observe?.(request.method, request.routeOptions.url ?? null, reply.statusCode, reply.elapsedTime / 1000);
     // Path only: query strings can carry codes and tokens (SPEC.md Authentication 12).
     request.log.info(
       {

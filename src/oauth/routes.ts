@@ -30,6 +30,8 @@ export interface OAuthDeps {
   sessions: SessionHttp;
   /** What the server-rendered pages share with the UI's (stylesheets, brand header). */
   shell: PageShell;
+  /** Told the grant type of every token response issued (metrics); must stay cheap. */
+  onTokenIssued: (grantType: string) => void;
 }
 
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
@@ -71,6 +73,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clientSecretKey: secrets.clientSecret,
     clientThrottle,
     sealKey: secrets.signing,
+    onIssued: deps.onTokenIssued,
     lifetimes: {
       refreshIdleSeconds: tokens.refresh_token_idle_ttl_seconds,
       refreshAbsoluteSeconds: tokens.refresh_token_absolute_ttl_seconds,

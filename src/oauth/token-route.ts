@@ -10,7 +10,12 @@ import { formParams } from './form.ts';
 import { findGrant } from './grants/index.ts';
 import type { GrantDeps } from './grants/types.ts';
 
-export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise<void> {
+export interface TokenRouteDeps extends GrantDeps {
+  /** Told the grant type of every token response issued (metrics). */
+  onIssued: (grantType: string) => void;
+}
+
+export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
   allowPreflight(app, '/oauth/token', 'POST');
   app.post('/oauth/token', { onSend: corsHeaders }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
@@ -23,6 +28,8 @@ export async function tokenRoute(app: FastifyInstance, deps: GrantDeps): Promise
       const value = body[name];
       if (value !== undefined) params[name] = value;
     }
-    return reply.header('cache-control', 'no-store').send(await grant.handle(deps, params, attemptContext(request)));
+    const issued = await grant.handle(deps, params, attemptContext(request));
+    deps.onIssued(grant.grantType);
+    return reply.header('cache-control', 'no-store').send(issued);
   });
 }

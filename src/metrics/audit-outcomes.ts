@@ -1,0 +1,48 @@
+// Sign-in outcomes and lockouts are counted where they are already recorded: every sign-in result is an audit event
+// (`signin.succeeded` with its method, `signin.failed` with its reason, `signin.throttled`, `signin.locked`). Wrapping
+// the audit once keeps the sign-in code free of metrics calls and cannot miss a path that audits.
+import type { Audit, AuditEvent } from '../audit/audit.ts';
+import type { Metrics, SignInMethod, SignInOutcome } from './registry.ts';
+
+const FAILURE_REASONS = new Set<string>(['credentials', 'login_transaction']);
+const METHODS = new Set<string>(['password', 'federated']);
+
+/** Only known values become label values, so a new audit detail cannot grow the label set unnoticed. */
+const methodOf = (event: AuditEvent): SignInMethod => {
+  const method = String(event.details?.method ?? '');
+  return METHODS.has(method) ? (method as SignInMethod) : 'other';
+};
+
+function count(metrics: Metrics, event: AuditEvent): void {
+  switch (event.event) {
+    case 'signin.succeeded':
+      metrics.signIn(methodOf(event), 'success');
+      return;
+    // Failures and throttling are audited by the local password flow only.
+    case 'signin.failed': {
+      const reason = String(event.details?.reason ?? '');
+      metrics.signIn('password', FAILURE_REASONS.has(reason) ? (reason as SignInOutcome) : 'credentials');
+      return;
+    }
+    case 'signin.throttled':
+      metrics.signIn('password', 'throttled');
+      return;
+    case 'signin.locked':
+      metrics.lockout();
+      return;
+  }
+}
+
+export function countAuditedOutcomes(audit: Audit, metrics: Metrics): Audit {
+  return {
+    record(event) {
+      count(metrics, event);
+      return audit.record(event);
+    },
+    recordIn(tx, event) {
+      count(metrics, event);
+      return audit.recordIn(tx, event);
+    },
+    chainPending: () => audit.chainPending(),
+  };
+}

@@ -1,0 +1,93 @@
+// The service's Prometheus metrics (docs/metrics.md lists every name and label). One registry per app, never
+// prom-client's global one, so tests and several apps in one process never share counters. Recording is
+// synchronous and cheap (a labelled child is cached per label set): it runs on every request.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Sql } from '../db/pool.ts';
+import { countOutboxDepth } from '../delivery/store.ts';
+
+/** Sign-in outcomes as the sign-in modules audit them (`signin.*` events, `reason` for failures). */
+export type SignInOutcome = 'success' | 'credentials' | 'login_transaction' | 'throttled';
+/** How the person signed in: the local password flow, or an external provider (only its successes are audited). */
+export type SignInMethod = 'password' | 'federated' | 'other';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** `route` is the route pattern (`/admin/identities/:id`), never the raw URL; unmatched requests share one label. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  tokenIssued(grantType: string): void;
+  signIn(method: SignInMethod, outcome: SignInOutcome): void;
+  lockout(): void;
+}
+
+/** Request latency buckets (seconds): most routes answer within milliseconds, password checks take ~50 ms. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
+export function createMetrics(sql: Sql): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // The histogram's _count series is the request count: a separate counter would double the per-request cost.
+  const latency = new Histogram({
+    name: 'gatehouse_http_request_duration_seconds',
+    help: 'Time from request to response, by method, route pattern and status class; _count counts requests.',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'gatehouse_tokens_issued_total',
+    help: 'Token responses issued by POST /oauth/token, by grant type.',
+    labelNames: ['grant_type'] as const,
+    registers: [registry],
+  });
+  const signIns = new Counter({
+    name: 'gatehouse_sign_ins_total',
+    help: 'Sign-in attempts by method and outcome: success, or why it failed.',
+    labelNames: ['method', 'outcome'] as const,
+    registers: [registry],
+  });
+  const lockouts = new Counter({
+    name: 'gatehouse_lockouts_total',
+    help: 'Sign-in locks started (an account or address reached its failure threshold).',
+    registers: [registry],
+  });
+  // Read from PostgreSQL on scrape: every node reports the same shared queue.
+  new Gauge({
+    name: 'gatehouse_outbox_messages',
+    help: 'Outbox messages waiting to be delivered (pending) or given up (dead), read on scrape.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const started = process.hrtime.bigint();
+      const depth = await countOutboxDepth(sql);
+      queryLatency.set(Number(process.hrtime.bigint() - started) / 1e9);
+      this.set({ state: 'pending' }, depth.pending);
+      this.set({ state: 'dead' }, depth.dead);
+    },
+  });
+  // postgres.js exposes no pool statistics, so the scrape's own query time stands for the database's latency.
+  const queryLatency = new Gauge({
+    name: 'gatehouse_database_query_seconds',
+    help: "Round trip of the scrape's outbox query to PostgreSQL (postgres.js exposes no pool statistics).",
+    registers: [registry],
+  });
+
+  const children = new Map<string, { observe(value: number): void }>();
+  return {
+    registry,
+    observeRequest(method, route, status, seconds) {
+      const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? '5xx';
+      const key = `${method} ${statusClass} ${route}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        child = latency.labels({ method, route, status_class: statusClass });
+        children.set(key, child);
+      }
+      child.observe(seconds);
+    },
+    tokenIssued: (grantType) => tokens.inc({ grant_type: grantType }),
+    signIn: (method, outcome) => signIns.inc({ method, outcome }),
+    lockout: () => lockouts.inc(),
+  };
+}
