@@ -1,9 +1,13 @@
 // GET /account/connections and removal: the identity's sign-in methods; removing one goes through the rule in
 // src/identity (never the last one).
+import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
 import { removeSignInMethod } from '../identity/sign-in-methods.ts';
 import { listSignInMethods } from '../identity/store.ts';
+import { RECENT_SIGN_IN_SECONDS } from '../login/passkey/recent-authentication.ts';
+import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
+import { confirmFactors } from './reauth.ts';
 
 export async function listConnections(deps: AccountDeps, identityId: Sub) {
   const methods = await listSignInMethods(deps.sql, identityId);
@@ -19,12 +23,22 @@ export async function listConnections(deps: AccountDeps, identityId: Sub) {
   }));
 }
 
+/**
+ * Removing a sign-in method changes how the account is reached, so it asks for recent authentication like adding a
+ * passkey does (issue 17): a sign-in within RECENT_SIGN_IN_SECONDS, or the current password (checked and throttled
+ * by confirmFactors). A session alone, such as a stolen cookie, cannot strip the person's other ways in.
+ */
 export async function removeConnection(
   deps: AccountDeps,
   facts: RequestFacts,
-  identityId: Sub,
+  session: Session,
   methodId: string,
+  password: string | undefined,
 ): Promise<void> {
+  const identityId = session.identityId;
+  if (password !== undefined) await confirmFactors(deps, facts, identityId, { password });
+  else if ((deps.clock().getTime() - session.authTime.getTime()) / 1000 > RECENT_SIGN_IN_SECONDS)
+    throw new GatehouseError('reauthentication_required');
   await removeSignInMethod(
     deps.sql,
     deps.audit,

@@ -154,8 +154,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     connections: await listConnections(deps, (await signedIn(request)).identityId),
   }));
 
-  app.post('/account/connections/:id/remove', { schema: { params: id, body: empty } }, async (request, reply) => {
-    await removeConnection(deps, attemptContext(request), (await signedIn(request)).identityId, request.params.id);
+  const removal = Type.Union([
+    body({ password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })) }),
+    Type.Null(),
+  ]);
+  app.post('/account/connections/:id/remove', { schema: { params: id, body: removal } }, async (request, reply) => {
+    const password = request.body?.password;
+    await removeConnection(deps, attemptContext(request), await signedIn(request), request.params.id, password);
     return reply.code(204).send();
   });
 

@@ -19,12 +19,21 @@ const list = async (cookie: string) =>
       connections: { id: string; kind: string; provider: string }[];
     }
   ).connections;
-const remove = (id: string, cookie: string) =>
+const remove = (id: string, cookie: string, payload: Record<string, string> = {}) =>
   t.app.inject({
     method: 'POST',
     url: `/account/connections/${id}/remove`,
     headers: { ...JSON_HEADERS, cookie },
-    payload: {},
+    payload,
+  });
+
+const attachGithub = (identityId: Parameters<typeof attachSignInMethod>[3]['identityId'], subject: string) =>
+  attachSignInMethod(t.sql, t.deps.audit, context, {
+    identityId,
+    kind: 'federated',
+    provider: 'github',
+    externalSubject: subject,
+    label: 'GitHub',
   });
 
 describe('POST /account/connections/:id/remove', () => {
@@ -54,6 +63,32 @@ describe('POST /account/connections/:id/remove', () => {
     const last = await remove((await list(cookie))[0]?.id as string, cookie);
     assert.equal(last.statusCode, 409);
     assert.equal((last.json() as { error: string }).error, 'last_sign_in_method');
+  });
+
+  test('a sign-in older than ten minutes must confirm the password first; a wrong one is refused, nothing removed', async () => {
+    const person = await makeAccount(t.sql, t.secrets, config, { email: 'stale-session@acme-robotics.dev' });
+    const github = await attachGithub(person.sub, '31337');
+    const { cookie } = await makeSession(t, person.sub);
+    t.clock.advance(601);
+
+    const stale = await remove(github.id, cookie);
+    assert.equal(stale.statusCode, 403);
+    assert.deepEqual(stale.json(), {
+      error: 'reauthentication_required',
+      error_description: 'Confirm it is you first: enter your current password, or sign in again.',
+      request_id: stale.headers['x-request-id'],
+    });
+    const wrong = await remove(github.id, cookie, { password: 'not the password at all' });
+    assert.equal(wrong.statusCode, 403);
+    assert.equal((wrong.json() as { error: string }).error, 'reauthentication_failed');
+    assert.deepEqual((await list(cookie)).map((c) => c.provider).sort(), ['github', 'local']);
+
+    const confirmed = await remove(github.id, cookie, { password: person.password });
+    assert.equal(confirmed.statusCode, 204);
+    assert.deepEqual(
+      (await list(cookie)).map((c) => c.provider),
+      ['local'],
+    );
   });
 
   test("another person's method is not found and stays", async () => {
