@@ -49,6 +49,7 @@ function slapdConf(dir: string) {
     `pidfile ${dir}/slapd.pid`,
     'modulepath /usr/lib/ldap',
     'moduleload back_mdb',
+    'moduleload ppolicy',
     // Like many directories (Active Directory by default): a simple bind with a DN and no password is an
     // unauthenticated bind that succeeds (RFC 4513 §5.1.2), so tests show Gatehouse never takes it for a sign-in.
     'allow bind_anon_dn',
@@ -63,6 +64,9 @@ function slapdConf(dir: string) {
     `rootdn "${ROOT_DN}"`,
     `rootpw ${ROOT_PASSWORD}`,
     `directory ${dir}/db`,
+    // Password policy (draft-behera-ldap-password-policy): an entry with pwdAccountLockedTime cannot bind.
+    'overlay ppolicy',
+    `ppolicy_default "cn=default,ou=policies,${SUFFIX}"`,
     '',
   ].join('\n');
 }
@@ -85,9 +89,14 @@ export function baseEntries(): string {
     `dn: ou=people,${SUFFIX}\nobjectClass: organizationalUnit\nou: people\n`,
     `dn: ou=groups,${SUFFIX}\nobjectClass: organizationalUnit\nou: groups\n`,
     `dn: ou=services,${SUFFIX}\nobjectClass: organizationalUnit\nou: services\n`,
+    `dn: ou=policies,${SUFFIX}\nobjectClass: organizationalUnit\nou: policies\n`,
+    `dn: cn=default,ou=policies,${SUFFIX}\nobjectClass: pwdPolicy\nobjectClass: device\ncn: default\npwdAttribute: userPassword\npwdLockout: TRUE\n`,
     `dn: ${SERVICE_DN}\nobjectClass: organizationalRole\nobjectClass: simpleSecurityObject\ncn: gatehouse\nuserPassword: ${SERVICE_PASSWORD}\n`,
     user('alice', 'Alice Liddell', 'alice@corp.example', 'alice-password-1'),
     user('bob', 'Bob Builder', 'bob@corp.example', 'bob-password-1'),
+    user('dave', 'Dave Double', 'dave@corp.example', 'dave-password-1'),
+    // Locked by the directory's administrator (000001010000Z: locked until unlocked by hand).
+    `${user('carol', 'Carol Locked', 'carol@corp.example', 'carol-password-1').trimEnd()}\npwdAccountLockedTime: 000001010000Z\n`,
     `dn: cn=admins,ou=groups,${SUFFIX}\nobjectClass: groupOfNames\ncn: admins\nmember: uid=alice,ou=people,${SUFFIX}\n`,
     `dn: cn=staff,ou=groups,${SUFFIX}\nobjectClass: groupOfNames\ncn: staff\nmember: uid=alice,ou=people,${SUFFIX}\nmember: uid=bob,ou=people,${SUFFIX}\n`,
   ].join('\n');

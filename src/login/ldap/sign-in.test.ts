@@ -92,6 +92,26 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
     assert.equal(count[0]?.n, 1, 'the second sign-in found the same identity');
   });
 
+  it('never merges with a local identity holding the same address: the directory user gets its own identity', async () => {
+    const local = await makeAccount(t.sql, t.secrets, t.config, { email: 'dave@corp.example' });
+    const { response } = await signIn(t.app, 'dave@corp.example', { password: 'dave-password-1' });
+    assert.equal(response.statusCode, 200, response.body);
+    const [method] = await t.sql<{ identity_id: Sub }[]>`
+      select m.identity_id from sign_in_methods m join emails e on e.identity_id = m.identity_id
+      where m.kind = 'ldap' and e.address = 'dave@corp.example'`;
+    assert.ok(method);
+    assert.notEqual(method.identity_id, local.sub);
+    assert.deepEqual(
+      (await methodsOf(local.sub)).map((m) => m.kind),
+      ['password'],
+      'the local identity gained no directory link',
+    );
+    // The local password of an address in a directory's domain no longer signs in: the directory decides.
+    const viaLocal = await signIn(t.app, 'dave@corp.example', { password: local.password });
+    assert.equal(viaLocal.response.statusCode, 401);
+    envelope(viaLocal.response, 'invalid_credentials');
+  });
+
   it('maps directory groups to organization roles at sign-in', async () => {
     await signIn(t.app, 'alice@corp.example', { password: 'alice-password-1' });
     await signIn(t.app, 'bob@corp.example', { password: 'bob-password-1' });
@@ -125,7 +145,9 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
   it('answers a wrong password and a subject without an entry with the same invalid_credentials', async () => {
     const wrong = await signIn(t.app, 'alice@corp.example', { password: 'alice-password-2' });
     const missing = await signIn(t.app, 'nobody@corp.example', { password: 'alice-password-1' });
-    for (const { response, session } of [wrong, missing]) {
+    // carol's entry is locked by the directory's password policy (pwdAccountLockedTime); her password is right.
+    const locked = await signIn(t.app, 'carol@corp.example', { password: 'carol-password-1' });
+    for (const { response, session } of [wrong, missing, locked]) {
       assert.equal(response.statusCode, 401);
       assert.equal(envelope(response, 'invalid_credentials').error_description, 'The sign-in details are not correct.');
       assert.equal(session, '');
