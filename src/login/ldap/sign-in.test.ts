@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { makeAccount, signIn, totpCode } from '../../../test/helpers/accounts.ts';
+import { auditOf } from '../../../test/helpers/admin-api.ts';
 import { startTestApp } from '../../../test/helpers/app.ts';
 import { makeConfig } from '../../../test/helpers/config.ts';
 import { providerSecretsDir } from '../../../test/helpers/provider-secrets.ts';
@@ -85,6 +86,14 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
     assert.match(String(method?.external_subject), /^[0-9a-f]{8}-[0-9a-f]{4}-/);
     const [email] = await t.sql`select address, verified_at from emails where identity_id = ${identity.id}`;
     assert.deepEqual({ ...email }, { address: 'alice@corp.example', verified_at: null });
+
+    const events = await auditOf(t, identity.id);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['method.attached', 'signup.created', 'membership.added', 'signin.succeeded'],
+    );
+    assert.deepEqual(events[2]?.details, { directory: 'corp', organization_id: 'acme', roles: 'admin member' });
+    assert.deepEqual(events.at(-1)?.details, { method: 'ldap', directory: 'corp', second_factor: 'none', aal: 'aal1' });
 
     const again = await signIn(t.app, 'alice@corp.example', { password: 'alice-password-1' });
     assert.equal(again.response.statusCode, 200);
