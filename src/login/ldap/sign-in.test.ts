@@ -271,3 +271,19 @@ describe('a directory that is down', async () => {
     assert.deepEqual(signedIn.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
   });
 });
+
+describe('a directory with sign_up = false', async () => {
+  const t = await appWith({ corp: corp({ sign_up: false, group_roles: [], group_search_base: '' }) });
+
+  it('refuses a directory user without an identity with 403 directory_signup_closed and creates nothing', async () => {
+    const { response, session } = await signIn(t.app, 'alice@corp.example', { password: 'alice-password-1' });
+    assert.equal(response.statusCode, 403);
+    assert.equal(
+      envelope(response, 'directory_signup_closed').error_description,
+      'The directory accepted these details, but no account is linked to them and new accounts cannot be created here.',
+    );
+    assert.equal(session, '');
+    const [count] = await t.sql<{ n: number }[]>`select count(*)::int as n from identities`;
+    assert.equal(count?.n, 0);
+  });
+});
