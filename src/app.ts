@@ -32,6 +32,7 @@ import { routerErrorHandler } from './http/router-errors.ts';
 import { findIdentityLabels } from './identity/store.ts';
 import { buildProviderRegistry } from './login/federated/registry.ts';
 import { federatedRoutes } from './login/federated/routes.ts';
+import { loadDirectories } from './login/ldap/directory.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
@@ -181,6 +182,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       organization: config.organization,
       login: config.login,
       issuer: config.server.issuer,
+      directories: loadDirectories(config),
+      logDirectoryFailure: (directory, error) => app.log.warn({ err: error, directory }, 'LDAP directory unavailable'),
     },
   });
   await app.register(signInMethodRoutes, { config });

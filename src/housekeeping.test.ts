@@ -41,6 +41,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       cookieHash: id,
       subject: a.email,
       identityId: a.sub,
+      directory: null,
       createdAt: clock.now(),
       expiresAt: new Date(clock.now().getTime() + 600_000),
     });

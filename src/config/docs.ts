@@ -7,6 +7,8 @@ interface SchemaNode {
   default?: unknown;
   enum?: unknown[];
   properties?: Record<string, SchemaNode>;
+  /** A table of named tables (`[ldap.<id>]`): one value schema under the id pattern. */
+  patternProperties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   minimum?: number;
   maximum?: number;
@@ -38,6 +40,8 @@ function walk(name: string, node: SchemaNode, out: string[], heading: string): v
       `| \`${key}\` | ${cell(typeOf(child))} | \`${cell(JSON.stringify(child.default ?? null))}\` | ${cell(child.description ?? '')} |`,
     );
   if (scalars.length > 0) out.push('');
+  for (const child of Object.values(node.patternProperties ?? {}))
+    walk(`${name}.<id>`, { ...child, description: `One entry of \`[${name}]\`.` }, out, `${heading}#`);
   for (const [key, child] of tables) {
     const path = name === '' ? key : `${name}.${key}`;
     if (child.type === 'array' && child.items)

@@ -4,7 +4,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import { developmentIssuer } from './issuer-listener.ts';
-import { type Config, ConfigSchema } from './schema.ts';
+import { type Config, ConfigSchema, LdapDirectorySchema } from './schema.ts';
 import { problemsFromSchemaErrors } from './schema-errors.ts';
 import { checkSemantics, type Deferred } from './validate.ts';
 
@@ -87,7 +87,12 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   const fromEnv = applyEnvOverrides(raw, options.env ?? process.env);
   const rename = (problems: ConfigProblem[]) => problems.map((p) => ({ ...p, key: fromEnv.get(p.key) ?? p.key }));
 
-  const withDefaults = Value.Default(ConfigSchema, raw);
+  const withDefaults = Value.Default(ConfigSchema, raw) as Record<string, unknown>;
+  // TypeBox fills defaults through properties and array items, not through a record's values (`[ldap.<id>]`).
+  const ldap = withDefaults.ldap;
+  if (typeof ldap === 'object' && ldap !== null)
+    for (const [id, entry] of Object.entries(ldap))
+      (ldap as Record<string, unknown>)[id] = Value.Default(LdapDirectorySchema, entry);
   const schemaProblems = problemsFromSchemaErrors(Value.Errors(ConfigSchema, withDefaults));
   if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
 
@@ -103,6 +108,8 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   if (smtp.password_file !== '') smtp.password_file = path.resolve(config.secrets.dir, smtp.password_file);
   if (config.branding.logo_file !== '')
     config.branding.logo_file = path.resolve(options.baseDir, config.branding.logo_file);
+  for (const directory of Object.values(config.ldap))
+    if (directory.ca_file !== '') directory.ca_file = path.resolve(options.baseDir, directory.ca_file);
   return { config, file: options.development ? null : file, development: options.development, deferred };
 }
 

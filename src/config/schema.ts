@@ -61,6 +61,82 @@ const oidcProvider = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One LDAP directory users sign in against (`[ldap.<id>]`). The service account's password is never here: it is the
+ * file `ldap-<id>.secret` in `secrets.dir` (mode 0600).
+ */
+export const LdapDirectorySchema = Type.Object(
+  {
+    url: Type.String({
+      pattern: '^ldaps?://',
+      description:
+        'ldaps://host:636 (TLS from the first byte) or ldap://host:389 with start_tls = true. Plain LDAP sends every password in the clear, so it is refused unless allow_plain_loopback is set and the host is loopback.',
+    }),
+    start_tls: flag('Upgrade an ldap:// connection with StartTLS (RFC 4513 §3) before anything is sent.'),
+    allow_plain_loopback: flag(
+      'Accept ldap:// without StartTLS when the host is 127.0.0.1, ::1 or localhost (a directory on this machine). Passwords cross the loopback interface in the clear.',
+    ),
+    ca_file: text(
+      "PEM bundle of the CAs that may sign the directory's certificate; relative paths resolve against the config file. Empty: the system CAs. The certificate must name the host in url.",
+    ),
+    bind_dn: Type.String({
+      minLength: 1,
+      description:
+        'DN of the service account that searches for users (its password: the file ldap-<id>.secret in secrets.dir). It needs read access to the user and group entries, nothing more.',
+    }),
+    email_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' }), {
+      minItems: 1,
+      description:
+        'Sign-in subjects (email addresses) in these domains are checked against this directory instead of local passwords. A domain belongs to one directory.',
+    }),
+    user_search_base: Type.String({ minLength: 1, description: 'Base DN of the user search (subtree).' }),
+    user_filter: Type.String({
+      pattern: '\\{subject\\}',
+      default: '(&(objectClass=inetOrgPerson)(mail={subject}))',
+      description:
+        'Filter finding the one entry for a sign-in subject; {subject} is replaced by the subject as typed, escaped per RFC 4515 §3. No entry or more than one: the sign-in fails like a wrong password.',
+    }),
+    id_attribute: text(
+      'Attribute holding the stable id the Gatehouse identity is linked to (never the email, never the DN, which change). entryUUID (RFC 4530) by default; objectGUID for Active Directory.',
+      'entryUUID',
+    ),
+    display_name_attribute: text('Attribute used as the display name of a new identity.', 'cn'),
+    email_attribute: text(
+      'Attribute used as the (unverified) email address of a new identity; never used to find or link an identity.',
+      'mail',
+    ),
+    sign_up: flag(
+      'A directory user without a Gatehouse identity gets one at first sign-in. Off: only identities that already have this directory as a sign-in method sign in.',
+      true,
+    ),
+    group_search_base: text('Base DN of the group search; empty: no group lookup and no role mapping.'),
+    group_filter: Type.String({
+      pattern: '\\{dn\\}',
+      default: '(&(objectClass=groupOfNames)(member={dn}))',
+      description: "Filter finding the user's groups; {dn} is replaced by the user's DN, escaped per RFC 4515.",
+    }),
+    group_roles: Type.Array(
+      Type.Object(
+        {
+          group_dn: Type.String({ minLength: 1, description: 'DN of a group, compared without case.' }),
+          roles: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }), {
+            minItems: 1,
+            description: 'Roles in the bootstrap organization given to members of this group.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        default: [],
+        description:
+          "Group → roles in the bootstrap organization, applied at every sign-in: the member's roles there become the union of the roles of the mapped groups they belong to (none: the membership is removed). The directory then owns those roles; changes made in the console last until the next sign-in. The last owner is never demoted this way.",
+      },
+    ),
+    timeout_seconds: seconds('Bound on connecting to and each operation with the directory.', 5),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigSchema = Type.Object(
   {
     server: section('The HTTP listener and the public identity of the service.', {
@@ -405,6 +481,11 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {}, description: 'Route policy for the gateway.' },
     ),
+    ldap: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$' }), LdapDirectorySchema, {
+      default: {},
+      description:
+        'LDAP directories (`[ldap.<id>]`). The id is stored with every linked identity: renaming it orphans those links.',
+    }),
     logging: section('Logs (JSON on stdout).', {
       level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
         default: 'info',

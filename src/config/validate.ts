@@ -1,6 +1,7 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
 import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
+import { ldapProblems } from './ldap-rules.ts';
 import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { genericProviderState, PROVIDER_IDS, providerState } from './provider-state.ts';
@@ -91,6 +92,8 @@ export function checkSemantics(config: Config): SemanticResult {
   if (issuerProblem) problem('server.issuer', issuerProblem);
   if (!parseListen(config.server.listen))
     problem('server.listen', 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080');
+
+  problems.push(...ldapProblems(config));
 
   const dbUrlProblem = databaseUrlProblem(config.database.url);
   if (dbUrlProblem) problem('database.url', dbUrlProblem);

@@ -61,6 +61,17 @@ export const errorCatalogue = {
     status: 403,
     description: 'No account is linked to this provider account, and new accounts cannot be created here.',
   },
+  directory_unavailable: {
+    status: 503,
+    description:
+      'The company directory that checks this sign-in cannot be reached; retry later or ask its administrator.',
+    expose: true,
+  },
+  directory_signup_closed: {
+    status: 403,
+    description:
+      'The directory accepted these details, but no account is linked to them and new accounts cannot be created here.',
+  },
   federated_email_in_use: {
     status: 409,
     description: 'An account with this email address already exists; it is never linked automatically.',

@@ -22,7 +22,7 @@ import {
 
 /** An account at another provider, as that provider vouched for it (its signature or its API, checked by the caller). */
 export interface ExternalAccount {
-  kind: Extract<MethodKind, 'federated' | 'web3'>;
+  kind: Extract<MethodKind, 'federated' | 'web3' | 'ldap'>;
   provider: string;
   /** The provider's stable id for the account (OIDC `sub`, a numeric user id, an address); never an email. */
   subject: string;

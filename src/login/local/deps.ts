@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Secrets } from '../../crypto/secret-files.ts';
 import type { Sql } from '../../db/pool.ts';
+import type { Directory } from '../ldap/directory.ts';
 
 /** What local sign-in needs, passed in from app.ts. */
 export interface LocalLoginDeps {
@@ -16,6 +17,10 @@ export interface LocalLoginDeps {
   organization: Config['organization'];
   login: Config['login'];
   issuer: string;
+  /** The `[ldap.<id>]` directories, loaded at startup; subjects in their email domains sign in against them. */
+  directories: Directory[];
+  /** Where the cause of a directory failure goes (the log); the client sees directory_unavailable only. */
+  logDirectoryFailure: (directoryId: string, error: Error) => void;
 }
 
 /** The request facts rules need for audit records and throttling; rules never see the request itself. */

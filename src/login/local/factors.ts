@@ -60,7 +60,7 @@ export function createFactorChecker(deps: LocalLoginDeps, hasher: PasswordHasher
   };
 }
 
-async function checkSecondFactor(
+export async function checkSecondFactor(
   deps: LocalLoginDeps,
   identityId: Sub,
   totp: TotpCredential | null,

@@ -196,6 +196,8 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
         organization: t.config.organization,
         login: t.config.login,
         issuer: t.config.server.issuer,
+        directories: [],
+        logDirectoryFailure: () => undefined,
       },
       counting,
     );

@@ -8,8 +8,10 @@ import { enforceLimit } from '../../http/rate-limit.ts';
 import { normalizeEmail } from '../../identity/ids.ts';
 import { findSignInMethodOwner } from '../../identity/store.ts';
 import type { SessionStart } from '../../session/http.ts';
+import { directoryForSubject } from '../ldap/directory.ts';
 import { PASSWORD_PROVIDER } from './credential-store.ts';
 import type { AttemptContext, LocalLoginDeps } from './deps.ts';
+import { checkDirectoryFactors } from './directory-factors.ts';
 import { createFactorChecker, type Factors } from './factors.ts';
 import { clearAttempts, refuseIfLocked, THROTTLE_RULES } from './lockout.ts';
 import { consumeLoginAttempt, insertLoginTransaction } from './store.ts';
@@ -54,6 +56,7 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         'Too many sign-in starts from this address; retry later.',
       );
       const normalized = normalizeEmail(subject);
+      const directory = directoryForSubject(deps.directories, normalized);
       const started = {
         transactionId: newId('ltx'),
         challengeId: newId('lch'),
@@ -65,7 +68,9 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         challengeId: started.challengeId,
         cookieHash: tokenHash(started.cookie),
         subject: normalized,
-        identityId: await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, normalized),
+        // A directory's domain never reaches local passwords: the directory alone decides who that subject is.
+        identityId: directory ? null : await findSignInMethodOwner(deps.sql, 'password', PASSWORD_PROVIDER, normalized),
+        directory: directory?.id ?? null,
         createdAt: now,
         expiresAt: new Date(now.getTime() + LOGIN_TRANSACTION_SECONDS * 1000),
       });
@@ -89,7 +94,9 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
       const keys = { account: transaction.subject, ip: context.clientIp };
       const subject = transaction.identityId;
       const { locksOnFailure } = await refuseIfLocked(deps.audit, context, transaction);
-      const outcome = await checkFactors(subject, input, now);
+      const outcome = transaction.directory
+        ? await checkDirectoryFactors(deps, deps.audit, context, transaction.directory, transaction.subject, input, now)
+        : await checkFactors(subject, input, now);
       if (!outcome) {
         const details = { subject: transaction.subject, reason: 'credentials' };
         await deps.audit.record({ event: 'signin.failed', ...context, actor: subject, subject, details });
@@ -103,7 +110,12 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         ...context,
         actor: outcome.identityId,
         subject: outcome.identityId,
-        details: { method: 'password', second_factor: factor, aal: outcome.aal },
+        details: {
+          method: transaction.directory ? 'ldap' : 'password',
+          ...(transaction.directory ? { directory: transaction.directory } : {}),
+          second_factor: factor,
+          aal: outcome.aal,
+        },
       });
       return { ...start, authTime: now };
     },

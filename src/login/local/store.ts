@@ -10,14 +10,17 @@ export interface NewLoginTransaction {
   subject: string;
   /** Null for an unknown subject: the row is a decoy that can never succeed. */
   identityId: Sub | null;
+  /** Set when the subject's email domain belongs to an LDAP directory: that directory checks the password. */
+  directory: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
 
 export async function insertLoginTransaction(sql: Executor, t: NewLoginTransaction): Promise<void> {
   await sql`
-    insert into login_transactions (id, challenge_id, cookie_hash, subject, identity_id, created_at, expires_at)
-    values (${t.id}, ${t.challengeId}, ${t.cookieHash}, ${t.subject}, ${t.identityId}, ${t.createdAt}, ${t.expiresAt})`;
+    insert into login_transactions (id, challenge_id, cookie_hash, subject, identity_id, directory, created_at, expires_at)
+    values (${t.id}, ${t.challengeId}, ${t.cookieHash}, ${t.subject}, ${t.identityId}, ${t.directory},
+            ${t.createdAt}, ${t.expiresAt})`;
 }
 
 export interface ThrottleRule {
@@ -55,6 +58,8 @@ export interface TransactionMatch {
 export interface ConsumedAttempt {
   subject: string;
   identityId: Sub | null;
+  /** The `[ldap.<id>]` directory that checks this attempt's password; null for a local password. */
+  directory: string | null;
   admission: Admission;
 }
 
@@ -76,6 +81,7 @@ export async function consumeLoginAttempt(
     {
       subject: string;
       identity_id: string | null;
+      directory: string | null;
       admitted: number;
       locked_now: boolean;
       locked_until: Date | null;
@@ -86,7 +92,7 @@ export async function consumeLoginAttempt(
       update login_transactions set consumed_at = ${now}
       where id = ${match.id} and challenge_id = ${match.challengeId} and cookie_hash = ${match.cookieHash}
         and consumed_at is null and expires_at > ${now}
-      returning subject, identity_id
+      returning subject, identity_id, directory
     ),
     attempt as (
       select tx.subject as key, 'account'::text as scope, ${a.threshold}::int as threshold,
@@ -96,7 +102,7 @@ export async function consumeLoginAttempt(
       select ${ip}::text, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds} from tx
     ),
     ${countAttempts(sql, now)}
-    select tx.subject, tx.identity_id,
+    select tx.subject, tx.identity_id, tx.directory,
            (select count(*)::int from counted) as admitted,
            coalesce((select bool_or(locked_until is not null) from counted), false) as locked_now,
            (select locked_until from counted where scope = 'ip') as ip_lock_set,
@@ -110,6 +116,7 @@ export async function consumeLoginAttempt(
   return {
     subject: row.subject,
     identityId: row.identity_id as Sub | null,
+    directory: row.directory,
     admission: {
       admitted,
       retryAfterSeconds: admitted ? 0 : Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
