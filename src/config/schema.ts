@@ -199,8 +199,14 @@ export const ConfigSchema = Type.Object(
           enabled: flag('Offer Ethereum wallet sign-in.'),
           chain_ids: Type.Array(Type.Integer({ minimum: 1 }), {
             default: [1],
-            description: 'Accepted EIP-155 chain ids.',
+            minItems: 1,
+            description:
+              'Accepted EIP-155 chain ids. The wallet signs for one of them and the chain is part of the sign-in method (eip155:<chain>:<address>), so the same address on two chains is two methods. The first is the one offered by default.',
           }),
+          statement: text(
+            'The sentence the wallet shows above the EIP-4361 message (one line, no line breaks). It tells the person what signing does; it grants nothing by itself.',
+            'Sign in with your Ethereum wallet. This request does not trigger a blockchain transaction or cost any fees.',
+          ),
         }),
         farcaster: section('Sign In With Farcaster.', {
           enabled: flag('Offer Farcaster sign-in.'),

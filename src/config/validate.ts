@@ -234,6 +234,9 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
     if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
     else if (state.state === 'deferred') deferred.push({ key: `providers.oidc.${provider.id}`, reason: state.reason });
   });
+  // EIP-4361's grammar puts the statement on one line; viem refuses to build a message otherwise.
+  if (/[\r\n]/.test(config.providers.ethereum.statement))
+    problem('providers.ethereum.statement', 'must be one line (no line breaks)');
   const relay = config.providers.farcaster.relay_url;
   const farcaster = providerState(config, 'farcaster');
   if (farcaster.state === 'deferred') deferred.push({ key: 'providers.farcaster', reason: farcaster.reason });
