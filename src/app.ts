@@ -16,7 +16,7 @@ import { auditRoutes } from './audit/routes.ts';
 import { findRegistryLabels } from './clients/store.ts';
 import type { Clock } from './clock.ts';
 import { passkeysUnavailable, relyingParty } from './config/passkeys.ts';
-import { providerState } from './config/provider-state.ts';
+import { ethereumRpcUrls, providerState } from './config/provider-state.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
@@ -209,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       issuer: config.server.issuer,
       enabled: providerState(config, 'ethereum').state === 'enabled',
       chainIds: config.providers.ethereum.chain_ids,
+      rpcUrls: ethereumRpcUrls(config),
       statement: config.providers.ethereum.statement,
       selfService: signInMethods(config).self_service,
     },

@@ -9,6 +9,7 @@ import type { Sql } from '../db/pool.ts';
 import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { gatewayChecks } from '../gateway/doctor-checks.ts';
+import { ethereumRpcChecks } from '../login/web3/doctor-checks.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
 import { withDatabase } from './database.ts';
@@ -42,7 +43,8 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     checkTimeoutMs: deps.checkTimeoutMs ?? 15_000,
     clock,
   });
-  return [...checks, ...statusChecks(report), ...gatewayChecks(config)];
+  const ethereum = await ethereumRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
+  return [...checks, ...statusChecks(report), ...gatewayChecks(config), ...ethereum];
 }
 
 export const doctorCommand: Command = {

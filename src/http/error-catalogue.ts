@@ -82,6 +82,10 @@ export const errorCatalogue = {
     description:
       'This sign-in message is unknown, expired, changed, already used or belongs to another browser; start again.',
   },
+  wallet_contract_unverifiable: {
+    status: 400,
+    description: "This looks like a smart-contract wallet's signature, which this service cannot check for this chain.",
+  },
   wallet_signature_invalid: {
     status: 400,
     description: 'The signature does not prove that this wallet signed the message.',

@@ -52,7 +52,9 @@ function assertRefused(response: LightMyRequestResponse, status: number, error: 
 
 const MESSAGE_INVALID =
   'This sign-in message is unknown, expired, changed, already used or belongs to another browser; start again.';
-const SIGNATURE_INVALID = 'The signature does not prove that this wallet signed the message.';
+// This app has no JSON-RPC URL, so the refusal also says a contract wallet could not have been checked.
+const SIGNATURE_INVALID =
+  "The signature does not prove that this wallet signed the message. A smart-contract wallet's signature cannot be checked here: there is no JSON-RPC node for chain 1.";
 
 const methodsOf = async (subject: string) =>
   t.sql<{ identity_id: string }[]>`select identity_id from sign_in_methods where external_subject = ${subject}`;
@@ -174,15 +176,26 @@ describe('POST /auth/web3/ethereum/complete', () => {
     assert.equal((await methodsOf(`eip155:1:${account.address}`)).length, 0);
   });
 
-  test('a malformed signature is refused with wallet_signature_invalid', async () => {
+  test('a malformed 65-byte signature (r = s = 0) is refused with wallet_signature_invalid', async () => {
+    const account = wallet();
+    const { message, cookie } = await start(account.address);
+    assertRefused(
+      await complete(cookie, message, `0x${'00'.repeat(64)}1b`),
+      400,
+      'wallet_signature_invalid',
+      SIGNATURE_INVALID,
+    );
+  });
+
+  test('a truncated signature is refused with wallet_contract_unverifiable (no JSON-RPC URL here)', async () => {
     const account = wallet();
     const { message, cookie } = await start(account.address);
     const good = await account.signMessage({ message });
     assertRefused(
       await complete(cookie, message, `${good.slice(0, 60)}ff`),
       400,
-      'wallet_signature_invalid',
-      SIGNATURE_INVALID,
+      'wallet_contract_unverifiable',
+      "This looks like a smart-contract wallet's signature; checking it needs a JSON-RPC node for chain 1, which this service does not have. Use a plain account, or ask the administrator to configure one.",
     );
   });
 

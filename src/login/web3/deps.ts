@@ -13,6 +13,8 @@ export interface EthereumDeps {
   enabled: boolean;
   /** The accepted EIP-155 chain ids, in the configured order. */
   chainIds: readonly number[];
+  /** JSON-RPC node per chain, for smart-contract wallets (EIP-1271, EIP-6492); placeholders are left out. */
+  rpcUrls: ReadonlyMap<number, string>;
   /** The human-readable assertion the wallet shows above the message. */
   statement: string;
   /** An unknown wallet may create an identity (self-service sign-up open, as for redirect providers). */

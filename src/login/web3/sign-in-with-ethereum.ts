@@ -1,8 +1,8 @@
-// Sign-In with Ethereum (EIP-4361) for externally owned accounts: start issues a message bound to this browser's
+// Sign-In with Ethereum (EIP-4361), for plain accounts and smart-contract wallets (./signature.ts): start issues a message bound to this browser's
 // login cookie; complete accepts a signature only over exactly that message, unexpired, for our domain and an
 // allowed chain, spending its nonce once. The verified address becomes the sign-in method
 // `eip155:<chainId>:<checksummed address>` (CAIP-10), and the identity rules in src/identity decide the rest.
-import { getAddress, type Hex, verifyMessage } from 'viem';
+import { getAddress, type Hex } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
@@ -15,6 +15,7 @@ import type { Sub } from '../../identity/ids.ts';
 import type { SessionStart } from '../../session/http.ts';
 import type { EthereumDeps, RequestFacts } from './deps.ts';
 import { buildMessage, MESSAGE_SECONDS, newNonce, walletChoice } from './message.ts';
+import { checkWalletSignature } from './signature.ts';
 import { consumeIssuedMessage, insertIssuedMessage, type Purpose } from './store.ts';
 
 export const PROVIDER = 'ethereum';
@@ -90,11 +91,12 @@ export async function completeEthereum(
 ): Promise<EthereumOutcome> {
   if (!deps.enabled) throw new GatehouseError('provider_not_available');
   const { issued, address, chainId, now } = await spendIssuedMessage(deps, input);
-  // EIP-191 personal_sign recovery by viem; a malformed signature throws there and is refused like a wrong one.
-  const verified = await verifyMessage({ address, message: input.message, signature: input.signature }).catch(
-    () => false,
-  );
-  if (!verified) throw new GatehouseError('wallet_signature_invalid');
+  await checkWalletSignature(deps.rpcUrls, {
+    chainId,
+    address,
+    message: input.message,
+    signature: input.signature,
+  });
   const account = accountOf(chainId, address);
   if (issued.purpose === 'link') {
     if (issued.identityId === null || input.signedIn !== issued.identityId)
