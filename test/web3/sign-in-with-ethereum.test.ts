@@ -241,3 +241,19 @@ describe('POST /auth/web3/ethereum/start', () => {
     assertRefused(response, 403, 'csrf_rejected', 'The request came from another origin');
   });
 });
+
+describe('POST /auth/web3/ethereum/start beside a password sign-in', () => {
+  test("reuses the browser's login cookie, so a password sign-in under way keeps its cookie", async () => {
+    const cookie = `gatehouse_login=${'a'.repeat(43)}`;
+    const account = wallet();
+    const started = await t.app.inject({
+      method: 'POST',
+      url: '/auth/web3/ethereum/start',
+      headers: { ...JSON_HEADERS, cookie },
+      payload: { address: account.address, chain_id: 1 },
+    });
+    assert.equal(cookieFrom(started, 'gatehouse_login'), cookie);
+    const { message } = started.json() as { message: string };
+    assert.equal((await complete(cookie, message, await account.signMessage({ message }))).statusCode, 200);
+  });
+});

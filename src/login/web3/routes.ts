@@ -11,6 +11,7 @@ import { assertSameOriginJson } from '../../http/csrf.ts';
 import { GatehouseError } from '../../http/errors.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
+import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
 import type { EthereumDeps } from './deps.ts';
 import { completeEthereum, startEthereum } from './sign-in-with-ethereum.ts';
 import type { Purpose } from './store.ts';
@@ -43,7 +44,8 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
     (purpose: Purpose) =>
     async (request: FastifyRequest<{ Body: Type.Static<typeof startBody> }>, reply: FastifyReply) => {
       const identityId = purpose === 'link' ? await linking(request) : null;
-      const cookie = randomToken();
+      // One login cookie per browser, as for passkeys: a password sign-in under way keeps working beside this one.
+      const cookie = readLoginCookie(request, deps.issuer) ?? randomToken();
       const { address, chain_id } = request.body;
       const started = await startEthereum(deps, facts(request), {
         address,
@@ -52,7 +54,7 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
         identityId,
         cookie,
       });
-      setLoginCookie(reply, deps.issuer, cookie, started.expiresIn);
+      setLoginCookie(reply, deps.issuer, cookie, LOGIN_TRANSACTION_SECONDS);
       return { message: started.message, expires_in: started.expiresIn };
     };
   app.post('/auth/web3/ethereum/start', { schema: { body: startBody }, onRequest: sameOrigin }, start('sign_in'));
