@@ -16,6 +16,7 @@ import { auditRoutes } from './audit/routes.ts';
 import { findRegistryLabels } from './clients/store.ts';
 import type { Clock } from './clock.ts';
 import { passkeysUnavailable, relyingParty } from './config/passkeys.ts';
+import { ethereumRpcUrls, providerState } from './config/provider-state.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
 import type { Migration } from './db/migrate.ts';
@@ -37,6 +38,7 @@ import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
+import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
@@ -199,6 +201,20 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       providers: buildProviderRegistry(config),
       selfService: signInMethods(config).self_service,
       logFailure: (provider, error) => app.log.warn({ err: error, provider }, 'federated sign-in refused'),
+    },
+  });
+  await app.register(ethereumRoutes, {
+    sessions,
+    deps: {
+      sql: deps.sql,
+      audit: deps.audit,
+      clock: deps.clock,
+      issuer: config.server.issuer,
+      enabled: providerState(config, 'ethereum').state === 'enabled',
+      chainIds: config.providers.ethereum.chain_ids,
+      rpcUrls: ethereumRpcUrls(config),
+      statement: config.providers.ethereum.statement,
+      selfService: signInMethods(config).self_service,
     },
   });
   const accountDeps: AccountDeps = {

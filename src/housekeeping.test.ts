@@ -82,6 +82,11 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
                       ${new Date(clock.now().getTime() - 1000)}),
                      ('st-live', 'c', 'corp', 'sign_in', 'n', 'v', '/', ${clock.now()},
                       ${new Date(clock.now().getTime() + 600_000)})`;
+    await sql`insert into web3_messages (nonce, cookie_hash, provider, purpose, message, created_at, expires_at)
+              values ('nonce-old', 'c', 'ethereum', 'sign_in', 'm', ${clock.now()},
+                      ${new Date(clock.now().getTime() - 1000)}),
+                     ('nonce-live', 'c', 'ethereum', 'sign_in', 'm', ${clock.now()},
+                      ${new Date(clock.now().getTime() + 300_000)})`;
     const report = await runHousekeeping(sql, clock.now());
     assert.deepEqual(report, {
       sessions: 2,
@@ -91,6 +96,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       verifications: 0,
       federatedTransactions: 1,
       passkeyChallenges: 0,
+      web3Messages: 1,
     });
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
@@ -108,6 +114,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       verifications: 0,
       federatedTransactions: 1,
       passkeyChallenges: 0,
+      web3Messages: 1,
     });
   });
 

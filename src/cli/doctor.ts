@@ -10,6 +10,7 @@ import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { gatewayChecks } from '../gateway/doctor-checks.ts';
 import { directoryChecks } from '../login/ldap/doctor-checks.ts';
+import { ethereumRpcChecks } from '../login/web3/doctor-checks.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
 import { withDatabase } from './database.ts';
@@ -43,7 +44,14 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     checkTimeoutMs: deps.checkTimeoutMs ?? 15_000,
     clock,
   });
-  return [...checks, ...statusChecks(report), ...gatewayChecks(config), ...(await directoryChecks(config))];
+  const ethereum = await ethereumRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
+  return [
+    ...checks,
+    ...statusChecks(report),
+    ...gatewayChecks(config),
+    ...(await directoryChecks(config)),
+    ...ethereum,
+  ];
 }
 
 export const doctorCommand: Command = {

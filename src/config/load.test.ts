@@ -169,6 +169,18 @@ describe('configuration file', () => {
       { GATEHOUSE_ISSUER: 'https://localhost.acme.com' },
     ],
     ['[server\nlisten = 1', 'line 1, column 8: not valid TOML: Invalid TOML document: illegal character in key'],
+    [
+      '[providers.ethereum]\nchain_ids = [1]\n[[providers.ethereum.rpc_urls]]\nchain_id = 10\nurl = "https://rpc.acme.dev"',
+      'providers.ethereum.rpc_urls[0].chain_id: must be one of providers.ethereum.chain_ids (1)',
+    ],
+    [
+      '[[providers.ethereum.rpc_urls]]\nchain_id = 1\nurl = "ws://rpc.acme.dev"',
+      'providers.ethereum.rpc_urls[0].url: must be an http:// or https:// URL',
+    ],
+    [
+      '[providers.ethereum]\nstatement = "two\\nlines"',
+      'providers.ethereum.statement: must be one line (no line breaks)',
+    ],
   ];
   for (const [toml, expected, env] of invalid) {
     test(`refuses ${JSON.stringify(toml).slice(0, 70)} with "${expected}"`, () => {
@@ -262,6 +274,11 @@ required_audience = "https://api.acme.com/reports"
       '[delivery]\nkind = "webhook"\n[delivery.webhook]\nurl = "https://hooks.acme.invalid/x"',
       'delivery',
       'delivery.webhook.url host "hooks.acme.invalid" is a placeholder host',
+    ],
+    [
+      '[providers.ethereum]\nenabled = true\n[[providers.ethereum.rpc_urls]]\nchain_id = 1\nurl = "https://rpc.example.com"',
+      'providers.ethereum.rpc_urls[0].url',
+      "chain 1's JSON-RPC URL is a placeholder host",
     ],
   ];
   for (const [toml, key, reason] of placeholders) {

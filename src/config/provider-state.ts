@@ -104,3 +104,12 @@ export function genericProviderState(config: Config, id: string): ProviderState 
   if (!provider) return { state: 'off' };
   return redirectProviderState(config, `providers.oidc.${id}`, provider, providerSecretFile(id));
 }
+
+/** The Ethereum JSON-RPC node of each chain that has a real one (a placeholder host is deferred: reported, unused). */
+export function ethereumRpcUrls(config: Config): ReadonlyMap<number, string> {
+  const real = config.providers.ethereum.rpc_urls.filter((rpc) => {
+    const host = hostOf(rpc.url);
+    return host !== null && !isPlaceholderHost(host);
+  });
+  return new Map(real.map((rpc) => [rpc.chain_id, rpc.url]));
+}

@@ -275,8 +275,30 @@ export const ConfigSchema = Type.Object(
           enabled: flag('Offer Ethereum wallet sign-in.'),
           chain_ids: Type.Array(Type.Integer({ minimum: 1 }), {
             default: [1],
-            description: 'Accepted EIP-155 chain ids.',
+            minItems: 1,
+            description:
+              'Accepted EIP-155 chain ids. The wallet signs for one of them and the chain is part of the sign-in method (eip155:<chain>:<address>), so the same address on two chains is two methods. The first is the one offered by default.',
           }),
+          rpc_urls: Type.Array(
+            Type.Object(
+              {
+                chain_id: Type.Integer({ minimum: 1, description: 'The chain this node serves; one of chain_ids.' }),
+                url: text(
+                  'http(s):// JSON-RPC URL of a node of that chain. A placeholder host defers it (reported, not used).',
+                ),
+              },
+              { additionalProperties: false },
+            ),
+            {
+              default: [],
+              description:
+                "JSON-RPC nodes, one per chain, used only to check smart-contract wallets' signatures: EIP-1271 (isValidSignature on a deployed wallet) and EIP-6492 (a wallet not yet deployed). Plain accounts (EIP-191) need none. A chain without one refuses smart-wallet signatures with wallet_contract_unverifiable. The node is trusted to answer truthfully, so use your own or a provider you trust; `gatehouse doctor` checks that each answers eth_chainId with its chain.",
+            },
+          ),
+          statement: text(
+            'The sentence the wallet shows above the EIP-4361 message (one line, no line breaks). It tells the person what signing does; it grants nothing by itself.',
+            'Sign in with your Ethereum wallet. This request does not trigger a blockchain transaction or cost any fees.',
+          ),
         }),
         farcaster: section('Sign In With Farcaster.', {
           enabled: flag('Offer Farcaster sign-in.'),

@@ -237,6 +237,23 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
     if (provider.client_id === '') problem(`${key}.client_id`, 'is required when the provider is enabled');
     else if (state.state === 'deferred') deferred.push({ key: `providers.oidc.${provider.id}`, reason: state.reason });
   });
+  // EIP-4361's grammar puts the statement on one line; viem refuses to build a message otherwise.
+  if (/[\r\n]/.test(config.providers.ethereum.statement))
+    problem('providers.ethereum.statement', 'must be one line (no line breaks)');
+  const ethereum = config.providers.ethereum;
+  const rpcChains = new Set<number>();
+  ethereum.rpc_urls.forEach((rpc, index) => {
+    const key = `providers.ethereum.rpc_urls[${index}]`;
+    if (!ethereum.chain_ids.includes(rpc.chain_id))
+      problem(`${key}.chain_id`, `must be one of providers.ethereum.chain_ids (${ethereum.chain_ids.join(', ')})`);
+    if (rpcChains.has(rpc.chain_id)) problem(`${key}.chain_id`, 'has a JSON-RPC URL already');
+    rpcChains.add(rpc.chain_id);
+    const url = absoluteUrl(rpc.url);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+      problem(`${key}.url`, 'must be an http:// or https:// URL');
+    else if (ethereum.enabled && isPlaceholderHost(url.hostname))
+      deferred.push({ key: `${key}.url`, reason: `chain ${rpc.chain_id}'s JSON-RPC URL is a placeholder host` });
+  });
   const relay = config.providers.farcaster.relay_url;
   const farcaster = providerState(config, 'farcaster');
   if (farcaster.state === 'deferred') deferred.push({ key: 'providers.farcaster', reason: farcaster.reason });

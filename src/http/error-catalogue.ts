@@ -87,6 +87,21 @@ export const errorCatalogue = {
     status: 403,
     description: 'Confirm it is you first: enter your current password, or sign in again.',
   },
+  // web3 sign-in (login/web3)
+  wallet_message_invalid: {
+    status: 400,
+    description:
+      'This sign-in message is unknown, expired, changed, already used or belongs to another browser; start again.',
+  },
+  wallet_contract_unverifiable: {
+    status: 400,
+    description: "This looks like a smart-contract wallet's signature, which this service cannot check for this chain.",
+  },
+  wallet_signature_invalid: {
+    status: 400,
+    description: 'The signature does not prove that this wallet signed the message.',
+  },
+
   // oauth (RFC 6749, 6750, 7009, 7662 codes)
   invalid_client: { status: 401, description: 'Client authentication failed.' },
   invalid_grant: {

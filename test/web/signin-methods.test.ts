@@ -48,12 +48,14 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
         },
       }),
     );
-    // The API lists GitHub and the Ethereum wallet (not the deferred GitLab); wallets have no flow in this version.
+    // The API lists GitHub and the Ethereum wallet (not the deferred GitLab); Ethereum starts with a JSON POST.
     assert.deepEqual(methods.providers, [
       { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
-      { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
+      { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: '/auth/web3/ethereum/start' },
     ]);
     await page.getByRole('heading', { name: 'Other ways to sign in' }).waitFor();
+    // No wallet in this browser: the page says how to get one instead of a button that cannot work.
+    await page.getByText('To use an Ethereum wallet, install or unlock one in this browser.').waitFor();
     const buttons = page.locator('.other-methods a');
     assert.deepEqual(await buttons.allTextContents(), ['G Continue with GitHub']);
     assert.equal(

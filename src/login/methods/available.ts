@@ -12,7 +12,10 @@ export interface OfferedProvider {
   id: string;
   name: string;
   kind: 'redirect' | 'web3';
-  /** Where the browser goes to start; null while this version has no flow for the provider. */
+  /**
+   * Where the browser goes to start (a redirect provider), or the JSON start route the page POSTs to (Ethereum);
+   * null while this version has no flow for the provider.
+   */
   start_url: string | null;
 }
 
@@ -34,6 +37,12 @@ const NAMES: Record<ProviderId, string> = {
   farcaster: 'Farcaster',
 };
 
+/** Farcaster has no flow in this version. */
+const WEB3_START: Record<(typeof WEB3_PROVIDERS)[number], string | null> = {
+  ethereum: '/auth/web3/ethereum/start',
+  farcaster: null,
+};
+
 const startUrl = (id: string) => `/auth/federated/start?provider=${encodeURIComponent(id)}`;
 
 /** Computed from configuration only: nothing secret is read into the answer, only ids and names. */
@@ -47,8 +56,9 @@ export function signInMethods(config: Config): SignInMethods {
   const generic = config.providers.oidc
     .filter((p) => genericProviderState(config, p.id).state === 'enabled')
     .map((p): OfferedProvider => ({ id: p.id, name: p.name, kind: 'redirect', start_url: startUrl(p.id) }));
+  // Ethereum starts with a JSON POST from the page (the wallet signs in the browser), not a navigation.
   const web3 = WEB3_PROVIDERS.filter(offered).map(
-    (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: null }),
+    (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: WEB3_START[id] }),
   );
   return {
     providers: [...redirect, ...generic, ...web3],

@@ -58,7 +58,7 @@ describe('GET /auth/providers', () => {
         { id: 'github', name: 'GitHub', kind: 'redirect', start_url: '/auth/federated/start?provider=github' },
         { id: 'slack', name: 'Slack', kind: 'redirect', start_url: '/auth/federated/start?provider=slack' },
         { id: 'corp', name: 'Corp SSO', kind: 'redirect', start_url: '/auth/federated/start?provider=corp' },
-        { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: null },
+        { id: 'ethereum', name: 'Ethereum wallet', kind: 'web3', start_url: '/auth/web3/ethereum/start' },
       ],
       passkeys: true,
       self_service: false,

@@ -1,9 +1,11 @@
 import type { SignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { EthereumButton } from './EthereumButton.tsx';
 import { ProviderMark } from './ProviderMark.tsx';
 
 /**
- * A button per other sign-in method the service offers, shown only when there is one. A method whose flow has no
- * start path yet (web3 wallets) is left out rather than shown as a button that cannot work.
+ * A button per other sign-in method the service offers, shown only when there is one. A redirect provider's button
+ * navigates to its start path; Ethereum's signs with a wallet in the page. A method whose flow has no start path yet
+ * (Farcaster) is left out rather than shown as a button that cannot work.
  */
 export function OtherSignInMethods({
   methods,
@@ -16,12 +18,14 @@ export function OtherSignInMethods({
 }) {
   const startable = (methods?.providers ?? []).filter((p) => p.start_url !== null);
   if (startable.length === 0) return null;
+  const redirect = startable.filter((p) => p.kind === 'redirect');
+  const ethereum = startable.some((p) => p.id === 'ethereum');
   const withReturn = (url: string) => `${url}&return_to=${encodeURIComponent(returnTo)}`;
   return (
     <section class="other-methods" aria-labelledby="other-methods-heading">
       <h2 id="other-methods-heading">{heading}</h2>
       <ul>
-        {startable.map((p) => (
+        {redirect.map((p) => (
           <li key={p.id}>
             {/* target=_top: a full navigation to the server's start route, not the client-side router (which would
                 render its not-found page for a path it does not know). The page is never framed, so it stays here. */}
@@ -30,6 +34,15 @@ export function OtherSignInMethods({
             </a>
           </li>
         ))}
+        {ethereum && (
+          <li>
+            <EthereumButton
+              base="/auth/web3/ethereum"
+              label={(wallet, several) => (several ? `Sign in with Ethereum (${wallet})` : 'Sign in with Ethereum')}
+              done={() => location.assign(returnTo)}
+            />
+          </li>
+        )}
       </ul>
     </section>
   );

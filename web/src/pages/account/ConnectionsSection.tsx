@@ -1,5 +1,6 @@
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
+import { EthereumButton } from '../../components/EthereumButton.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { ProviderMark } from '../../components/ProviderMark.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
@@ -32,6 +33,7 @@ export function ConnectionsSection() {
   const nameOf = (provider: string) => redirect.find((p) => p.id === provider)?.name ?? provider;
   const linked = new Set(list.data?.connections.filter((c) => c.kind === 'federated').map((c) => c.provider));
   const linkable = redirect.filter((p) => !linked.has(p.id));
+  const ethereum = (methods?.providers ?? []).some((p) => p.id === 'ethereum' && p.start_url !== null);
   return (
     <section aria-labelledby="connections-heading">
       <h2 id="connections-heading">Ways to sign in</h2>
@@ -49,6 +51,11 @@ export function ConnectionsSection() {
                 <>
                   <ProviderMark name={nameOf(c.provider)} /> <strong>{nameOf(c.provider)}</strong>
                   {c.label && ` (${c.label})`}
+                </>
+              ) : c.kind === 'web3' ? (
+                <>
+                  {/* The label is the shortened address (0x1234…abcd); the chain stays in the method's key. */}
+                  <ProviderMark name="Ethereum" /> <strong>Ethereum wallet</strong> ({c.label})
                 </>
               ) : (
                 <>
@@ -70,6 +77,15 @@ export function ConnectionsSection() {
             </li>
           ))}
         </ul>
+      )}
+      {list.data && ethereum && (
+        <div class="other-methods">
+          <EthereumButton
+            base="/account/connections/ethereum"
+            label={(wallet, several) => (several ? `Add an Ethereum wallet (${wallet})` : 'Add an Ethereum wallet')}
+            done={list.reload}
+          />
+        </div>
       )}
       {list.data && linkable.length > 0 && (
         <ul class="other-methods" aria-label="Link another way to sign in">

@@ -1,0 +1,93 @@
+// Sign-In with Ethereum over JSON (the sign-in and account pages call these with fetch; docs/identity.md):
+// POST /auth/web3/ethereum/start and /complete sign in; POST /account/connections/ethereum/start and /complete link
+// a wallet to the signed-in identity (removal is the general POST /account/connections/:id/remove). Every route
+// changes state on the strength of a cookie, so each passes the CSRF rule (DESIGN.md "CSRF").
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Hex } from 'viem';
+import { randomToken } from '../../crypto/primitives.ts';
+import { assertSameOriginJson } from '../../http/csrf.ts';
+import { GatehouseError } from '../../http/errors.ts';
+import type { SessionHttp } from '../../session/http.ts';
+import { readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
+import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
+import type { EthereumDeps } from './deps.ts';
+import { completeEthereum, startEthereum } from './sign-in-with-ethereum.ts';
+import type { Purpose } from './store.ts';
+
+export interface EthereumRouteOptions {
+  deps: EthereumDeps;
+  sessions: SessionHttp;
+}
+
+const body = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+const startBody = body({
+  address: Type.String({ minLength: 1, maxLength: 64 }),
+  chain_id: Type.Integer({ minimum: 1 }),
+});
+// A signature is hex: 65 bytes from an externally owned account; EIP-1271 and EIP-6492 ones can be much longer.
+const completeBody = body({
+  message: Type.String({ minLength: 1, maxLength: 4096 }),
+  signature: Type.String({ minLength: 4, maxLength: 16384, pattern: '^0x[0-9a-fA-F]*$' }),
+});
+
+export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = async (app, { deps, sessions }) => {
+  const sameOrigin = async (request: FastifyRequest) => assertSameOriginJson(request, sessions.issuerOrigin);
+  const facts = (request: FastifyRequest) => ({ clientIp: request.clientIp, requestId: request.id });
+  const linking = async (request: FastifyRequest) => {
+    if (!deps.selfService) throw new GatehouseError('self_service_disabled');
+    return (await sessions.require(request)).identityId;
+  };
+
+  const start =
+    (purpose: Purpose) =>
+    async (request: FastifyRequest<{ Body: Type.Static<typeof startBody> }>, reply: FastifyReply) => {
+      const identityId = purpose === 'link' ? await linking(request) : null;
+      // One login cookie per browser, as for passkeys: a password sign-in under way keeps working beside this one.
+      const cookie = readLoginCookie(request, deps.issuer) ?? randomToken();
+      const { address, chain_id } = request.body;
+      const started = await startEthereum(deps, facts(request), {
+        address,
+        chainId: chain_id,
+        purpose,
+        identityId,
+        cookie,
+      });
+      setLoginCookie(reply, deps.issuer, cookie, LOGIN_TRANSACTION_SECONDS);
+      return { message: started.message, expires_in: started.expiresIn };
+    };
+  app.post('/auth/web3/ethereum/start', { schema: { body: startBody }, onRequest: sameOrigin }, start('sign_in'));
+  app.post(
+    '/account/connections/ethereum/start',
+    { schema: { body: startBody }, onRequest: sameOrigin },
+    start('link'),
+  );
+
+  const complete =
+    (purpose: Purpose) =>
+    async (request: FastifyRequest<{ Body: Type.Static<typeof completeBody> }>, reply: FastifyReply) => {
+      const signedIn =
+        purpose === 'link' ? await linking(request) : ((await sessions.current(request))?.identityId ?? null);
+      const outcome = await completeEthereum(deps, facts(request), {
+        purpose,
+        message: request.body.message,
+        signature: request.body.signature as Hex,
+        cookie: readLoginCookie(request, deps.issuer),
+        signedIn,
+      });
+      if (outcome.kind === 'linked') return { linked: outcome.subject };
+      const session = await sessions.establish(request, reply, outcome.start);
+      return { aal: session.aal, amr: session.amr, enrollment_required: false };
+    };
+  app.post(
+    '/auth/web3/ethereum/complete',
+    { schema: { body: completeBody }, onRequest: sameOrigin },
+    complete('sign_in'),
+  );
+  app.post(
+    '/account/connections/ethereum/complete',
+    { schema: { body: completeBody }, onRequest: sameOrigin },
+    complete('link'),
+  );
+};
