@@ -10,6 +10,7 @@ import { deleteEndedRequestWindows } from './http/store.ts';
 import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
+import { purgeUsedJtis } from './oauth/used-jti-store.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
 
@@ -23,6 +24,7 @@ export interface HousekeepingReport {
   verifications: number;
   federatedTransactions: number;
   passkeyChallenges: number;
+  usedJtis: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -35,6 +37,7 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     // A redirect-provider round trip is useless once expired; nothing about it needs keeping.
     federatedTransactions: await purgeExpiredFederatedTransactions(sql, now),
     passkeyChallenges: await deleteExpiredChallenges(sql, now),
+    usedJtis: await purgeUsedJtis(sql, now),
   };
 }
 

@@ -22,6 +22,7 @@ export interface ClientInput {
   scopes: string[];
   audiences?: string[];
   first_party?: boolean;
+  dpop_bound_access_tokens?: boolean;
 }
 
 export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind'>>;
@@ -36,6 +37,8 @@ export const presentClient = (c: store.Client) => ({
   scopes: c.scopes,
   audiences: c.audiences,
   first_party: c.firstParty,
+  token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+  dpop_bound_access_tokens: c.dpopBoundAccessTokens,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
 });
@@ -83,6 +86,10 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     secretHmac: secret ? clientSecretHmac(deps.clientSecretKey, secret) : null,
     ...deduplicated(sent),
     firstParty: input.first_party ?? false,
+    tokenEndpointAuthMethod: secret ? ('client_secret_post' as const) : ('none' as const),
+    jwks: null,
+    jwksUri: null,
+    dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
     createdAt: deps.clock(),
   };
   const created = await changeAudited(
@@ -122,6 +129,7 @@ const CLIENT_FIELDS = {
   scopes: 'scopes',
   audiences: 'audiences',
   firstParty: 'first_party',
+  dpopBoundAccessTokens: 'dpop_bound_access_tokens',
 } as const;
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
@@ -148,6 +156,7 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         name: changes.name ?? current.name,
         ...deduplicated(sent),
         firstParty: changes.first_party ?? current.firstParty,
+        dpopBoundAccessTokens: changes.dpop_bound_access_tokens ?? current.dpopBoundAccessTokens,
       };
       const changed = changedFields(current, next, CLIENT_FIELDS);
       if (changed.length === 0) return { client: current, changed };

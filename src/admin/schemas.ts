@@ -33,6 +33,7 @@ export const ClientCreate = Type.Object(
     scopes: Scopes,
     audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
     first_party: Type.Optional(Type.Boolean()),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -44,6 +45,7 @@ export const ClientUpdate = Type.Object(
     scopes: Type.Optional(Scopes),
     audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
     first_party: Type.Optional(Type.Boolean()),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { OIDC_SCOPES } from '../clients/scopes.ts';
 import { corsHeaders } from './cors.ts';
+import { DPOP_ALGORITHMS } from './dpop-proof.ts';
 import { grantTypes } from './grants/index.ts';
 import type { Keyring } from './keyring.ts';
 
@@ -52,6 +53,8 @@ export function discoveryDocument(issuer: string) {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // RFC 9449 §5.1.
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
   };
 }
 

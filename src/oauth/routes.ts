@@ -11,6 +11,7 @@ import { authorizeRoutes } from './authorize-route.ts';
 import { createClientDirectory } from './client-directory.ts';
 import { createClientThrottle } from './client-throttle.ts';
 import { discoveryRoutes } from './discovery.ts';
+import { createDpopNonces } from './dpop-nonce.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
 import type { Keyring } from './keyring.ts';
 import type { PageShell } from './pages.ts';
@@ -48,6 +49,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
   const verifier = createAccessTokenVerifier({ keyring, issuer, clock });
   const clients = createClientDirectory({ sql, clock });
   const clientThrottle = createClientThrottle({ sql, audit, clock });
+  const dpop = {
+    sql,
+    issuer,
+    clock,
+    nonces: config.dpop.require_nonce ? createDpopNonces(secrets.signing, clock) : null,
+  };
   // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
   addFormBodyParser(app);
 
@@ -74,6 +81,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clientThrottle,
     sealKey: secrets.signing,
     onIssued: deps.onTokenIssued,
+    dpop,
     lifetimes: {
       refreshIdleSeconds: tokens.refresh_token_idle_ttl_seconds,
       refreshAbsoluteSeconds: tokens.refresh_token_absolute_ttl_seconds,
@@ -93,5 +101,6 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clientThrottle,
     sessions,
     shell,
+    dpop,
   });
 }

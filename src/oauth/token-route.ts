@@ -1,10 +1,12 @@
 // POST /oauth/token (RFC 6749 §3.2): form body only; keeps only the parameters the grant declares and knows no
-// grant names. Responses are never cached (RFC 6749 §5.1); the error envelope carries the §5.2 members.
+// grant names. Responses are never cached (RFC 6749 §5.1); the error envelope carries the §5.2 members. A DPoP proof
+// (RFC 9449 §5) is verified before the grant runs, which binds its tokens to the proof's key.
 import type { FastifyInstance } from 'fastify';
 import { echoInput, InvalidRequest } from '../http/errors.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import { rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
+import { type DpopDeps, tokenRequestBinding } from './dpop.ts';
 import { UnsupportedGrantType } from './errors.ts';
 import { formParams } from './form.ts';
 import { findGrant } from './grants/index.ts';
@@ -13,6 +15,7 @@ import type { GrantDeps } from './grants/types.ts';
 export interface TokenRouteDeps extends GrantDeps {
   /** Told the grant type of every token response issued (metrics). */
   onIssued: (grantType: string) => void;
+  dpop: DpopDeps;
 }
 
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
@@ -28,7 +31,10 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       const value = body[name];
       if (value !== undefined) params[name] = value;
     }
-    const issued = await grant.handle(deps, params, attemptContext(request));
+    const binding = await tokenRequestBinding(deps.dpop, request.headers.dpop);
+    // RFC 9449 §8.2: a fresh nonce with every answer, so the client's next proof needs no extra round trip.
+    if (deps.dpop.nonces) reply.header('dpop-nonce', deps.dpop.nonces.current());
+    const issued = await grant.handle(deps, params, attemptContext(request), binding);
     deps.onIssued(grant.grantType);
     return reply.header('cache-control', 'no-store').send(issued);
   });

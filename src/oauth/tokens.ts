@@ -26,6 +26,8 @@ export interface AccessTokenInput {
   authTime?: Date;
   acr?: string;
   amr?: string[];
+  /** RFC 9449 §6.1: the JWK thumbprint of the DPoP key the token is bound to (`cnf.jkt`). */
+  jkt?: string;
 }
 
 export interface AccessTokenClaims extends JWTPayload {
@@ -36,6 +38,8 @@ export interface AccessTokenClaims extends JWTPayload {
   exp: number;
   iat: number;
   gid?: string;
+  /** RFC 9449 §6.1 / RFC 7800: the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 
 export interface IdTokenInput {
@@ -79,6 +83,7 @@ export function createTokenSigner(deps: TokenSignerDeps) {
       if (input.authTime) claims.auth_time = seconds(input.authTime);
       if (input.acr) claims.acr = input.acr;
       if (input.amr) claims.amr = input.amr;
+      if (input.jkt) claims.cnf = { jkt: input.jkt };
       return sign(claims, 'at+jwt', deps.accessTokenTtlSeconds);
     },
     signIdToken(input: IdTokenInput): Promise<string> {
@@ -169,6 +174,7 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps): AccessTokenV
     if (claims.nbf !== undefined && !isNumber(claims.nbf)) return null;
     if (![claims.sub, claims.jti, claims.client_id, claims.scope].every(isString)) return null;
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
+    if (claims.cnf !== undefined && !isString((claims.cnf as { jkt?: unknown } | null)?.jkt)) return null;
     // Shared by every request presenting this token: frozen so no caller can alter what the next one sees.
     const frozen = Object.freeze(claims) as AccessTokenClaims;
     verified.set(cacheKey, { token, claims: frozen, kid, key });

@@ -84,6 +84,7 @@ export interface ClientOverrides {
   audiences?: string[];
   firstParty?: boolean;
   name?: string;
+  dpopBoundAccessTokens?: boolean;
 }
 
 /** A client and, for confidential kinds, its secret. */
@@ -102,6 +103,10 @@ export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides
     scopes: o.scopes ?? (kind === 'service' ? [] : ['openid', 'profile', 'email', 'offline_access']),
     audiences: o.audiences ?? [],
     firstParty: o.firstParty ?? true,
+    tokenEndpointAuthMethod: secret ? 'client_secret_post' : 'none',
+    jwks: null,
+    jwksUri: null,
+    dpopBoundAccessTokens: o.dpopBoundAccessTokens ?? false,
     createdAt: new Date(),
   });
   return { client, secret };
