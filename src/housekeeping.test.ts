@@ -96,7 +96,10 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       passkeyChallenges: 0,
       usedJtis: 1,
     });
-    assert.deepEqual((await sql`select key from oauth_used_jtis`).map((r) => r.key), ['dpop:fresh']);
+    assert.deepEqual(
+      (await sql`select key from oauth_used_jtis`).map((r) => r.key),
+      ['dpop:fresh'],
+    );
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
       transactions: ['ltx_live'],

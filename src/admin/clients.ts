@@ -23,9 +23,12 @@ export interface ClientInput {
   audiences?: string[];
   first_party?: boolean;
   dpop_bound_access_tokens?: boolean;
+  token_endpoint_auth_method?: store.TokenEndpointAuthMethod;
+  jwks?: store.Client['jwks'];
+  jwks_uri?: string | null;
 }
 
-export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind'>>;
+export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind' | 'token_endpoint_auth_method'>>;
 
 export const presentClient = (c: store.Client) => ({
   client_id: c.id,
@@ -38,6 +41,8 @@ export const presentClient = (c: store.Client) => ({
   audiences: c.audiences,
   first_party: c.firstParty,
   token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+  jwks: c.jwks,
+  jwks_uri: c.jwksUri,
   dpop_bound_access_tokens: c.dpopBoundAccessTokens,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
@@ -47,8 +52,12 @@ const unique = (values: string[]) => [...new Set(values)];
 
 type ClientLists = Pick<ClientSpec, 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences'>;
 
+/** RFC 7591 §2: a confidential client's default is client_secret_post, a public client's none. */
+const defaultMethod = (kind: store.ClientKind): store.TokenEndpointAuthMethod =>
+  isConfidential(kind) ? 'client_secret_post' : 'none';
+
 /** Each list once per entry, in the order first sent: what is stored once the lists as sent passed validation. */
-const deduplicated = (lists: ClientLists): ClientLists => ({
+const deduplicated = (lists: ClientSpec): ClientLists => ({
   redirectUris: unique(lists.redirectUris),
   postLogoutRedirectUris: unique(lists.postLogoutRedirectUris),
   scopes: unique(lists.scopes),
@@ -70,13 +79,17 @@ async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec
 
 export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {
   assertDisplayText(input.name, 'body.name');
-  const secret = isConfidential(input.kind) ? newClientSecret() : null;
+  const method = input.token_endpoint_auth_method ?? defaultMethod(input.kind);
+  const secret = method === 'client_secret_post' && isConfidential(input.kind) ? newClientSecret() : null;
   const sent: ClientSpec = {
     kind: input.kind,
     redirectUris: input.redirect_uris ?? [],
     postLogoutRedirectUris: input.post_logout_redirect_uris ?? [],
     scopes: input.scopes,
     audiences: input.audiences ?? [],
+    tokenEndpointAuthMethod: method,
+    jwks: input.jwks ?? null,
+    jwksUri: input.jwks_uri ?? null,
   };
   const client = {
     id: newClientId(),
@@ -86,9 +99,9 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     secretHmac: secret ? clientSecretHmac(deps.clientSecretKey, secret) : null,
     ...deduplicated(sent),
     firstParty: input.first_party ?? false,
-    tokenEndpointAuthMethod: secret ? ('client_secret_post' as const) : ('none' as const),
-    jwks: null,
-    jwksUri: null,
+    tokenEndpointAuthMethod: method,
+    jwks: sent.jwks,
+    jwksUri: sent.jwksUri,
     dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
     createdAt: deps.clock(),
   };
@@ -130,6 +143,8 @@ const CLIENT_FIELDS = {
   audiences: 'audiences',
   firstParty: 'first_party',
   dpopBoundAccessTokens: 'dpop_bound_access_tokens',
+  jwks: 'jwks',
+  jwksUri: 'jwks_uri',
 } as const;
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
@@ -148,6 +163,10 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         postLogoutRedirectUris: changes.post_logout_redirect_uris ?? current.postLogoutRedirectUris,
         scopes: changes.scopes ?? current.scopes,
         audiences: changes.audiences ?? current.audiences,
+        tokenEndpointAuthMethod: current.tokenEndpointAuthMethod,
+        // Sending one of jwks and jwks_uri replaces the other (a client moving its keys to a URL, or back).
+        jwks: changes.jwks !== undefined ? changes.jwks : changes.jwks_uri ? null : current.jwks,
+        jwksUri: changes.jwks_uri !== undefined ? changes.jwks_uri : changes.jwks ? null : current.jwksUri,
       };
       // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
       await assertValid(tx, current.applicationId, sent);
@@ -155,6 +174,8 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         ...current,
         name: changes.name ?? current.name,
         ...deduplicated(sent),
+        jwks: sent.jwks,
+        jwksUri: sent.jwksUri,
         firstParty: changes.first_party ?? current.firstParty,
         dpopBoundAccessTokens: changes.dpop_bound_access_tokens ?? current.dpopBoundAccessTokens,
       };
@@ -176,6 +197,8 @@ export async function rotateClientSecret(deps: AdminDeps, actor: Actor, id: stri
   const client = await requireClient(deps, id);
   if (!isConfidential(client.kind))
     throw new InvalidRequest(`A ${client.kind} client is public and has no secret to rotate`);
+  if (client.tokenEndpointAuthMethod === 'private_key_jwt')
+    throw new InvalidRequest('A private_key_jwt client has no secret to rotate: update its jwks or jwks_uri instead');
   const secret = newClientSecret();
   const rotated = await changeAudited(
     deps,

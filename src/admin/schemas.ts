@@ -10,6 +10,15 @@ const Uris = Type.Array(Uri, { maxItems: 20 });
 const Scope = Type.String({ pattern: SCOPE_TOKEN.source, maxLength: 128 });
 const Scopes = Type.Array(Scope, { maxItems: 100 });
 const Kind = Type.Enum(['browser', 'native', 'web', 'service']);
+/** RFC 7517 JWK Set of a private_key_jwt client: public keys, checked by src/clients/client-keys-rules.ts. */
+const Jwks = Type.Object(
+  { keys: Type.Array(Type.Object({}, { additionalProperties: true, maxProperties: 20 }), { maxItems: 10 }) },
+  { additionalProperties: false },
+);
+const KeyRegistration = {
+  jwks: Type.Optional(Type.Union([Jwks, Type.Null()])),
+  jwks_uri: Type.Optional(Type.Union([Uri, Type.Null()])),
+};
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
@@ -34,6 +43,8 @@ export const ClientCreate = Type.Object(
     audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
     first_party: Type.Optional(Type.Boolean()),
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    token_endpoint_auth_method: Type.Optional(Type.Enum(['none', 'client_secret_post', 'private_key_jwt'])),
+    ...KeyRegistration,
   },
   { additionalProperties: false },
 );
@@ -46,6 +57,7 @@ export const ClientUpdate = Type.Object(
     audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
     first_party: Type.Optional(Type.Boolean()),
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    ...KeyRegistration,
   },
   { additionalProperties: false },
 );

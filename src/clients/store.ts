@@ -236,7 +236,15 @@ export async function findClientLabels(sql: Executor, ids: string[]): Promise<Cl
 export type ClientChanges = Partial<
   Pick<
     Client,
-    'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences' | 'firstParty' | 'dpopBoundAccessTokens'
+    | 'name'
+    | 'redirectUris'
+    | 'postLogoutRedirectUris'
+    | 'scopes'
+    | 'audiences'
+    | 'firstParty'
+    | 'dpopBoundAccessTokens'
+    | 'jwks'
+    | 'jwksUri'
   >
 >;
 
@@ -245,7 +253,8 @@ export async function updateClient(sql: Executor, id: string, next: Client, now:
     update oauth_clients set name = ${next.name}, redirect_uris = ${next.redirectUris},
       post_logout_redirect_uris = ${next.postLogoutRedirectUris}, scopes = ${next.scopes},
       audiences = ${next.audiences}, first_party = ${next.firstParty},
-      dpop_bound_access_tokens = ${next.dpopBoundAccessTokens}, updated_at = ${now}
+      dpop_bound_access_tokens = ${next.dpopBoundAccessTokens},
+      jwks = ${next.jwks === null ? null : sql.json(next.jwks as never)}, jwks_uri = ${next.jwksUri}, updated_at = ${now}
     where id = ${id} returning *`;
   return row ? toClient(row) : null;
 }

@@ -2,6 +2,7 @@
 // are public and cacheable; the JWKS briefly, so a rotation reaches clients within minutes.
 import type { FastifyInstance } from 'fastify';
 import { OIDC_SCOPES } from '../clients/scopes.ts';
+import { ASSERTION_ALGORITHMS } from './client-assertion.ts';
 import { corsHeaders } from './cors.ts';
 import { DPOP_ALGORITHMS } from './dpop-proof.ts';
 import { grantTypes } from './grants/index.ts';
@@ -24,9 +25,13 @@ export function discoveryDocument(issuer: string) {
     response_modes_supported: ['query'],
     grant_types_supported: grantTypes,
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'private_key_jwt'],
+    // RFC 8414 §2: the algorithms a private_key_jwt assertion may use.
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
+    introspection_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt'],
+    introspection_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'private_key_jwt'],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
     scopes_supported: [...OIDC_SCOPES],
     claims_supported: [
       'sub',

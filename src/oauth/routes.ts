@@ -9,6 +9,7 @@ import { addFormBodyParser } from '../http/form-body.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { authorizeRoutes } from './authorize-route.ts';
 import { createClientDirectory } from './client-directory.ts';
+import { createClientKeys } from './client-keys.ts';
 import { createClientThrottle } from './client-throttle.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { createDpopNonces } from './dpop-nonce.ts';
@@ -55,6 +56,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     clock,
     nonces: config.dpop.require_nonce ? createDpopNonces(secrets.signing, clock) : null,
   };
+  const assertions = { sql, issuer, clock, clientKeys: createClientKeys() };
   // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
   addFormBodyParser(app);
 
@@ -79,6 +81,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     audit,
     clientSecretKey: secrets.clientSecret,
     clientThrottle,
+    assertions,
     sealKey: secrets.signing,
     onIssued: deps.onTokenIssued,
     dpop,
@@ -99,6 +102,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     audit,
     clientSecretKey: secrets.clientSecret,
     clientThrottle,
+    assertions,
     sessions,
     shell,
     dpop,

@@ -12,6 +12,9 @@ import { formParams } from './form.ts';
 import { findGrant } from './grants/index.ts';
 import type { GrantDeps } from './grants/types.ts';
 
+/** Client authentication's parameters (client-auth.ts), read whatever the grant. */
+const CLIENT_PARAMETERS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];
+
 export interface TokenRouteDeps extends GrantDeps {
   /** Told the grant type of every token response issued (metrics). */
   onIssued: (grantType: string) => void;
@@ -27,7 +30,7 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     const grant = findGrant(body.grant_type);
     if (!grant) throw new UnsupportedGrantType(`grant_type ${echoInput(body.grant_type)} is not supported`);
     const params: Record<string, string> = {};
-    for (const name of ['client_id', 'client_secret', ...grant.parameters]) {
+    for (const name of [...CLIENT_PARAMETERS, ...grant.parameters]) {
       const value = body[name];
       if (value !== undefined) params[name] = value;
     }

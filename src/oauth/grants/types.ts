@@ -34,11 +34,11 @@ export interface TokenResponse {
 
 export interface Grant<P extends string = string> {
   grantType: string;
-  /** Form parameters this grant reads besides grant_type, client_id and client_secret. */
+  /** Form parameters this grant reads besides grant_type and client authentication's. */
   parameters: readonly P[];
   handle(
     deps: GrantDeps,
-    params: Partial<Record<P | 'client_id' | 'client_secret', string>>,
+    params: Partial<Record<P | 'client_id' | 'client_secret' | 'client_assertion' | 'client_assertion_type', string>>,
     context: AttemptContext,
     /** The key the request's DPoP proof showed possession of (RFC 9449 §5); null without a proof. */
     binding: DpopBinding | null,

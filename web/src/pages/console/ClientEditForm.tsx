@@ -5,6 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody } from './ClientKeysFields.tsx';
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
 import { FormButtons } from './RowActions.tsx';
@@ -32,6 +33,13 @@ export function ClientEditForm({
   const [scopes, setScopes] = useState(client.scopes.join(' '));
   const [audiences, setAudiences] = useState(client.audiences.join(' '));
   const [firstParty, setFirstParty] = useState(client.first_party);
+  const [dpopBound, setDpopBound] = useState(client.dpop_bound_access_tokens);
+  const keyed = client.token_endpoint_auth_method === 'private_key_jwt';
+  const [keys, setKeys] = useState<KeysDraft>({
+    jwks: client.jwks ? JSON.stringify(client.jwks, null, 2) : '',
+    jwksUri: client.jwks_uri ?? '',
+  });
+  const [keysError, setKeysError] = useState<string | undefined>(undefined);
   const sent = {
     redirect_uris: splitList(redirects),
     post_logout_redirect_uris: splitList(logoutRedirects),
@@ -43,12 +51,15 @@ export function ClientEditForm({
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    const sentKeys = keyed ? keysBody(keys) : {};
+    setKeysError(typeof sentKeys === 'string' ? sentKeys : undefined);
+    if (typeof sentKeys === 'string') return;
+    const common = { name, scopes: sent.scopes, audiences: sent.audiences, dpop_bound_access_tokens: dpopBound };
     const body = service
-      ? { name, scopes: sent.scopes, audiences: sent.audiences }
+      ? { ...common, ...sentKeys }
       : {
-          name,
-          scopes: sent.scopes,
-          audiences: sent.audiences,
+          ...common,
+          ...sentKeys,
           redirect_uris: sent.redirect_uris,
           post_logout_redirect_uris: sent.post_logout_redirect_uris,
           first_party: firstParty,
@@ -121,6 +132,16 @@ export function ClientEditForm({
         onValue={setScopes}
         error={problem('scopes')}
       />
+      {keyed && (
+        <ClientKeysFields
+          idPrefix="edit-client"
+          draft={keys}
+          onDraft={setKeys}
+          error={action.error}
+          localError={keysError}
+        />
+      )}
+      <DpopCheckbox id="edit-client-dpop" checked={dpopBound} onChecked={setDpopBound} />
       <FormButtons save="Save client" busy={action.busy} onCancel={onCancel} />
     </form>
   );
