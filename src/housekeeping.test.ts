@@ -95,6 +95,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       federatedTransactions: 1,
       passkeyChallenges: 0,
       usedJtis: 1,
+      pushedRequests: 0,
     });
     assert.deepEqual(
       (await sql`select key from oauth_used_jtis`).map((r) => r.key),
@@ -117,6 +118,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       federatedTransactions: 1,
       passkeyChallenges: 0,
       usedJtis: 1,
+      pushedRequests: 0,
     });
   });
 

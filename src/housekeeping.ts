@@ -10,6 +10,7 @@ import { deleteEndedRequestWindows } from './http/store.ts';
 import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
+import { purgePushedRequests } from './oauth/pushed-request-store.ts';
 import { purgeUsedJtis } from './oauth/used-jti-store.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
@@ -25,6 +26,7 @@ export interface HousekeepingReport {
   federatedTransactions: number;
   passkeyChallenges: number;
   usedJtis: number;
+  pushedRequests: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -38,6 +40,7 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     federatedTransactions: await purgeExpiredFederatedTransactions(sql, now),
     passkeyChallenges: await deleteExpiredChallenges(sql, now),
     usedJtis: await purgeUsedJtis(sql, now),
+    pushedRequests: await purgePushedRequests(sql, now),
   };
 }
 

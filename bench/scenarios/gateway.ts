@@ -97,6 +97,7 @@ export const scenario: Scenario = {
         jwks: null,
         jwksUri: null,
         dpopBoundAccessTokens: false,
+        requirePushedAuthorizationRequests: false,
         createdAt: new Date(),
       });
       const tokenResponse = await fetch(`${server.url}/oauth/token`, {

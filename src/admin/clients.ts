@@ -23,6 +23,7 @@ export interface ClientInput {
   audiences?: string[];
   first_party?: boolean;
   dpop_bound_access_tokens?: boolean;
+  require_pushed_authorization_requests?: boolean;
   token_endpoint_auth_method?: store.TokenEndpointAuthMethod;
   jwks?: store.Client['jwks'];
   jwks_uri?: string | null;
@@ -44,6 +45,7 @@ export const presentClient = (c: store.Client) => ({
   jwks: c.jwks,
   jwks_uri: c.jwksUri,
   dpop_bound_access_tokens: c.dpopBoundAccessTokens,
+  require_pushed_authorization_requests: c.requirePushedAuthorizationRequests,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
 });
@@ -103,6 +105,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     jwks: sent.jwks,
     jwksUri: sent.jwksUri,
     dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
+    requirePushedAuthorizationRequests: input.require_pushed_authorization_requests ?? false,
     createdAt: deps.clock(),
   };
   const created = await changeAudited(
@@ -143,6 +146,7 @@ const CLIENT_FIELDS = {
   audiences: 'audiences',
   firstParty: 'first_party',
   dpopBoundAccessTokens: 'dpop_bound_access_tokens',
+  requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
   jwks: 'jwks',
   jwksUri: 'jwks_uri',
 } as const;
@@ -178,6 +182,8 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         jwksUri: sent.jwksUri,
         firstParty: changes.first_party ?? current.firstParty,
         dpopBoundAccessTokens: changes.dpop_bound_access_tokens ?? current.dpopBoundAccessTokens,
+        requirePushedAuthorizationRequests:
+          changes.require_pushed_authorization_requests ?? current.requirePushedAuthorizationRequests,
       };
       const changed = changedFields(current, next, CLIENT_FIELDS);
       if (changed.length === 0) return { client: current, changed };

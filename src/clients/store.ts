@@ -36,6 +36,8 @@ export interface Client {
   jwksUri: string | null;
   /** RFC 9449 §5.2: every token request must carry a DPoP proof. */
   dpopBoundAccessTokens: boolean;
+  /** RFC 9126 §6: authorization requests only through PAR. */
+  requirePushedAuthorizationRequests: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -75,6 +77,7 @@ const toClient = (r: Record<string, unknown>): Client => ({
   jwks: (r.jwks as Client['jwks']) ?? null,
   jwksUri: (r.jwks_uri as string | null) ?? null,
   dpopBoundAccessTokens: r.dpop_bound_access_tokens as boolean,
+  requirePushedAuthorizationRequests: r.require_pushed_authorization_requests as boolean,
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
 });
@@ -177,10 +180,11 @@ export async function insertClient(sql: Executor, c: NewClient): Promise<Client>
   const [row] = await sql`
     insert into oauth_clients (id, application_id, name, kind, secret_hmac, redirect_uris, post_logout_redirect_uris,
                                scopes, audiences, first_party, token_endpoint_auth_method, jwks, jwks_uri,
-                               dpop_bound_access_tokens, created_at, updated_at)
+                               dpop_bound_access_tokens, require_pushed_authorization_requests, created_at, updated_at)
     values (${c.id}, ${c.applicationId}, ${c.name}, ${c.kind}, ${c.secretHmac}, ${c.redirectUris},
             ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.tokenEndpointAuthMethod},
             ${c.jwks === null ? null : sql.json(c.jwks as never)}, ${c.jwksUri}, ${c.dpopBoundAccessTokens},
+            ${c.requirePushedAuthorizationRequests},
             ${c.createdAt}, ${c.createdAt})
     returning *`;
   return toClient(row as Record<string, unknown>);
@@ -243,6 +247,7 @@ export type ClientChanges = Partial<
     | 'audiences'
     | 'firstParty'
     | 'dpopBoundAccessTokens'
+    | 'requirePushedAuthorizationRequests'
     | 'jwks'
     | 'jwksUri'
   >
@@ -254,6 +259,7 @@ export async function updateClient(sql: Executor, id: string, next: Client, now:
       post_logout_redirect_uris = ${next.postLogoutRedirectUris}, scopes = ${next.scopes},
       audiences = ${next.audiences}, first_party = ${next.firstParty},
       dpop_bound_access_tokens = ${next.dpopBoundAccessTokens},
+      require_pushed_authorization_requests = ${next.requirePushedAuthorizationRequests},
       jwks = ${next.jwks === null ? null : sql.json(next.jwks as never)}, jwks_uri = ${next.jwksUri}, updated_at = ${now}
     where id = ${id} returning *`;
   return row ? toClient(row) : null;

@@ -19,6 +19,9 @@ export function discoveryDocument(issuer: string) {
     userinfo_endpoint: at('/oauth/userinfo'),
     introspection_endpoint: at('/oauth/introspect'),
     revocation_endpoint: at('/oauth/revoke'),
+    // RFC 9126 §5: PAR is offered to every client and required of those registered so (per client, §6).
+    pushed_authorization_request_endpoint: at('/oauth/par'),
+    require_pushed_authorization_requests: false,
     end_session_endpoint: at('/oauth/logout'),
     jwks_uri: at('/.well-known/jwks.json'),
     response_types_supported: ['code'],

@@ -16,6 +16,7 @@ import { answerIntrospection } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
 import { LOGOUT_PARAMETERS, type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
 import { errorPage, logoutConfirmPage, type PageShell, sendPage, signedOutPage } from './pages.ts';
+import { pushAuthorizationRequest } from './par.ts';
 import { revokeToken } from './revocation.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
@@ -53,6 +54,14 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     rejectAuthorizationHeader(request.headers.authorization);
     reply.header('content-type', 'application/json; charset=utf-8');
     return answerIntrospection(deps, formParams(request), attemptContext(request));
+  });
+
+  // RFC 9126 §2: 201 with the request_uri; like the token endpoint, never cached and open to browser clients.
+  allowPreflight(app, '/oauth/par', 'POST');
+  app.post('/oauth/par', { onSend: corsHeaders }, async (request, reply) => {
+    rejectAuthorizationHeader(request.headers.authorization);
+    const pushed = await pushAuthorizationRequest(deps, formParams(request), attemptContext(request));
+    return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 
   allowPreflight(app, '/oauth/revoke', 'POST');

@@ -85,6 +85,7 @@ export interface ClientOverrides {
   firstParty?: boolean;
   name?: string;
   dpopBoundAccessTokens?: boolean;
+  requirePushedAuthorizationRequests?: boolean;
   /** private_key_jwt with these keys (inline, or the URL): no secret. */
   jwks?: { keys: Record<string, unknown>[] };
   jwksUri?: string;
@@ -111,6 +112,7 @@ export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides
     jwks: o.jwks ?? null,
     jwksUri: o.jwksUri ?? null,
     dpopBoundAccessTokens: o.dpopBoundAccessTokens ?? false,
+    requirePushedAuthorizationRequests: o.requirePushedAuthorizationRequests ?? false,
     createdAt: new Date(),
   });
   return { client, secret };

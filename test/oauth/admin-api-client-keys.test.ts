@@ -75,10 +75,14 @@ describe('administration API: client keys and DPoP binding', async () => {
     ]);
   });
 
-  test('PATCH /admin/clients/{id} sets dpop_bound_access_tokens; the client shows client_secret_post', async () => {
-    const r = await call('PATCH', `/admin/clients/${worker.json.client_id}`, { dpop_bound_access_tokens: true });
+  test('PATCH /admin/clients/{id} sets dpop_bound_access_tokens and PAR; the client shows client_secret_post', async () => {
+    const r = await call('PATCH', `/admin/clients/${worker.json.client_id}`, {
+      dpop_bound_access_tokens: true,
+      require_pushed_authorization_requests: true,
+    });
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.equal(r.json.dpop_bound_access_tokens, true);
+    assert.equal(r.json.require_pushed_authorization_requests, true);
     assert.equal(r.json.token_endpoint_auth_method, 'client_secret_post');
   });
 });

@@ -5,7 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
-import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody } from './ClientKeysFields.tsx';
+import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
 import { FormButtons } from './RowActions.tsx';
@@ -34,6 +34,7 @@ export function ClientEditForm({
   const [audiences, setAudiences] = useState(client.audiences.join(' '));
   const [firstParty, setFirstParty] = useState(client.first_party);
   const [dpopBound, setDpopBound] = useState(client.dpop_bound_access_tokens);
+  const [requirePar, setRequirePar] = useState(client.require_pushed_authorization_requests);
   const keyed = client.token_endpoint_auth_method === 'private_key_jwt';
   const [keys, setKeys] = useState<KeysDraft>({
     jwks: client.jwks ? JSON.stringify(client.jwks, null, 2) : '',
@@ -63,6 +64,7 @@ export function ClientEditForm({
           redirect_uris: sent.redirect_uris,
           post_logout_redirect_uris: sent.post_logout_redirect_uris,
           first_party: firstParty,
+          require_pushed_authorization_requests: requirePar,
         };
     const saved = await action.run(() =>
       api<Client>('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, body),
@@ -142,6 +144,7 @@ export function ClientEditForm({
         />
       )}
       <DpopCheckbox id="edit-client-dpop" checked={dpopBound} onChecked={setDpopBound} />
+      {!service && <ParCheckbox id="edit-client-par" checked={requirePar} onChecked={setRequirePar} />}
       <FormButtons save="Save client" busy={action.busy} onCancel={onCancel} />
     </form>
   );

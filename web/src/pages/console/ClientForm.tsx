@@ -5,7 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
-import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody } from './ClientKeysFields.tsx';
+import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
 import { problemFor } from './field-problems.ts';
 import { type Application, type Client, type ClientKind, splitList } from './types.ts';
 
@@ -37,6 +37,7 @@ export function ClientForm({
   const [keys, setKeys] = useState<KeysDraft>({ jwks: '', jwksUri: '' });
   const [keysError, setKeysError] = useState<string | undefined>(undefined);
   const [dpopBound, setDpopBound] = useState(false);
+  const [requirePar, setRequirePar] = useState(false);
   const confidential = kind === 'web' || kind === 'service';
   // The select must hold a real application id; an empty value would match no option and block the form.
   useEffect(() => {
@@ -60,7 +61,13 @@ export function ClientForm({
       audiences: lists.audiences,
       dpop_bound_access_tokens: dpopBound,
       ...(confidential && keyed ? { token_endpoint_auth_method: 'private_key_jwt', ...sentKeys } : {}),
-      ...(kind === 'service' ? {} : { redirect_uris: lists.redirect_uris, first_party: firstParty }),
+      ...(kind === 'service'
+        ? {}
+        : {
+            redirect_uris: lists.redirect_uris,
+            first_party: firstParty,
+            require_pushed_authorization_requests: requirePar,
+          }),
     };
     const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
     if (created) {
@@ -166,6 +173,7 @@ export function ClientForm({
         />
       )}
       <DpopCheckbox id="client-dpop" checked={dpopBound} onChecked={setDpopBound} />
+      {kind !== 'service' && <ParCheckbox id="client-par" checked={requirePar} onChecked={setRequirePar} />}
       <button type="submit" disabled={action.busy || applications.length === 0}>
         Create client
       </button>

@@ -55,6 +55,24 @@ export function ClientKeysFields({
   );
 }
 
+/** RFC 9126 §6 require_pushed_authorization_requests as a checkbox. */
+export function ParCheckbox({
+  id,
+  checked,
+  onChecked,
+}: {
+  id: string;
+  checked: boolean;
+  onChecked: (v: boolean) => void;
+}) {
+  return (
+    <div class="field checkbox">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <label for={id}>Require pushed authorization requests (PAR)</label>
+    </div>
+  );
+}
+
 /** RFC 9449 §5.2 dpop_bound_access_tokens as a checkbox. */
 export function DpopCheckbox({
   id,

@@ -24,6 +24,7 @@ export interface Client {
   jwks: { keys: unknown[] } | null;
   jwks_uri: string | null;
   dpop_bound_access_tokens: boolean;
+  require_pushed_authorization_requests: boolean;
   created_at: string;
   client_secret?: string;
 }
