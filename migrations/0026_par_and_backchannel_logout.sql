@@ -15,3 +15,7 @@ create index oauth_pushed_requests_expires on oauth_pushed_requests (expires_at)
 
 -- RFC 9126 §6: a client registered with require_pushed_authorization_requests may only authorize through PAR.
 alter table oauth_clients add column require_pushed_authorization_requests boolean not null default false;
+
+-- OpenID Connect Back-Channel Logout 1.0 §2.2: where a client receives logout tokens, and whether they carry sid.
+alter table oauth_clients add column backchannel_logout_uri text check (length(backchannel_logout_uri) <= 254);
+alter table oauth_clients add column backchannel_logout_session_required boolean not null default false;

@@ -39,6 +39,7 @@ import { passkeyRoutes } from './login/passkey/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
+import { queueSessionLogoutTokens } from './oauth/backchannel-logout.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     issuer: config.server.issuer,
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,
+    onSignOut: queueSessionLogoutTokens,
   });
   const services: Services = {
     sessions,

@@ -98,6 +98,8 @@ export const scenario: Scenario = {
         jwksUri: null,
         dpopBoundAccessTokens: false,
         requirePushedAuthorizationRequests: false,
+        backchannelLogoutUri: null,
+        backchannelLogoutSessionRequired: false,
         createdAt: new Date(),
       });
       const tokenResponse = await fetch(`${server.url}/oauth/token`, {

@@ -24,6 +24,8 @@ export interface ClientInput {
   first_party?: boolean;
   dpop_bound_access_tokens?: boolean;
   require_pushed_authorization_requests?: boolean;
+  backchannel_logout_uri?: string | null;
+  backchannel_logout_session_required?: boolean;
   token_endpoint_auth_method?: store.TokenEndpointAuthMethod;
   jwks?: store.Client['jwks'];
   jwks_uri?: string | null;
@@ -46,6 +48,8 @@ export const presentClient = (c: store.Client) => ({
   jwks_uri: c.jwksUri,
   dpop_bound_access_tokens: c.dpopBoundAccessTokens,
   require_pushed_authorization_requests: c.requirePushedAuthorizationRequests,
+  backchannel_logout_uri: c.backchannelLogoutUri,
+  backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
 });
@@ -92,6 +96,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     tokenEndpointAuthMethod: method,
     jwks: input.jwks ?? null,
     jwksUri: input.jwks_uri ?? null,
+    backchannelLogoutUri: input.backchannel_logout_uri ?? null,
   };
   const client = {
     id: newClientId(),
@@ -106,6 +111,8 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     jwksUri: sent.jwksUri,
     dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
     requirePushedAuthorizationRequests: input.require_pushed_authorization_requests ?? false,
+    backchannelLogoutUri: sent.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: input.backchannel_logout_session_required ?? false,
     createdAt: deps.clock(),
   };
   const created = await changeAudited(
@@ -147,6 +154,8 @@ const CLIENT_FIELDS = {
   firstParty: 'first_party',
   dpopBoundAccessTokens: 'dpop_bound_access_tokens',
   requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
+  backchannelLogoutUri: 'backchannel_logout_uri',
+  backchannelLogoutSessionRequired: 'backchannel_logout_session_required',
   jwks: 'jwks',
   jwksUri: 'jwks_uri',
 } as const;
@@ -171,6 +180,8 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         // Sending one of jwks and jwks_uri replaces the other (a client moving its keys to a URL, or back).
         jwks: changes.jwks !== undefined ? changes.jwks : changes.jwks_uri ? null : current.jwks,
         jwksUri: changes.jwks_uri !== undefined ? changes.jwks_uri : changes.jwks ? null : current.jwksUri,
+        backchannelLogoutUri:
+          changes.backchannel_logout_uri !== undefined ? changes.backchannel_logout_uri : current.backchannelLogoutUri,
       };
       // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
       await assertValid(tx, current.applicationId, sent);
@@ -180,6 +191,9 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         ...deduplicated(sent),
         jwks: sent.jwks,
         jwksUri: sent.jwksUri,
+        backchannelLogoutUri: sent.backchannelLogoutUri,
+        backchannelLogoutSessionRequired:
+          changes.backchannel_logout_session_required ?? current.backchannelLogoutSessionRequired,
         firstParty: changes.first_party ?? current.firstParty,
         dpopBoundAccessTokens: changes.dpop_bound_access_tokens ?? current.dpopBoundAccessTokens,
         requirePushedAuthorizationRequests:

@@ -15,6 +15,10 @@ const Jwks = Type.Object(
   { keys: Type.Array(Type.Object({}, { additionalProperties: true, maxProperties: 20 }), { maxItems: 10 }) },
   { additionalProperties: false },
 );
+const BackchannelLogout = {
+  backchannel_logout_uri: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 254 }), Type.Null()])),
+  backchannel_logout_session_required: Type.Optional(Type.Boolean()),
+};
 const KeyRegistration = {
   jwks: Type.Optional(Type.Union([Jwks, Type.Null()])),
   jwks_uri: Type.Optional(Type.Union([Uri, Type.Null()])),
@@ -44,6 +48,7 @@ export const ClientCreate = Type.Object(
     first_party: Type.Optional(Type.Boolean()),
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
+    ...BackchannelLogout,
     token_endpoint_auth_method: Type.Optional(Type.Enum(['none', 'client_secret_post', 'private_key_jwt'])),
     ...KeyRegistration,
   },
@@ -59,6 +64,7 @@ export const ClientUpdate = Type.Object(
     first_party: Type.Optional(Type.Boolean()),
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
+    ...BackchannelLogout,
     ...KeyRegistration,
   },
   { additionalProperties: false },

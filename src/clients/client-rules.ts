@@ -15,6 +15,8 @@ export interface ClientSpec {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   jwks: { keys: Record<string, unknown>[] } | null;
   jwksUri: string | null;
+  /** OIDC Back-Channel Logout 1.0 §2.2. */
+  backchannelLogoutUri: string | null;
 }
 
 export const isConfidential = (kind: ClientKind) => kind === 'web' || kind === 'service';
@@ -28,7 +30,8 @@ export interface RedirectProblem extends FieldProblem {
  * environment (localhost only in development), so changing an application's environment re-checks its clients.
  */
 export function redirectProblems(
-  spec: Pick<ClientSpec, 'kind' | 'redirectUris' | 'postLogoutRedirectUris'> & Partial<Pick<ClientSpec, 'jwksUri'>>,
+  spec: Pick<ClientSpec, 'kind' | 'redirectUris' | 'postLogoutRedirectUris'> &
+    Partial<Pick<ClientSpec, 'jwksUri' | 'backchannelLogoutUri'>>,
   environment: Environment,
 ): RedirectProblem[] {
   const development = environment === 'development';
@@ -36,6 +39,10 @@ export function redirectProblems(
   if (spec.jwksUri) {
     const problem = registeredUrlProblem(spec.jwksUri, development);
     if (problem) urls.push({ path: 'body.jwks_uri', problem, uri: spec.jwksUri });
+  }
+  if (spec.backchannelLogoutUri) {
+    const problem = registeredUrlProblem(spec.backchannelLogoutUri, development);
+    if (problem) urls.push({ path: 'body.backchannel_logout_uri', problem, uri: spec.backchannelLogoutUri });
   }
   const context = { native: spec.kind === 'native', development: environment === 'development' };
   const check = (field: string, uris: string[]) =>
@@ -101,6 +108,8 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
       problems.push({ path: 'body.redirect_uris', problem: 'must be empty for a service client' });
     if (spec.postLogoutRedirectUris.length > 0)
       problems.push({ path: 'body.post_logout_redirect_uris', problem: 'must be empty for a service client' });
+    if (spec.backchannelLogoutUri !== null)
+      problems.push({ path: 'body.backchannel_logout_uri', problem: 'must be empty for a service client' });
     if (spec.audiences.length === 0)
       problems.push({ path: 'body.audiences', problem: 'a service client must be provisioned with audiences' });
     if (spec.scopes.length === 0)

@@ -38,6 +38,10 @@ export interface Client {
   dpopBoundAccessTokens: boolean;
   /** RFC 9126 §6: authorization requests only through PAR. */
   requirePushedAuthorizationRequests: boolean;
+  /** OIDC Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed; null for none. */
+  backchannelLogoutUri: string | null;
+  /** §2.2: the client needs `sid` in its logout tokens (sent always; recorded for the client's registration). */
+  backchannelLogoutSessionRequired: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -78,6 +82,8 @@ const toClient = (r: Record<string, unknown>): Client => ({
   jwksUri: (r.jwks_uri as string | null) ?? null,
   dpopBoundAccessTokens: r.dpop_bound_access_tokens as boolean,
   requirePushedAuthorizationRequests: r.require_pushed_authorization_requests as boolean,
+  backchannelLogoutUri: (r.backchannel_logout_uri as string | null) ?? null,
+  backchannelLogoutSessionRequired: r.backchannel_logout_session_required as boolean,
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
 });
@@ -180,11 +186,12 @@ export async function insertClient(sql: Executor, c: NewClient): Promise<Client>
   const [row] = await sql`
     insert into oauth_clients (id, application_id, name, kind, secret_hmac, redirect_uris, post_logout_redirect_uris,
                                scopes, audiences, first_party, token_endpoint_auth_method, jwks, jwks_uri,
-                               dpop_bound_access_tokens, require_pushed_authorization_requests, created_at, updated_at)
+                               dpop_bound_access_tokens, require_pushed_authorization_requests, backchannel_logout_uri,
+                               backchannel_logout_session_required, created_at, updated_at)
     values (${c.id}, ${c.applicationId}, ${c.name}, ${c.kind}, ${c.secretHmac}, ${c.redirectUris},
             ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.tokenEndpointAuthMethod},
             ${c.jwks === null ? null : sql.json(c.jwks as never)}, ${c.jwksUri}, ${c.dpopBoundAccessTokens},
-            ${c.requirePushedAuthorizationRequests},
+            ${c.requirePushedAuthorizationRequests}, ${c.backchannelLogoutUri}, ${c.backchannelLogoutSessionRequired},
             ${c.createdAt}, ${c.createdAt})
     returning *`;
   return toClient(row as Record<string, unknown>);
@@ -248,6 +255,8 @@ export type ClientChanges = Partial<
     | 'firstParty'
     | 'dpopBoundAccessTokens'
     | 'requirePushedAuthorizationRequests'
+    | 'backchannelLogoutUri'
+    | 'backchannelLogoutSessionRequired'
     | 'jwks'
     | 'jwksUri'
   >
@@ -260,6 +269,8 @@ export async function updateClient(sql: Executor, id: string, next: Client, now:
       audiences = ${next.audiences}, first_party = ${next.firstParty},
       dpop_bound_access_tokens = ${next.dpopBoundAccessTokens},
       require_pushed_authorization_requests = ${next.requirePushedAuthorizationRequests},
+      backchannel_logout_uri = ${next.backchannelLogoutUri},
+      backchannel_logout_session_required = ${next.backchannelLogoutSessionRequired},
       jwks = ${next.jwks === null ? null : sql.json(next.jwks as never)}, jwks_uri = ${next.jwksUri}, updated_at = ${now}
     where id = ${id} returning *`;
   return row ? toClient(row) : null;

@@ -58,6 +58,9 @@ export function discoveryDocument(issuer: string) {
     acr_values_supported: ACR_VALUES,
     prompt_values_supported: ['none', 'login', 'consent'],
     authorization_response_iss_parameter_supported: true,
+    // OIDC Back-Channel Logout 1.0 §2.1: logout tokens always carry sid.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

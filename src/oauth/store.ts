@@ -312,18 +312,63 @@ export async function upsertConsent(sql: Executor, identityId: string, clientId:
       set scopes = array(select distinct unnest(oauth_consents.scopes || excluded.scopes)), updated_at = ${now}`;
 }
 
-/** Ends the live grants issued from one of an identity's sessions; returns how many ended. */
+/** A client to tell that a person's session ended (OIDC Back-Channel Logout 1.0): one per client and session. */
+export interface LogoutNotice {
+  clientId: string;
+  identityId: string;
+  sessionId: string;
+  backchannelLogoutUri: string;
+}
+
+const toNotice = (r: Record<string, unknown>): LogoutNotice => ({
+  clientId: r.client_id as string,
+  identityId: r.identity_id as string,
+  sessionId: r.session_id as string,
+  backchannelLogoutUri: r.backchannel_logout_uri as string,
+});
+
+/** The grants that ended, and the clients among theirs registered for back-channel logout. */
+export interface EndedGrants {
+  count: number;
+  notices: LogoutNotice[];
+}
+
+/** Ends the live grants issued from one of an identity's sessions. */
 export async function revokeSessionGrants(
   sql: Executor,
   identityId: string,
   sessionId: string,
   now: Date,
-): Promise<number> {
+): Promise<EndedGrants> {
   const rows = await sql`
-    update oauth_grants set revoked_at = ${now}
-    where identity_id = ${identityId} and session_id = ${sessionId} and revoked_at is null
-    returning id`;
-  return rows.length;
+    with ended as (
+      update oauth_grants set revoked_at = ${now}
+      where identity_id = ${identityId} and session_id = ${sessionId} and revoked_at is null
+      returning id, client_id, identity_id, session_id)
+    select e.id, e.client_id, e.identity_id, e.session_id, c.backchannel_logout_uri
+    from ended e join oauth_clients c on c.id = e.client_id`;
+  return endedGrants(rows);
+}
+
+function endedGrants(rows: readonly Record<string, unknown>[]): EndedGrants {
+  const notices = new Map<string, LogoutNotice>();
+  for (const row of rows)
+    if (row.backchannel_logout_uri) notices.set(`${row.client_id} ${row.session_id}`, toNotice(row));
+  return { count: rows.length, notices: [...notices.values()] };
+}
+
+/** The clients holding a live grant from this session that registered for back-channel logout (a sign-out). */
+export async function findSessionLogoutNotices(
+  sql: Executor,
+  identityId: string,
+  sessionId: string,
+): Promise<LogoutNotice[]> {
+  const rows = await sql`
+    select distinct g.client_id, g.identity_id, g.session_id, c.backchannel_logout_uri
+    from oauth_grants g join oauth_clients c on c.id = g.client_id
+    where g.identity_id = ${identityId} and g.session_id = ${sessionId} and g.revoked_at is null
+      and c.backchannel_logout_uri is not null`;
+  return rows.map(toNotice);
 }
 
 /**
@@ -335,10 +380,13 @@ export async function revokeIdentityGrants(
   identityId: string,
   now: Date,
   keepSessionId: string | null = null,
-): Promise<number> {
+): Promise<EndedGrants> {
   const rows = await sql`
-    update oauth_grants set revoked_at = ${now}
-    where identity_id = ${identityId} and revoked_at is null and session_id is distinct from ${keepSessionId}
-    returning id`;
-  return rows.length;
+    with ended as (
+      update oauth_grants set revoked_at = ${now}
+      where identity_id = ${identityId} and revoked_at is null and session_id is distinct from ${keepSessionId}
+      returning id, client_id, identity_id, session_id)
+    select e.id, e.client_id, e.identity_id, e.session_id, c.backchannel_logout_uri
+    from ended e join oauth_clients c on c.id = e.client_id`;
+  return endedGrants(rows);
 }

@@ -100,10 +100,26 @@ export function createTokenSigner(deps: TokenSignerDeps) {
       if (input.nonce !== null) claims.nonce = input.nonce;
       return sign(claims, 'JWT', deps.idTokenTtlSeconds);
     },
+    /** §2.4: sub and sid, the event, a jti, never a nonce; typ logout+jwt (§2.4, RFC 8417 explicit typing). */
+    signLogoutToken(input: { clientId: string; sub: string; sid: string }): Promise<string> {
+      const claims: JWTPayload = {
+        sub: input.sub,
+        aud: input.clientId,
+        sid: input.sid,
+        jti: newTokenId(),
+        events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+      };
+      return sign(claims, 'logout+jwt', LOGOUT_TOKEN_TTL_SECONDS);
+    },
   };
 }
 
 export type TokenSigner = ReturnType<typeof createTokenSigner>;
+
+/** OIDC Back-Channel Logout 1.0 §2.4: the event a logout token carries. */
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** A logout token is consumed at once by the client it is posted to: two minutes is plenty. */
+const LOGOUT_TOKEN_TTL_SECONDS = 120;
 
 export interface TokenVerifierDeps {
   keyring: Keyring;

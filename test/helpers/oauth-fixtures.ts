@@ -86,6 +86,7 @@ export interface ClientOverrides {
   name?: string;
   dpopBoundAccessTokens?: boolean;
   requirePushedAuthorizationRequests?: boolean;
+  backchannelLogoutUri?: string;
   /** private_key_jwt with these keys (inline, or the URL): no secret. */
   jwks?: { keys: Record<string, unknown>[] };
   jwksUri?: string;
@@ -113,6 +114,8 @@ export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides
     jwksUri: o.jwksUri ?? null,
     dpopBoundAccessTokens: o.dpopBoundAccessTokens ?? false,
     requirePushedAuthorizationRequests: o.requirePushedAuthorizationRequests ?? false,
+    backchannelLogoutUri: o.backchannelLogoutUri ?? null,
+    backchannelLogoutSessionRequired: false,
     createdAt: new Date(),
   });
   return { client, secret };

@@ -75,6 +75,25 @@ describe('administration API: client keys and DPoP binding', async () => {
     ]);
   });
 
+  test('POST /admin/clients refuses a back-channel logout URL for a service client or over http', async () => {
+    const service = await create({ backchannel_logout_uri: 'https://worker.example.test/bcl' });
+    const problem = 'must be empty for a service client';
+    assertAdminError(service, 400, 'invalid_request', `body.backchannel_logout_uri ${problem}`, [
+      { path: 'body.backchannel_logout_uri', problem },
+    ]);
+    const web = await call('POST', '/admin/clients', {
+      application_id: worker.json.application_id,
+      name: 'Web',
+      kind: 'web',
+      redirect_uris: ['https://web.example.test/cb'],
+      scopes: ['openid'],
+      backchannel_logout_uri: 'http://web.example.test/bcl',
+    });
+    assertAdminError(web, 400, 'invalid_request', 'body.backchannel_logout_uri must be an https URL', [
+      { path: 'body.backchannel_logout_uri', problem: 'must be an https URL' },
+    ]);
+  });
+
   test('PATCH /admin/clients/{id} sets dpop_bound_access_tokens and PAR; the client shows client_secret_post', async () => {
     const r = await call('PATCH', `/admin/clients/${worker.json.client_id}`, {
       dpop_bound_access_tokens: true,

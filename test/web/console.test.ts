@@ -79,14 +79,18 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByLabel('Kind').selectOption('web');
     await page.getByLabel('Redirect URIs').fill('https://billing.acme-robotics.dev/callback');
     await page.getByLabel('Require pushed authorization requests (PAR)').check();
+    await page.getByLabel('Back-channel logout URL').fill('https://billing.acme-robotics.dev/backchannel');
     await page.getByRole('button', { name: 'Create client' }).click();
     const shown = (await page.getByTestId('client-secret').textContent()) ?? '';
     assert.ok(shown.length >= 32, 'the secret is shown once');
     await page.getByRole('cell', { name: 'Billing web', exact: true }).waitFor();
     await screenshot('console-client-secret');
     const [web = {}] = await t.sql`
-      select require_pushed_authorization_requests from oauth_clients where name = 'Billing web'`;
-    assert.deepEqual(web, { require_pushed_authorization_requests: true });
+      select require_pushed_authorization_requests, backchannel_logout_uri from oauth_clients where name = 'Billing web'`;
+    assert.deepEqual(web, {
+      require_pushed_authorization_requests: true,
+      backchannel_logout_uri: 'https://billing.acme-robotics.dev/backchannel',
+    });
 
     await page.reload();
     await page.getByRole('cell', { name: 'Billing web', exact: true }).waitFor();

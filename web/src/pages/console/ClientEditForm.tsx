@@ -35,6 +35,7 @@ export function ClientEditForm({
   const [firstParty, setFirstParty] = useState(client.first_party);
   const [dpopBound, setDpopBound] = useState(client.dpop_bound_access_tokens);
   const [requirePar, setRequirePar] = useState(client.require_pushed_authorization_requests);
+  const [backchannel, setBackchannel] = useState(client.backchannel_logout_uri ?? '');
   const keyed = client.token_endpoint_auth_method === 'private_key_jwt';
   const [keys, setKeys] = useState<KeysDraft>({
     jwks: client.jwks ? JSON.stringify(client.jwks, null, 2) : '',
@@ -65,6 +66,7 @@ export function ClientEditForm({
           post_logout_redirect_uris: sent.post_logout_redirect_uris,
           first_party: firstParty,
           require_pushed_authorization_requests: requirePar,
+          backchannel_logout_uri: backchannel.trim() === '' ? null : backchannel.trim(),
         };
     const saved = await action.run(() =>
       api<Client>('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, body),
@@ -145,6 +147,16 @@ export function ClientEditForm({
       )}
       <DpopCheckbox id="edit-client-dpop" checked={dpopBound} onChecked={setDpopBound} />
       {!service && <ParCheckbox id="edit-client-par" checked={requirePar} onChecked={setRequirePar} />}
+      {!service && (
+        <Field
+          id="edit-client-backchannel"
+          label="Back-channel logout URL"
+          hint="Optional: where the app receives a signed logout token when a person's session ends (https)."
+          value={backchannel}
+          onValue={setBackchannel}
+          error={problemFor(action.error, 'backchannel_logout_uri')}
+        />
+      )}
       <FormButtons save="Save client" busy={action.busy} onCancel={onCancel} />
     </form>
   );

@@ -38,6 +38,7 @@ export function ClientForm({
   const [keysError, setKeysError] = useState<string | undefined>(undefined);
   const [dpopBound, setDpopBound] = useState(false);
   const [requirePar, setRequirePar] = useState(false);
+  const [backchannel, setBackchannel] = useState('');
   const confidential = kind === 'web' || kind === 'service';
   // The select must hold a real application id; an empty value would match no option and block the form.
   useEffect(() => {
@@ -67,6 +68,7 @@ export function ClientForm({
             redirect_uris: lists.redirect_uris,
             first_party: firstParty,
             require_pushed_authorization_requests: requirePar,
+            ...(backchannel.trim() === '' ? {} : { backchannel_logout_uri: backchannel.trim() }),
           }),
     };
     const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
@@ -174,6 +176,16 @@ export function ClientForm({
       )}
       <DpopCheckbox id="client-dpop" checked={dpopBound} onChecked={setDpopBound} />
       {kind !== 'service' && <ParCheckbox id="client-par" checked={requirePar} onChecked={setRequirePar} />}
+      {kind !== 'service' && (
+        <Field
+          id="client-backchannel"
+          label="Back-channel logout URL"
+          hint="Optional: where the app receives a signed logout token when a person's session ends (https)."
+          value={backchannel}
+          onValue={setBackchannel}
+          error={problemFor(action.error, 'backchannel_logout_uri')}
+        />
+      )}
       <button type="submit" disabled={action.busy || applications.length === 0}>
         Create client
       </button>

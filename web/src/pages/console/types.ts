@@ -25,6 +25,8 @@ export interface Client {
   jwks_uri: string | null;
   dpop_bound_access_tokens: boolean;
   require_pushed_authorization_requests: boolean;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
   created_at: string;
   client_secret?: string;
 }
