@@ -2,8 +2,10 @@
 
 -- Single-use JWT ids shared by every node: DPoP proofs (RFC 9449 §11.1) and client assertions (RFC 7523 §3 item 7).
 -- `key` is the purpose and a hash of the jti (and, for proofs, of the key), kept until the JWT could no longer be
--- accepted anyway; housekeeping deletes the expired rows.
-create table oauth_used_jtis (
+-- accepted anyway; housekeeping deletes the expired rows. Unlogged: one insert per DPoP request must not wait for a
+-- WAL flush (docs/decisions.md "DPoP"); a crash empties the table, which reopens replay only for the proofs of the
+-- minute before it.
+create unlogged table oauth_used_jtis (
   key text primary key,
   expires_at timestamptz not null
 );

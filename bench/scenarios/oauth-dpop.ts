@@ -6,6 +6,7 @@
 // CPUs as the server): the cost counts against the DPoP figures, never for them.
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
+import { ISSUER } from '../helpers/server.ts';
 import {
   type BenchContext,
   type HttpLoad,
@@ -34,7 +35,8 @@ export const scenario: Scenario = {
   async run(context: BenchContext) {
     const bench = await startOAuthBench();
     try {
-      const htu = `${bench.server.url}/oauth/token`;
+      // The proof names the endpoint as the issuer publishes it (RFC 9449 §4.3), not the loopback address dialled.
+      const htu = `${ISSUER}/oauth/token`;
       const tokenBody = form({
         grant_type: 'client_credentials',
         client_id: bench.service.clientId,
@@ -51,7 +53,7 @@ export const scenario: Scenario = {
       };
       const dpopToken: HttpLoad = { ...bearerToken, headers: () => ({ ...FORM, dpop: proof(htu) }) };
       const issue = async (headers: Record<string, string>) => {
-        const response = await fetch(htu, { method: 'POST', headers, body: tokenBody });
+        const response = await fetch(`${bench.server.url}/oauth/token`, { method: 'POST', headers, body: tokenBody });
         const json = (await response.json()) as { access_token?: string; token_type?: string };
         if (!json.access_token) throw new Error(`no token: ${JSON.stringify(json)}`);
         return json as { access_token: string; token_type: string };

@@ -2,8 +2,17 @@
 // the public key travels in the proof's header, and jose refuses a private one); what the proof must say (htm,
 // htu, iat, jti, ath, nonce) is checked here. Used by the token endpoint and by every resource server of ours
 // (userinfo, the gateway); single use of `jti` is the caller's check, through the replay store every node shares.
-import { calculateJwkThumbprint, EmbeddedJWK, type JWK, jwtVerify } from 'jose';
+import {
+  type CryptoKey,
+  calculateJwkThumbprint,
+  EmbeddedJWK,
+  type FlattenedJWSInput,
+  type JWK,
+  type JWSHeaderParameters,
+  jwtVerify,
+} from 'jose';
 import { sha256 } from '../crypto/primitives.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 /** RFC 9449 §4.2 `alg`: asymmetric only; RS256 and PS256 for keys clients already hold, ES256 and EdDSA. */
 export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
@@ -33,6 +42,23 @@ export interface VerifiedProof {
 
 export class ProofRefused extends Error {}
 
+/** Public keys of recent proofs, imported once: a client signs every proof with the same key. */
+const KEYS_CACHED = 1_000;
+const importedKeys = new BoundedMap<string, { key: CryptoKey | Uint8Array; jkt: string }>(KEYS_CACHED);
+
+/**
+ * jose's EmbeddedJWK (it imports the header's key and refuses a private one), with the imported key and its RFC 7638
+ * thumbprint kept per JWK: importing and hashing cost more than the signature check itself.
+ */
+async function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput) {
+  const id = `${header.alg} ${JSON.stringify(header.jwk)}`;
+  const known = importedKeys.get(id);
+  if (known) return known.key;
+  const key = await EmbeddedJWK(header, token);
+  importedKeys.set(id, { key, jkt: await calculateJwkThumbprint(header.jwk as JWK, 'sha256') });
+  return key;
+}
+
 /** RFC 9449 §4.3 item 9: htu compared without query and fragment, after URI normalisation (RFC 3986 §6). */
 export function normaliseHtu(value: string): string | null {
   try {
@@ -48,15 +74,17 @@ export async function verifyDpopProof(proof: string, expected: ExpectedProof): P
   if (proof.length > MAX_PROOF_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof))
     throw new ProofRefused('The DPoP proof is not a compact JWS');
   let payload: Record<string, unknown>;
+  let id: string;
   let jwk: JWK;
   try {
-    const result = await jwtVerify(proof, EmbeddedJWK, {
+    const result = await jwtVerify(proof, embeddedKey, {
       typ: 'dpop+jwt',
       algorithms: [...DPOP_ALGORITHMS],
       currentDate: expected.now,
     });
     payload = result.payload;
     jwk = result.protectedHeader.jwk as JWK;
+    id = `${result.protectedHeader.alg} ${JSON.stringify(jwk)}`;
   } catch {
     throw new ProofRefused(
       `The DPoP proof must be a dpop+jwt signed with ${DPOP_ALGORITHMS.join(', ')} by the public key in its jwk header`,
@@ -77,5 +105,7 @@ export async function verifyDpopProof(proof: string, expected: ExpectedProof): P
       throw new ProofRefused('The DPoP proof does not hash this access token (ath)');
   }
   if (nonce !== undefined && typeof nonce !== 'string') throw new ProofRefused('The DPoP proof nonce must be a string');
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti, iat, nonce };
+  // From the cache, unless a thousand other keys pushed it out meanwhile.
+  const jkt = importedKeys.get(id)?.jkt ?? (await calculateJwkThumbprint(jwk, 'sha256'));
+  return { jkt, jti, iat, nonce };
 }

@@ -2,12 +2,13 @@
 // (ath) and the token's key (cnf.jkt); a DPoP-bound token sent as a bearer token is refused before the upstream.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ath, DPOP_ALGS, dpopKeys, proof } from '../helpers/dpop.ts';
+import { ath, DPOP_ALGS, dpopKeys, followRealTime, proof } from '../helpers/dpop.ts';
 import { postForm } from '../helpers/oauth-flow.ts';
 import { assertRefusal, ISSUER, json, startGatewaySuite } from './suite.ts';
 
 describe('gateway: DPoP-bound access tokens', async () => {
   const { t, service, get, notForwarded } = await startGatewaySuite();
+  followRealTime(t.clock);
   const keys = await dpopKeys();
   const path = '/app/p/api/items';
   const r = await postForm(

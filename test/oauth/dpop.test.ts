@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { DPOP_ALGS as ALGS, ath, dpopKeys, type KeyPair, proof } from '../helpers/dpop.ts';
+import { DPOP_ALGS as ALGS, ath, dpopKeys, followRealTime, type KeyPair, proof } from '../helpers/dpop.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
 
@@ -21,6 +21,7 @@ async function envelope(response: Response, status: number, error: string, descr
 
 describe('DPoP (RFC 9449) at the token endpoint, userinfo and introspection', async () => {
   const t = await startListeningIssuer();
+  followRealTime(t.clock);
   const issuer = new URL(t.issuer);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   const callbackUri = 'http://127.0.0.1:61234/callback';
@@ -266,6 +267,7 @@ describe('DPoP (RFC 9449) at the token endpoint, userinfo and introspection', as
 
 describe('DPoP nonces (RFC 9449 §8) with dpop.require_nonce', async () => {
   const t = await startListeningIssuer({ dpop: { require_nonce: true } });
+  followRealTime(t.clock);
   const issuer = new URL(t.issuer);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);

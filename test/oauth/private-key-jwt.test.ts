@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { followRealTime } from '../helpers/dpop.ts';
 import { makeClient, makeResource } from '../helpers/oauth-fixtures.ts';
 import { startListeningIssuer } from '../helpers/oauth-server.ts';
 
@@ -36,6 +37,7 @@ async function jwksServer(jwks: unknown) {
 
 describe('private_key_jwt client authentication', async () => {
   const t = await startListeningIssuer();
+  followRealTime(t.clock);
   const issuer = new URL(t.issuer);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   const resource = await makeResource(t.sql, undefined, ['read']);
