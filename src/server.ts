@@ -16,9 +16,9 @@ import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
-import { prepareTls, type ServedTls, type ServeTlsOptions } from './tls/serving.ts';
 import { logoutTokenSigner } from './oauth/backchannel-logout.ts';
 import { createTokenSigner } from './oauth/tokens.ts';
+import { prepareTls, type ServedTls, type ServeTlsOptions } from './tls/serving.ts';
 
 export interface RunningServer {
   url: string;
