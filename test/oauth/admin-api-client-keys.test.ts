@@ -55,31 +55,33 @@ describe('administration API: client keys and DPoP binding', async () => {
     const r = await create({ token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [privateJwk] } });
     const path = 'body.jwks.keys.0';
     const problem = 'must be a public key: private or symmetric key material is never registered';
-    assertAdminError(r, 400, 'invalid_request', `${path} ${problem}`, [{ path, problem }]);
+    assertAdminError(r, 400, 'invalid_request', `Public key, entry 1: ${problem}.`, [
+      { path, problem: `M${problem.slice(1)}.` },
+    ]);
     assert.deepEqual(await registrySnapshot(t), before);
   });
 
   test('POST /admin/clients refuses an http jwks_uri outside development and keys without the method', async () => {
     const http = await create({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://127.0.0.1/jwks' });
     const problem = 'may use http only to a loopback host in a development application';
-    assertAdminError(http, 400, 'invalid_request', `body.jwks_uri ${problem}`, [{ path: 'body.jwks_uri', problem }]);
+    assertAdminError(http, 400, 'invalid_request', `JWKS URL: ${problem}.`, [
+      { path: 'body.jwks_uri', problem: `M${problem.slice(1)}.` },
+    ]);
     const stray = await create({ jwks: { keys: [publicJwk] } });
-    const strayProblem = 'is only for private_key_jwt clients';
-    assertAdminError(stray, 400, 'invalid_request', `body.jwks ${strayProblem}`, [
-      { path: 'body.jwks', problem: strayProblem },
+    assertAdminError(stray, 400, 'invalid_request', 'Public keys (JWKS): is only for private_key_jwt clients.', [
+      { path: 'body.jwks', problem: 'Is only for private_key_jwt clients.' },
     ]);
     const none = await create({ token_endpoint_auth_method: 'none' });
     const noneProblem = 'a service client authenticates with client_secret_post or private_key_jwt';
-    assertAdminError(none, 400, 'invalid_request', `body.token_endpoint_auth_method ${noneProblem}`, [
-      { path: 'body.token_endpoint_auth_method', problem: noneProblem },
+    assertAdminError(none, 400, 'invalid_request', `Client authentication: ${noneProblem}.`, [
+      { path: 'body.token_endpoint_auth_method', problem: `A${noneProblem.slice(1)}.` },
     ]);
   });
 
   test('POST /admin/clients refuses a back-channel logout URL for a service client or over http', async () => {
     const service = await create({ backchannel_logout_uri: 'https://worker.example.test/bcl' });
-    const problem = 'must be empty for a service client';
-    assertAdminError(service, 400, 'invalid_request', `body.backchannel_logout_uri ${problem}`, [
-      { path: 'body.backchannel_logout_uri', problem },
+    assertAdminError(service, 400, 'invalid_request', 'Back-channel logout URL: must be empty for a service client.', [
+      { path: 'body.backchannel_logout_uri', problem: 'Must be empty for a service client.' },
     ]);
     const web = await call('POST', '/admin/clients', {
       application_id: worker.json.application_id,
@@ -89,8 +91,8 @@ describe('administration API: client keys and DPoP binding', async () => {
       scopes: ['openid'],
       backchannel_logout_uri: 'http://web.example.test/bcl',
     });
-    assertAdminError(web, 400, 'invalid_request', 'body.backchannel_logout_uri must be an https URL', [
-      { path: 'body.backchannel_logout_uri', problem: 'must be an https URL' },
+    assertAdminError(web, 400, 'invalid_request', 'Back-channel logout URL: must be an https URL.', [
+      { path: 'body.backchannel_logout_uri', problem: 'Must be an https URL.' },
     ]);
   });
 
