@@ -42,6 +42,7 @@ import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
+import { queueSessionLogoutTokens } from './oauth/backchannel-logout.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
@@ -150,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     issuer: config.server.issuer,
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,
+    onSignOut: queueSessionLogoutTokens,
   });
   const services: Services = {
     sessions,

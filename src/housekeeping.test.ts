@@ -7,6 +7,7 @@ import { createTestDatabase } from '../test/helpers/database.ts';
 import { runHousekeeping, startHousekeeping } from './housekeeping.ts';
 import { countRequest } from './http/store.ts';
 import { insertLoginTransaction } from './login/local/store.ts';
+import { consumeJti } from './oauth/used-jti-store.ts';
 import { insertSession, revokeSessionById } from './session/store.ts';
 
 const DAY = 86_400;
@@ -75,6 +76,9 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
     await transaction('ltx_live', clock);
     await throttle('192.0.2.3', clock, null);
     await countRequest(sql, 'login_start', '192.0.2.10', 60, clock.now());
+    // DPoP proof and client assertion ids: one that can no longer be accepted, one that still could.
+    await consumeJti(sql, 'dpop:spent', new Date(clock.now().getTime() - 1000));
+    await consumeJti(sql, 'dpop:fresh', new Date(clock.now().getTime() + 70_000));
 
     await sql`insert into federated_transactions
                 (state_hash, cookie_hash, provider, purpose, nonce, code_verifier, return_to, created_at, expires_at)
@@ -97,7 +101,13 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       federatedTransactions: 1,
       passkeyChallenges: 0,
       web3Messages: 1,
+      usedJtis: 1,
+      pushedRequests: 0,
     });
+    assert.deepEqual(
+      (await sql`select key from oauth_used_jtis`).map((r) => r.key),
+      ['dpop:fresh'],
+    );
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
       transactions: ['ltx_live'],
@@ -115,6 +125,8 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       federatedTransactions: 1,
       passkeyChallenges: 0,
       web3Messages: 1,
+      usedJtis: 1,
+      pushedRequests: 0,
     });
   });
 

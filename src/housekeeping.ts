@@ -11,6 +11,8 @@ import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
 import { purgeExpiredWeb3Messages } from './login/web3/store.ts';
+import { purgePushedRequests } from './oauth/pushed-request-store.ts';
+import { purgeUsedJtis } from './oauth/used-jti-store.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
 
@@ -25,6 +27,8 @@ export interface HousekeepingReport {
   federatedTransactions: number;
   passkeyChallenges: number;
   web3Messages: number;
+  usedJtis: number;
+  pushedRequests: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -39,6 +43,8 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     passkeyChallenges: await deleteExpiredChallenges(sql, now),
     // An expired Sign-In with Ethereum message can no longer complete; its nonce is not reused (128 random bits).
     web3Messages: await purgeExpiredWeb3Messages(sql, now),
+    usedJtis: await purgeUsedJtis(sql, now),
+    pushedRequests: await purgePushedRequests(sql, now),
   };
 }
 

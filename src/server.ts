@@ -16,6 +16,8 @@ import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
+import { logoutTokenSigner } from './oauth/backchannel-logout.ts';
+import { createTokenSigner } from './oauth/tokens.ts';
 import { prepareTls, type ServedTls, type ServeTlsOptions } from './tls/serving.ts';
 
 export interface RunningServer {
@@ -138,7 +140,7 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
     await tls.stop();
     throw error;
   }
-  const { app, beginShutdown } = built;
+  const { app, beginShutdown, services } = built;
   if (tls.initial) tls.attach(app.server as unknown as HttpsServer);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
@@ -150,6 +152,15 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
     sql,
     deliveryKey: secrets.delivery,
     log,
+    backchannel: logoutTokenSigner(
+      createTokenSigner({
+        keyring: services.keyring,
+        issuer: config.server.issuer,
+        clock: () => new Date(),
+        accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
+        idTokenTtlSeconds: config.tokens.id_token_ttl_seconds,
+      }),
+    ),
     ...(options.notice ? { notice: options.notice } : {}),
   });
   const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log, audit });

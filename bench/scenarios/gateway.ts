@@ -93,6 +93,13 @@ export const scenario: Scenario = {
         scopes: ['read'],
         audiences: [AUDIENCE],
         firstParty: true,
+        tokenEndpointAuthMethod: 'client_secret_post',
+        jwks: null,
+        jwksUri: null,
+        dpopBoundAccessTokens: false,
+        requirePushedAuthorizationRequests: false,
+        backchannelLogoutUri: null,
+        backchannelLogoutSessionRequired: false,
         createdAt: new Date(),
       });
       const tokenResponse = await fetch(`${server.url}/oauth/token`, {

@@ -22,9 +22,16 @@ export interface ClientInput {
   scopes: string[];
   audiences?: string[];
   first_party?: boolean;
+  dpop_bound_access_tokens?: boolean;
+  require_pushed_authorization_requests?: boolean;
+  backchannel_logout_uri?: string | null;
+  backchannel_logout_session_required?: boolean;
+  token_endpoint_auth_method?: store.TokenEndpointAuthMethod;
+  jwks?: store.Client['jwks'];
+  jwks_uri?: string | null;
 }
 
-export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind'>>;
+export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind' | 'token_endpoint_auth_method'>>;
 
 export const presentClient = (c: store.Client) => ({
   client_id: c.id,
@@ -36,6 +43,13 @@ export const presentClient = (c: store.Client) => ({
   scopes: c.scopes,
   audiences: c.audiences,
   first_party: c.firstParty,
+  token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+  jwks: c.jwks,
+  jwks_uri: c.jwksUri,
+  dpop_bound_access_tokens: c.dpopBoundAccessTokens,
+  require_pushed_authorization_requests: c.requirePushedAuthorizationRequests,
+  backchannel_logout_uri: c.backchannelLogoutUri,
+  backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
 });
@@ -44,8 +58,12 @@ const unique = (values: string[]) => [...new Set(values)];
 
 type ClientLists = Pick<ClientSpec, 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences'>;
 
+/** RFC 7591 §2: a confidential client's default is client_secret_post, a public client's none. */
+const defaultMethod = (kind: store.ClientKind): store.TokenEndpointAuthMethod =>
+  isConfidential(kind) ? 'client_secret_post' : 'none';
+
 /** Each list once per entry, in the order first sent: what is stored once the lists as sent passed validation. */
-const deduplicated = (lists: ClientLists): ClientLists => ({
+const deduplicated = (lists: ClientSpec): ClientLists => ({
   redirectUris: unique(lists.redirectUris),
   postLogoutRedirectUris: unique(lists.postLogoutRedirectUris),
   scopes: unique(lists.scopes),
@@ -67,13 +85,18 @@ async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec
 
 export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {
   assertDisplayText(input.name, 'body.name');
-  const secret = isConfidential(input.kind) ? newClientSecret() : null;
+  const method = input.token_endpoint_auth_method ?? defaultMethod(input.kind);
+  const secret = method === 'client_secret_post' && isConfidential(input.kind) ? newClientSecret() : null;
   const sent: ClientSpec = {
     kind: input.kind,
     redirectUris: input.redirect_uris ?? [],
     postLogoutRedirectUris: input.post_logout_redirect_uris ?? [],
     scopes: input.scopes,
     audiences: input.audiences ?? [],
+    tokenEndpointAuthMethod: method,
+    jwks: input.jwks ?? null,
+    jwksUri: input.jwks_uri ?? null,
+    backchannelLogoutUri: input.backchannel_logout_uri ?? null,
   };
   const client = {
     id: newClientId(),
@@ -83,6 +106,13 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     secretHmac: secret ? clientSecretHmac(deps.clientSecretKey, secret) : null,
     ...deduplicated(sent),
     firstParty: input.first_party ?? false,
+    tokenEndpointAuthMethod: method,
+    jwks: sent.jwks,
+    jwksUri: sent.jwksUri,
+    dpopBoundAccessTokens: input.dpop_bound_access_tokens ?? false,
+    requirePushedAuthorizationRequests: input.require_pushed_authorization_requests ?? false,
+    backchannelLogoutUri: sent.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: input.backchannel_logout_session_required ?? false,
     createdAt: deps.clock(),
   };
   const created = await changeAudited(
@@ -122,6 +152,12 @@ const CLIENT_FIELDS = {
   scopes: 'scopes',
   audiences: 'audiences',
   firstParty: 'first_party',
+  dpopBoundAccessTokens: 'dpop_bound_access_tokens',
+  requirePushedAuthorizationRequests: 'require_pushed_authorization_requests',
+  backchannelLogoutUri: 'backchannel_logout_uri',
+  backchannelLogoutSessionRequired: 'backchannel_logout_session_required',
+  jwks: 'jwks',
+  jwksUri: 'jwks_uri',
 } as const;
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
@@ -140,6 +176,12 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         postLogoutRedirectUris: changes.post_logout_redirect_uris ?? current.postLogoutRedirectUris,
         scopes: changes.scopes ?? current.scopes,
         audiences: changes.audiences ?? current.audiences,
+        tokenEndpointAuthMethod: current.tokenEndpointAuthMethod,
+        // Sending one of jwks and jwks_uri replaces the other (a client moving its keys to a URL, or back).
+        jwks: changes.jwks !== undefined ? changes.jwks : changes.jwks_uri ? null : current.jwks,
+        jwksUri: changes.jwks_uri !== undefined ? changes.jwks_uri : changes.jwks ? null : current.jwksUri,
+        backchannelLogoutUri:
+          changes.backchannel_logout_uri !== undefined ? changes.backchannel_logout_uri : current.backchannelLogoutUri,
       };
       // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
       await assertValid(tx, current.applicationId, sent);
@@ -147,7 +189,15 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         ...current,
         name: changes.name ?? current.name,
         ...deduplicated(sent),
+        jwks: sent.jwks,
+        jwksUri: sent.jwksUri,
+        backchannelLogoutUri: sent.backchannelLogoutUri,
+        backchannelLogoutSessionRequired:
+          changes.backchannel_logout_session_required ?? current.backchannelLogoutSessionRequired,
         firstParty: changes.first_party ?? current.firstParty,
+        dpopBoundAccessTokens: changes.dpop_bound_access_tokens ?? current.dpopBoundAccessTokens,
+        requirePushedAuthorizationRequests:
+          changes.require_pushed_authorization_requests ?? current.requirePushedAuthorizationRequests,
       };
       const changed = changedFields(current, next, CLIENT_FIELDS);
       if (changed.length === 0) return { client: current, changed };
@@ -167,6 +217,8 @@ export async function rotateClientSecret(deps: AdminDeps, actor: Actor, id: stri
   const client = await requireClient(deps, id);
   if (!isConfidential(client.kind))
     throw new InvalidRequest(`A ${client.kind} client is public and has no secret to rotate`);
+  if (client.tokenEndpointAuthMethod === 'private_key_jwt')
+    throw new InvalidRequest('A private_key_jwt client has no secret to rotate: update its jwks or jwks_uri instead');
   const secret = newClientSecret();
   const rotated = await changeAudited(
     deps,

@@ -10,6 +10,19 @@ const Uris = Type.Array(Uri, { maxItems: 20 });
 const Scope = Type.String({ pattern: SCOPE_TOKEN.source, maxLength: 128 });
 const Scopes = Type.Array(Scope, { maxItems: 100 });
 const Kind = Type.Enum(['browser', 'native', 'web', 'service']);
+/** RFC 7517 JWK Set of a private_key_jwt client: public keys, checked by src/clients/client-keys-rules.ts. */
+const Jwks = Type.Object(
+  { keys: Type.Array(Type.Object({}, { additionalProperties: true, maxProperties: 20 }), { maxItems: 10 }) },
+  { additionalProperties: false },
+);
+const BackchannelLogout = {
+  backchannel_logout_uri: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 254 }), Type.Null()])),
+  backchannel_logout_session_required: Type.Optional(Type.Boolean()),
+};
+const KeyRegistration = {
+  jwks: Type.Optional(Type.Union([Jwks, Type.Null()])),
+  jwks_uri: Type.Optional(Type.Union([Uri, Type.Null()])),
+};
 
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 export const EmptyBody = Type.Union([Type.Object({}, { additionalProperties: false }), Type.Null()]);
@@ -33,6 +46,11 @@ export const ClientCreate = Type.Object(
     scopes: Scopes,
     audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
     first_party: Type.Optional(Type.Boolean()),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
+    ...BackchannelLogout,
+    token_endpoint_auth_method: Type.Optional(Type.Enum(['none', 'client_secret_post', 'private_key_jwt'])),
+    ...KeyRegistration,
   },
   { additionalProperties: false },
 );
@@ -44,6 +62,10 @@ export const ClientUpdate = Type.Object(
     scopes: Type.Optional(Scopes),
     audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
     first_party: Type.Optional(Type.Boolean()),
+    dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
+    require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
+    ...BackchannelLogout,
+    ...KeyRegistration,
   },
   { additionalProperties: false },
 );

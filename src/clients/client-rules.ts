@@ -1,9 +1,10 @@
 // What a client registration may say. Returns every problem with its field path, so the admin sees them all at once.
 // The lists are checked as sent (repeats included), so `body.scopes.2` is the third scope the caller sent.
 import type { FieldProblem } from '../http/errors.ts';
+import { jwkProblem, registeredUrlProblem } from './client-keys-rules.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
 import { OIDC_SCOPES } from './scopes.ts';
-import type { ClientKind, Environment, Resource } from './store.ts';
+import type { ClientKind, Environment, Resource, TokenEndpointAuthMethod } from './store.ts';
 
 export interface ClientSpec {
   kind: ClientKind;
@@ -11,6 +12,11 @@ export interface ClientSpec {
   postLogoutRedirectUris: string[];
   scopes: string[];
   audiences: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
+  /** OIDC Back-Channel Logout 1.0 §2.2. */
+  backchannelLogoutUri: string | null;
 }
 
 export const isConfidential = (kind: ClientKind) => kind === 'web' || kind === 'service';
@@ -24,9 +30,20 @@ export interface RedirectProblem extends FieldProblem {
  * environment (localhost only in development), so changing an application's environment re-checks its clients.
  */
 export function redirectProblems(
-  spec: Pick<ClientSpec, 'kind' | 'redirectUris' | 'postLogoutRedirectUris'>,
+  spec: Pick<ClientSpec, 'kind' | 'redirectUris' | 'postLogoutRedirectUris'> &
+    Partial<Pick<ClientSpec, 'jwksUri' | 'backchannelLogoutUri'>>,
   environment: Environment,
 ): RedirectProblem[] {
+  const development = environment === 'development';
+  const urls: RedirectProblem[] = [];
+  if (spec.jwksUri) {
+    const problem = registeredUrlProblem(spec.jwksUri, development);
+    if (problem) urls.push({ path: 'body.jwks_uri', problem, uri: spec.jwksUri });
+  }
+  if (spec.backchannelLogoutUri) {
+    const problem = registeredUrlProblem(spec.backchannelLogoutUri, development);
+    if (problem) urls.push({ path: 'body.backchannel_logout_uri', problem, uri: spec.backchannelLogoutUri });
+  }
   const context = { native: spec.kind === 'native', development: environment === 'development' };
   const check = (field: string, uris: string[]) =>
     uris.flatMap((uri, i) => {
@@ -36,12 +53,44 @@ export function redirectProblems(
   return [
     ...check('redirect_uris', spec.redirectUris),
     ...check('post_logout_redirect_uris', spec.postLogoutRedirectUris),
+    ...urls,
   ];
+}
+
+/**
+ * RFC 7591 §2: a public client authenticates with `none`; a confidential one with a secret (client_secret_post) or
+ * with keys it registered (private_key_jwt: `jwks` or `jwks_uri`, exactly one, public keys only).
+ */
+function authenticationProblems(spec: ClientSpec): FieldProblem[] {
+  const method = spec.tokenEndpointAuthMethod;
+  const problems: FieldProblem[] = [];
+  if (isConfidential(spec.kind) === (method === 'none'))
+    problems.push({
+      path: 'body.token_endpoint_auth_method',
+      problem: isConfidential(spec.kind)
+        ? `a ${spec.kind} client authenticates with client_secret_post or private_key_jwt`
+        : `a ${spec.kind} client is public: its method is none`,
+    });
+  if (method !== 'private_key_jwt') {
+    if (spec.jwks !== null) problems.push({ path: 'body.jwks', problem: 'is only for private_key_jwt clients' });
+    if (spec.jwksUri !== null) problems.push({ path: 'body.jwks_uri', problem: 'is only for private_key_jwt clients' });
+    return problems;
+  }
+  if ((spec.jwks === null) === (spec.jwksUri === null))
+    problems.push({ path: 'body.jwks', problem: 'a private_key_jwt client registers either jwks or jwks_uri' });
+  if (spec.jwks !== null && spec.jwks.keys.length === 0)
+    problems.push({ path: 'body.jwks.keys', problem: 'must hold at least one public key' });
+  spec.jwks?.keys.forEach((key, i) => {
+    const problem = jwkProblem(key);
+    if (problem) problems.push({ path: `body.jwks.keys.${i}`, problem });
+  });
+  return problems;
 }
 
 /** `resources` are the registered resources named in `spec.audiences`. */
 export function clientProblems(spec: ClientSpec, environment: Environment, resources: Resource[]): FieldProblem[] {
   const problems: FieldProblem[] = redirectProblems(spec, environment).map(({ path, problem }) => ({ path, problem }));
+  problems.push(...authenticationProblems(spec));
 
   // Audiences are the registered resources the client may ask tokens for: client credentials' `resource` for a
   // service client, RFC 8707 `resource` at sign-in for the others.
@@ -59,6 +108,8 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
       problems.push({ path: 'body.redirect_uris', problem: 'must be empty for a service client' });
     if (spec.postLogoutRedirectUris.length > 0)
       problems.push({ path: 'body.post_logout_redirect_uris', problem: 'must be empty for a service client' });
+    if (spec.backchannelLogoutUri !== null)
+      problems.push({ path: 'body.backchannel_logout_uri', problem: 'must be empty for a service client' });
     if (spec.audiences.length === 0)
       problems.push({ path: 'body.audiences', problem: 'a service client must be provisioned with audiences' });
     if (spec.scopes.length === 0)

@@ -28,9 +28,25 @@ export interface Client {
   scopes: string[];
   audiences: string[];
   firstParty: boolean;
+  /** RFC 7591 §2: how the client authenticates at the token, introspection and revocation endpoints. */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** RFC 7591 §2 `jwks`: the client's public keys for private_key_jwt, registered inline; null otherwise. */
+  jwks: { keys: Record<string, unknown>[] } | null;
+  /** RFC 7591 §2 `jwks_uri`: where the client publishes them instead; null otherwise. */
+  jwksUri: string | null;
+  /** RFC 9449 §5.2: every token request must carry a DPoP proof. */
+  dpopBoundAccessTokens: boolean;
+  /** RFC 9126 §6: authorization requests only through PAR. */
+  requirePushedAuthorizationRequests: boolean;
+  /** OIDC Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed; null for none. */
+  backchannelLogoutUri: string | null;
+  /** §2.2: the client needs `sid` in its logout tokens (sent always; recorded for the client's registration). */
+  backchannelLogoutSessionRequired: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
+
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_post' | 'private_key_jwt';
 
 export interface Resource {
   id: string;
@@ -61,6 +77,13 @@ const toClient = (r: Record<string, unknown>): Client => ({
   scopes: r.scopes as string[],
   audiences: r.audiences as string[],
   firstParty: r.first_party as boolean,
+  tokenEndpointAuthMethod: r.token_endpoint_auth_method as TokenEndpointAuthMethod,
+  jwks: (r.jwks as Client['jwks']) ?? null,
+  jwksUri: (r.jwks_uri as string | null) ?? null,
+  dpopBoundAccessTokens: r.dpop_bound_access_tokens as boolean,
+  requirePushedAuthorizationRequests: r.require_pushed_authorization_requests as boolean,
+  backchannelLogoutUri: (r.backchannel_logout_uri as string | null) ?? null,
+  backchannelLogoutSessionRequired: r.backchannel_logout_session_required as boolean,
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
 });
@@ -162,9 +185,14 @@ export type NewClient = Omit<Client, 'updatedAt'>;
 export async function insertClient(sql: Executor, c: NewClient): Promise<Client> {
   const [row] = await sql`
     insert into oauth_clients (id, application_id, name, kind, secret_hmac, redirect_uris, post_logout_redirect_uris,
-                               scopes, audiences, first_party, created_at, updated_at)
+                               scopes, audiences, first_party, token_endpoint_auth_method, jwks, jwks_uri,
+                               dpop_bound_access_tokens, require_pushed_authorization_requests, backchannel_logout_uri,
+                               backchannel_logout_session_required, created_at, updated_at)
     values (${c.id}, ${c.applicationId}, ${c.name}, ${c.kind}, ${c.secretHmac}, ${c.redirectUris},
-            ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.createdAt}, ${c.createdAt})
+            ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.tokenEndpointAuthMethod},
+            ${c.jwks === null ? null : sql.json(c.jwks as never)}, ${c.jwksUri}, ${c.dpopBoundAccessTokens},
+            ${c.requirePushedAuthorizationRequests}, ${c.backchannelLogoutUri}, ${c.backchannelLogoutSessionRequired},
+            ${c.createdAt}, ${c.createdAt})
     returning *`;
   return toClient(row as Record<string, unknown>);
 }
@@ -217,14 +245,33 @@ export async function findClientLabels(sql: Executor, ids: string[]): Promise<Cl
 }
 
 export type ClientChanges = Partial<
-  Pick<Client, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences' | 'firstParty'>
+  Pick<
+    Client,
+    | 'name'
+    | 'redirectUris'
+    | 'postLogoutRedirectUris'
+    | 'scopes'
+    | 'audiences'
+    | 'firstParty'
+    | 'dpopBoundAccessTokens'
+    | 'requirePushedAuthorizationRequests'
+    | 'backchannelLogoutUri'
+    | 'backchannelLogoutSessionRequired'
+    | 'jwks'
+    | 'jwksUri'
+  >
 >;
 
 export async function updateClient(sql: Executor, id: string, next: Client, now: Date): Promise<Client | null> {
   const [row] = await sql`
     update oauth_clients set name = ${next.name}, redirect_uris = ${next.redirectUris},
       post_logout_redirect_uris = ${next.postLogoutRedirectUris}, scopes = ${next.scopes},
-      audiences = ${next.audiences}, first_party = ${next.firstParty}, updated_at = ${now}
+      audiences = ${next.audiences}, first_party = ${next.firstParty},
+      dpop_bound_access_tokens = ${next.dpopBoundAccessTokens},
+      require_pushed_authorization_requests = ${next.requirePushedAuthorizationRequests},
+      backchannel_logout_uri = ${next.backchannelLogoutUri},
+      backchannel_logout_session_required = ${next.backchannelLogoutSessionRequired},
+      jwks = ${next.jwks === null ? null : sql.json(next.jwks as never)}, jwks_uri = ${next.jwksUri}, updated_at = ${now}
     where id = ${id} returning *`;
   return row ? toClient(row) : null;
 }

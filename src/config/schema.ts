@@ -363,6 +363,11 @@ export const ConfigSchema = Type.Object(
           "Longest a node answers introspection and userinfo from its cached token state (grant or client still live, access token not revoked, identity active and its profile claims) instead of reading PostgreSQL. Every change to that state sends a NOTIFY in its own transaction and every node drops the entry as soon as the notification arrives, and the cache is bypassed whenever the node's LISTEN connection is down, so this is the bound on staleness only if a notification is delayed or a dead connection goes unnoticed: a revoked token may then be accepted this long. 0 disables the cache (one database round trip per request).",
       }),
     }),
+    dpop: section('DPoP sender-constrained tokens (RFC 9449).', {
+      require_nonce: flag(
+        'Require a server-provided nonce in every DPoP proof at the token endpoint and userinfo (RFC 9449 §8, §9): a proof without the current nonce is refused with use_dpop_nonce and the nonce in the DPoP-Nonce header, and clients retry once. Off by default because it costs clients an extra round trip; on, a proof signed ahead of time (by a stolen key used offline) cannot be used, since nonces change every minute. Nonces are derived from the signing secret, so every node serves and accepts the same ones.',
+      ),
+    }),
     passwords: section('Password hashing (argon2id) and policy.', {
       memory_kib: Type.Integer({
         default: 19_456,

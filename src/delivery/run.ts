@@ -1,10 +1,12 @@
 // Builds the configured transport and runs the worker inside `gatehouse serve`. When delivery is not ready
-// (none, or deferred placeholders) no worker runs: the account routes refuse before queueing anything, and a
-// message left from an earlier configuration waits in the outbox until delivery works again.
+// (none, or deferred placeholders) the worker sends no mail: the account routes refuse before queueing anything, and
+// a message left from an earlier configuration waits in the outbox until delivery works again. Back-channel logout
+// tokens (backchannel.ts) need no mail transport, so a worker runs for them whenever a signer is given.
 import { promises as dns } from 'node:dns';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
+import type { LogoutTokenSigner } from './backchannel.ts';
 import { createDevMailboxTransport } from './dev-mailbox.ts';
 import { createDirectMxTransport, type MxResolver } from './direct-mx.ts';
 import { purgeDeliveryRecords } from './retention.ts';
@@ -47,6 +49,8 @@ export interface DeliveryRunDeps {
   clock?: () => Date;
   /** dev_mailbox: prints the one-line notice of a kept message; stderr by default. */
   notice?: (line: string) => void;
+  /** Signs back-channel logout tokens (the OAuth module's signer). */
+  backchannel?: LogoutTokenSigner;
 }
 
 /** Starts the worker if delivery is ready; returns it (stop it before closing the pool) or null. */
@@ -58,13 +62,16 @@ export function startDelivery(deps: DeliveryRunDeps): DeliveryWorker | null {
     deliveryKey: deps.deliveryKey,
     mailbox: { sql: deps.sql, clock, notice },
   });
-  if (!transport) {
+  if (!transport && !deps.backchannel) {
     deps.log.info({ delivery: status.state, reason: status.reason }, 'delivery worker not started');
     return null;
   }
+  if (!transport)
+    deps.log.info({ delivery: status.state, reason: status.reason }, 'delivery worker sends back-channel logouts only');
   const worker = createDeliveryWorker({
     sql: deps.sql,
     transport,
+    ...(deps.backchannel ? { backchannel: deps.backchannel } : {}),
     deliveryKey: deps.deliveryKey,
     from: deps.config.delivery.from,
     clock,

@@ -38,12 +38,15 @@ export async function claimDueMessages(
   limit: number,
   leaseUntil: Date,
   now: Date,
+  /** Only these templates (a worker without a mail transport sends back-channel logouts only); null for all. */
+  templates: readonly string[] | null = null,
 ): Promise<ClaimedMessage[]> {
   return sql<ClaimedMessage[]>`
     update outbox_messages set claimed_by = ${worker}, claim_expires_at = ${leaseUntil}, attempts = attempts + 1
     where id in (
       select id from outbox_messages
       where state = 'pending' and next_attempt_at <= ${now}
+        and (${templates === null} or template = any(${templates ?? []}::text[]))
         and (claim_expires_at is null or claim_expires_at <= ${now})
       order by next_attempt_at
       limit ${limit}

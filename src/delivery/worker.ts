@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { open } from '../crypto/seal.ts';
 import type { Sql } from '../db/pool.ts';
+import { BACKCHANNEL_LOGOUT, type LogoutSubject, type LogoutTokenSigner, postLogoutToken } from './backchannel.ts';
 import { MAX_ATTEMPTS, retryDelaySeconds } from './backoff.ts';
 import { outboxSealKey } from './keys.ts';
 import { bodyPurpose } from './outbox.ts';
@@ -29,7 +30,10 @@ import { DeliveryFailure, firstLine, type Transport } from './transport.ts';
 
 export interface WorkerOptions {
   sql: Sql;
-  transport: Transport;
+  /** Null: no mail is sent (delivery not configured), only back-channel logouts. */
+  transport: Transport | null;
+  /** Signs the logout tokens of back-channel logout messages; without it they wait in the outbox. */
+  backchannel?: LogoutTokenSigner;
   /** secrets.delivery: opens the sealed bodies. */
   deliveryKey: Buffer;
   /** delivery.from */
@@ -81,6 +85,14 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       sendTimeoutSeconds * 1000,
     );
     try {
+      if (message.template === BACKCHANNEL_LOGOUT) {
+        if (!options.backchannel) throw new DeliveryFailure('no logout token signer', false);
+        const subject = JSON.parse(message.sealed_body) as LogoutSubject;
+        const token = await options.backchannel.signLogoutToken(subject);
+        await untilAborted(postLogoutToken(message.recipient, token, cutOff.signal), cutOff.signal);
+        return null;
+      }
+      if (!options.transport) throw new DeliveryFailure('no mail transport', false);
       const body = JSON.parse(
         open(key, message.sealed_body, bodyPurpose(message.id)).toString('utf8'),
       ) as RenderedMessage;
@@ -106,7 +118,8 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       messageId: message.id,
       template: message.template,
       attempt: message.attempts,
-      to: recipientDomain(message.recipient),
+      to:
+        message.template === BACKCHANNEL_LOGOUT ? new URL(message.recipient).host : recipientDomain(message.recipient),
     };
     const failure = await attempt(message);
     if (!failure) {
@@ -133,7 +146,9 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   async function runOnce(): Promise<RunSummary> {
     const now = clock();
-    const claimed = await claimDueMessages(sql, id, batchSize, new Date(now.getTime() + leaseSeconds * 1000), now);
+    const templates = options.transport ? null : [BACKCHANNEL_LOGOUT];
+    const leaseUntil = new Date(now.getTime() + leaseSeconds * 1000);
+    const claimed = await claimDueMessages(sql, id, batchSize, leaseUntil, now, templates);
     const outcomes = await Promise.all(claimed.map(deliver));
     const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
     return { claimed: claimed.length, sent: count('sent'), retried: count('retried'), dead: count('dead') };
@@ -198,7 +213,7 @@ export function createDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       wake?.();
       await running;
       await (await listening)?.unlisten();
-      options.transport.close();
+      options.transport?.close();
     },
   };
 }

@@ -7,7 +7,8 @@ import type { Sql } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findIdentity, findMembershipRoles } from '../identity/store.ts';
-import { bearerToken } from '../oauth/bearer.ts';
+import { presentedToken } from '../oauth/bearer.ts';
+import { checkSenderConstraint, type DpopDeps } from '../oauth/dpop.ts';
 import { InsufficientScope, InvalidToken } from '../oauth/errors.ts';
 import { isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
@@ -19,6 +20,17 @@ export interface AccessDeps {
   tokenStates: TokenStateCache;
   verifier: AccessTokenVerifier;
   organizationId: string;
+  /** Proofs of DPoP-bound tokens (RFC 9449 §7) are checked here, the gateway being their resource server. */
+  dpop: DpopDeps;
+}
+
+/** What the gateway reads of a request to decide: the credentials, and what a DPoP proof must match. */
+export interface RequestCredentials {
+  method: string;
+  /** The request path without the query. */
+  path: string;
+  authorization: string | undefined;
+  dpop: string | string[] | undefined;
 }
 
 /** Who the upstream is told made the request (the X-Gatehouse-* headers). */
@@ -94,9 +106,11 @@ function checkAssurance(policy: RoutePolicy, identityAssurance: string, claims: 
 export async function authorizeRequest(
   deps: AccessDeps,
   policy: RoutePolicy,
-  authorization: string | undefined,
+  request: RequestCredentials,
 ): Promise<Principal> {
-  const claims = await liveClaims(deps, bearerToken(authorization));
+  const presented = presentedToken(request.authorization);
+  const claims = await liveClaims(deps, presented.token);
+  await checkSenderConstraint(deps.dpop, claims, presented, request);
   checkAudience(policy, claims);
   checkScope(policy, claims);
   const principal = { subject: claims.sub, clientId: claims.client_id, scope: claims.scope };

@@ -51,6 +51,8 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
       tokenStates: deps.tokenStates,
       verifier: createAccessTokenVerifier({ keyring: deps.keyring, issuer: config.server.issuer, clock: deps.clock }),
       organizationId: config.auth.organization_id,
+      // Nonces are served and required by the token endpoint and userinfo only (docs/decisions.md "DPoP").
+      dpop: { sql: deps.sql, issuer: config.server.issuer, clock: deps.clock, nonces: null },
     },
     upstream: {
       origin: `${gateway.upstream_tls ? 'https' : 'http'}://${host}:${gateway.upstream_port}`,

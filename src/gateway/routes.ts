@@ -45,7 +45,7 @@ export async function decide(
   deps: Pick<GatewayRouteDeps, 'table' | 'access'>,
   method: string,
   url: string,
-  authorization: string | undefined,
+  credentials: { authorization?: string | undefined; dpop?: string | string[] | undefined },
 ): Promise<GatewayDecision> {
   const query = url.indexOf('?');
   const path = gatewayPath(query < 0 ? url : url.slice(0, query));
@@ -59,7 +59,15 @@ export async function decide(
     case 'unprotected':
       return { forwardPath: path.forward, principal: null };
     case 'policy':
-      return { forwardPath: path.forward, principal: await authorizeRequest(deps.access, match.policy, authorization) };
+      return {
+        forwardPath: path.forward,
+        principal: await authorizeRequest(deps.access, match.policy, {
+          method,
+          path: query < 0 ? url : url.slice(0, query),
+          authorization: credentials.authorization,
+          dpop: credentials.dpop,
+        }),
+      };
   }
 }
 
@@ -99,7 +107,7 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
   };
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { forwardPath, principal } = await decide(deps, request.method, request.url, request.headers.authorization);
+    const { forwardPath, principal } = await decide(deps, request.method, request.url, request.headers);
     const context = { clientIp: request.clientIp, requestId: request.id, principal };
     return reply.from(forwardPath, {
       rewriteRequestHeaders: (_request, headers) => upstreamRequestHeaders(headers, context) as IncomingHttpHeaders,

@@ -98,7 +98,7 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
       const url = request.url ?? '/';
       if (!underGateway(url)) throw new GatehouseError('not_found');
       const method = request.method ?? 'GET';
-      const decision = await decide(deps, method, url, request.headers.authorization);
+      const decision = await decide(deps, method, url, request.headers);
       const query = url.indexOf('?');
       const headers = upstreamRequestHeaders(request.headers, {
         clientIp,

@@ -118,6 +118,15 @@ export const errorCatalogue = {
   access_denied: { status: 403, description: 'The resource owner denied the request.' },
   consent_required: { status: 400, description: 'The user must consent first; retry without prompt=none.' },
   request_not_supported: { status: 400, description: 'Request objects (the request parameter) are not supported.' },
+  invalid_dpop_proof: {
+    status: 400,
+    description: 'The DPoP proof is missing, invalid, replayed or does not match the request (RFC 9449).',
+  },
+  use_dpop_nonce: { status: 400, description: 'Retry with a DPoP proof carrying the nonce in the DPoP-Nonce header.' },
+  invalid_request_uri: {
+    status: 400,
+    description: 'The request_uri is unknown, expired, already used or was pushed by another client.',
+  },
   request_uri_not_supported: {
     status: 400,
     description: 'Request objects by reference (request_uri) are not supported.',

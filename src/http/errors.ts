@@ -22,6 +22,8 @@ export interface GatehouseErrorOptions {
   fields?: FieldProblem[];
   /** Extra response headers, e.g. Retry-After or WWW-Authenticate. */
   headers?: Record<string, string>;
+  /** A status other than the catalogue's, for a code whose RFC gives it two (RFC 9449 §7.1, §9: 401 at a resource). */
+  status?: number;
 }
 
 /**
@@ -41,8 +43,8 @@ export class GatehouseError extends Error {
     super(description ?? entry.description, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatehouseError';
     this.code = code;
-    this.status = entry.status;
-    this.expose = entry.expose ?? entry.status < 500;
+    this.status = options.status ?? entry.status;
+    this.expose = entry.expose ?? this.status < 500;
     this.fields = options.fields;
     this.headers = options.headers ?? {};
   }

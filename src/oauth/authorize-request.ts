@@ -26,8 +26,12 @@ export interface AuthorizationRequest {
   redirectUri: string;
   /** Echoed on every redirect to the client when sent; null when not (RFC 6749 §4.1.2). */
   state: string | null;
-  /** The validated query, as received: the sign-in page returns to it and the consent form carries it. */
+  /** The validated parameters: the query as received, or a pushed request's parameters (RFC 9126). */
   query: URLSearchParams;
+  /** The query as received: the sign-in page returns to it and the consent form carries it. */
+  returnQuery: URLSearchParams;
+  /** SHA-256 of the pushed request's request_uri the parameters came from; null for a plain request. */
+  pushed: string | null;
 }
 
 export interface ValidatedRequest extends AuthorizationRequest {
@@ -66,7 +70,7 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
   if (!redirectUri) throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is required'));
   if (!matchesRedirectUri(client.redirectUris, redirectUri, client.kind === 'native'))
     throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is not registered for this client'));
-  return { client, redirectUri, state: sent(query, 'state'), query };
+  return { client, redirectUri, state: sent(query, 'state'), query, returnQuery: query, pushed: null };
 }
 
 /** Stage two: everything else; failures are redirected to the client with `error`. */

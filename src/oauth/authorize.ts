@@ -4,7 +4,7 @@
 import { findResourcesByAudience } from '../clients/store.ts';
 import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
-import { GatehouseError } from '../http/errors.ts';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { findProfile } from '../identity/store.ts';
 import type { Session } from '../session/types.ts';
 import {
@@ -16,6 +16,8 @@ import {
 } from './authorize-request.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { newGrantId } from './ids.ts';
+import { expandPushedRequest } from './par.ts';
+import { spendPushedRequest } from './pushed-request-store.ts';
 import { checkRequestedResources } from './resource-indicators.ts';
 import { findConsentedScopes, insertAuthorizationCode, upsertConsent } from './store.ts';
 
@@ -68,7 +70,7 @@ const consentToken = (deps: AuthorizeDeps, session: Session, query: string) =>
 
 /** Where the hosted sign-in returns to: this request again, with a signed "sign in after" time when forced. */
 function signIn(deps: AuthorizeDeps, r: ValidatedRequest, force: boolean): AuthorizeOutcome {
-  const query = new URLSearchParams(r.query);
+  const query = new URLSearchParams(r.returnQuery);
   if (force) {
     // The return trip must not force another sign-in: `login` leaves `prompt`, the signed time takes its place.
     const rest = [...r.prompt].filter((p) => p !== 'login');
@@ -109,6 +111,9 @@ function needsFreshLogin(deps: AuthorizeDeps, r: ValidatedRequest, session: Sess
 async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Session): Promise<AuthorizeOutcome> {
   const code = randomToken();
   const now = deps.clock();
+  // RFC 9126 §4: a pushed request produces one code; a second arrival after that is refused.
+  if (r.pushed !== null && !(await spendPushedRequest(deps.sql, r.pushed, now)))
+    throw new GatehouseError('invalid_request_uri', 'The request_uri was already used');
   await insertAuthorizationCode(deps.sql, {
     codeHash: tokenHash(code),
     grantId: newGrantId(),
@@ -156,7 +161,7 @@ async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session
     const granted = await findConsentedScopes(deps.sql, live.identityId, r.client.id);
     if (r.prompt.has('consent') || r.scopes.some((s) => !granted.includes(s))) {
       if (r.prompt.has('none')) throw new GatehouseError('consent_required');
-      const query = r.query.toString();
+      const query = r.returnQuery.toString();
       const profile = await findProfile(deps.sql, live.identityId);
       return {
         kind: 'consent' as const,
@@ -179,12 +184,16 @@ async function run(
 ): Promise<AuthorizeOutcome> {
   let request: AuthorizationRequest;
   try {
-    request = await resolveClient(deps.clients, query);
+    const expanded = await expandPushedRequest(deps, query);
+    const resolved = await resolveClient(deps.clients, expanded.query);
+    request = { ...resolved, returnQuery: query, pushed: expanded.pushed };
   } catch (error) {
     if (error instanceof UnsafeToRedirect) return { kind: 'error-page', error: error.error };
     throw error;
   }
   try {
+    if (request.client.requirePushedAuthorizationRequests && request.pushed === null)
+      throw new InvalidRequest('This client must push its authorization requests first (PAR, RFC 9126)');
     const validated = validateRequest(request);
     await checkRequestedResources(deps.clients, request.client, validated.resources, validated.scopes);
     return await step(validated);

@@ -2,7 +2,9 @@
 // are public and cacheable; the JWKS briefly, so a rotation reaches clients within minutes.
 import type { FastifyInstance } from 'fastify';
 import { OIDC_SCOPES } from '../clients/scopes.ts';
+import { ASSERTION_ALGORITHMS } from './client-assertion.ts';
 import { corsHeaders } from './cors.ts';
+import { DPOP_ALGORITHMS } from './dpop-proof.ts';
 import { grantTypes } from './grants/index.ts';
 import type { Keyring } from './keyring.ts';
 
@@ -17,15 +19,22 @@ export function discoveryDocument(issuer: string) {
     userinfo_endpoint: at('/oauth/userinfo'),
     introspection_endpoint: at('/oauth/introspect'),
     revocation_endpoint: at('/oauth/revoke'),
+    // RFC 9126 §5: PAR is offered to every client and required of those registered so (per client, §6).
+    pushed_authorization_request_endpoint: at('/oauth/par'),
+    require_pushed_authorization_requests: false,
     end_session_endpoint: at('/oauth/logout'),
     jwks_uri: at('/.well-known/jwks.json'),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: grantTypes,
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'private_key_jwt'],
+    // RFC 8414 §2: the algorithms a private_key_jwt assertion may use.
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
+    introspection_endpoint_auth_methods_supported: ['client_secret_post', 'private_key_jwt'],
+    introspection_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'private_key_jwt'],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGORITHMS],
     scopes_supported: [...OIDC_SCOPES],
     claims_supported: [
       'sub',
@@ -49,9 +58,14 @@ export function discoveryDocument(issuer: string) {
     acr_values_supported: ACR_VALUES,
     prompt_values_supported: ['none', 'login', 'consent'],
     authorization_response_iss_parameter_supported: true,
+    // OIDC Back-Channel Logout 1.0 §2.1: logout tokens always carry sid.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // RFC 9449 §5.1.
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
   };
 }
 

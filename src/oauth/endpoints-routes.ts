@@ -7,14 +7,16 @@ import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { parseFormBody } from '../http/form-body.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
-import { bearerToken } from './bearer.ts';
+import { presentedToken } from './bearer.ts';
 import { authenticateClient, type ClientAuthDeps, rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
+import type { DpopDeps } from './dpop.ts';
 import { formParams, forwardedQuery, rawQuery, tokenParameter } from './form.ts';
 import { answerIntrospection } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
 import { LOGOUT_PARAMETERS, type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
 import { errorPage, logoutConfirmPage, type PageShell, sendPage, signedOutPage } from './pages.ts';
+import { pushAuthorizationRequest } from './par.ts';
 import { revokeToken } from './revocation.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
@@ -31,10 +33,17 @@ export interface EndpointDeps extends ClientAuthDeps {
   sessions: SessionHttp;
   /** What the logout pages share with the UI's (stylesheets, brand header). */
   shell: PageShell;
+  dpop: DpopDeps;
 }
 
 export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): Promise<void> {
-  const userinfo = async (request: FastifyRequest) => userinfoClaims(deps, bearerToken(request.headers.authorization));
+  const userinfo = async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedToken(request.headers.authorization);
+    // RFC 9449 §9: a resource that requires nonces serves the next one with its answers.
+    if (deps.dpop.nonces && presented.scheme === 'dpop') reply.header('dpop-nonce', deps.dpop.nonces.current());
+    const resource = { method: request.method, path: '/oauth/userinfo', dpop: request.headers.dpop };
+    return userinfoClaims(deps, presented, resource);
+  };
   allowPreflight(app, '/oauth/userinfo', 'GET, POST');
   app.get('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
   app.post('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
@@ -45,6 +54,14 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     rejectAuthorizationHeader(request.headers.authorization);
     reply.header('content-type', 'application/json; charset=utf-8');
     return answerIntrospection(deps, formParams(request), attemptContext(request));
+  });
+
+  // RFC 9126 §2: 201 with the request_uri; like the token endpoint, never cached and open to browser clients.
+  allowPreflight(app, '/oauth/par', 'POST');
+  app.post('/oauth/par', { onSend: corsHeaders }, async (request, reply) => {
+    rejectAuthorizationHeader(request.headers.authorization);
+    const pushed = await pushAuthorizationRequest(deps, formParams(request), attemptContext(request));
+    return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 
   allowPreflight(app, '/oauth/revoke', 'POST');

@@ -45,7 +45,8 @@ export class InvalidTarget extends GatehouseError {
 export class MissingBearerToken extends GatehouseError {
   constructor() {
     super('invalid_token', 'Send the access token as Authorization: Bearer <token>', {
-      headers: { 'www-authenticate': 'Bearer' },
+      // RFC 9449 §7.1: the DPoP scheme is offered beside Bearer, with the proof algorithms we accept.
+      headers: { 'www-authenticate': `Bearer, DPoP algs="${DPOP_CHALLENGE_ALGS}"` },
     });
   }
 }
@@ -76,6 +77,54 @@ export class InsufficientScope extends GatehouseError {
       headers: {
         'www-authenticate': `Bearer error="insufficient_scope", error_description="${description}", scope="${scope}"`,
       },
+    });
+  }
+}
+
+/** The algorithms a DPoP challenge names (RFC 9449 §7.1 `algs`). */
+export const DPOP_CHALLENGE_ALGS = 'ES256 EdDSA RS256 PS256';
+
+const dpopChallenge = (code: string, description: string) =>
+  `DPoP error="${code}", error_description="${description}", algs="${DPOP_CHALLENGE_ALGS}"`;
+
+/**
+ * RFC 9449 §5 at the token endpoint (400), §7.1 at a resource (401 with a DPoP challenge): the proof is missing where
+ * it is required, malformed, replayed, or does not match the request or the token's key.
+ */
+export class InvalidDpopProof extends GatehouseError {
+  constructor(description: string, at: 'token' | 'resource' = 'token') {
+    super(
+      'invalid_dpop_proof',
+      description,
+      at === 'resource'
+        ? { status: 401, headers: { 'www-authenticate': dpopChallenge('invalid_dpop_proof', description) } }
+        : {},
+    );
+  }
+}
+
+/** RFC 9449 §8 (token endpoint, 400) and §9 (resource, 401): retry with the nonce served in DPoP-Nonce. */
+export class UseDpopNonce extends GatehouseError {
+  constructor(nonce: string, at: 'token' | 'resource' = 'token') {
+    const description = 'Resend the request with a DPoP proof carrying the nonce from the DPoP-Nonce header';
+    super(
+      'use_dpop_nonce',
+      description,
+      at === 'resource'
+        ? {
+            status: 401,
+            headers: { 'dpop-nonce': nonce, 'www-authenticate': dpopChallenge('use_dpop_nonce', description) },
+          }
+        : { headers: { 'dpop-nonce': nonce } },
+    );
+  }
+}
+
+/** RFC 9449 §7.1: a DPoP-scheme failure of the token itself (or a DPoP-bound token sent as a bearer token, §7.2). */
+export class InvalidDpopToken extends GatehouseError {
+  constructor(description = 'The access token is invalid, expired or revoked') {
+    super('invalid_token', description, {
+      headers: { 'www-authenticate': dpopChallenge('invalid_token', description) },
     });
   }
 }

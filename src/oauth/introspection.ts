@@ -64,7 +64,8 @@ function activeAnswer(claims: AccessTokenClaims): IntrospectionAnswer {
   let answer = activeAnswers.get(claims);
   if (answer === undefined) {
     const { active: _ignored, gid: _grant, ...rest } = claims as AccessTokenClaims & { active?: unknown };
-    answer = JSON.stringify({ ...rest, active: true, token_type: 'Bearer' });
+    // RFC 9449 §6.2: a DPoP-bound token is introspected as token_type DPoP, its cnf (kept in rest) naming the key.
+    answer = JSON.stringify({ ...rest, active: true, token_type: rest.cnf ? 'DPoP' : 'Bearer' });
     activeAnswers.set(claims, answer);
   }
   return answer;

@@ -20,6 +20,8 @@ export async function rotateRefresh(
   presented: string,
   /** The request's RFC 8707 `resource`: a token is rotated only when its grant names it. Null when none was sent. */
   resource: string | null,
+  /** The JWK thumbprint of the request's DPoP proof: a grant bound to a key rotates only for that key. */
+  jkt: string | null,
   accept?: (grant: GrantFacts) => void,
 ): Promise<{ grant: GrantFacts; refreshToken: string }> {
   const now = deps.clock();
@@ -31,6 +33,7 @@ export async function rotateRefresh(
     successorHash: tokenHash(successor),
     successorSealed: seal(deps.sealKey, successor, purpose(hash)),
     resource,
+    jkt,
     now,
     idleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
   };
@@ -46,6 +49,9 @@ export async function rotateRefresh(
   const state = await findRefreshToken(deps.sql, hash);
   if (!state || state.clientId !== clientId) throw new InvalidGrant('The refresh token is invalid');
   if (state.grantRevokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
+  // RFC 9449 §5: a public client's refresh token works only with a proof by the key it was issued to. Nothing changes.
+  if (state.dpopJkt !== null && state.dpopJkt !== jkt)
+    throw new InvalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with that key');
   // A family past its absolute lifetime is over, grace window or not: nothing more is issued from it.
   if (state.grantExpiresAt <= now) throw new InvalidGrant('The refresh token has expired');
   if (state.rotatedAt !== null) {

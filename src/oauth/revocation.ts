@@ -8,6 +8,7 @@ import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
+import { queueLogoutTokens } from './backchannel-logout.ts';
 import { UnauthorizedClient } from './errors.ts';
 import {
   findRefreshToken,
@@ -93,7 +94,9 @@ export async function revokeGrantsOfIdentity(
   now: Date,
   keepSessionId: string | null = null,
 ): Promise<number> {
-  return revokeIdentityGrants(sql, identityId, now, keepSessionId);
+  const ended = await revokeIdentityGrants(sql, identityId, now, keepSessionId);
+  await queueLogoutTokens(sql, ended.notices, now);
+  return ended.count;
 }
 
 /** Ends the grants issued from one session of an identity (the person ended that session), on the caller's executor. */
@@ -103,5 +106,7 @@ export async function revokeGrantsOfSession(
   sessionId: string,
   now: Date,
 ): Promise<number> {
-  return revokeSessionGrants(sql, identityId, sessionId, now);
+  const ended = await revokeSessionGrants(sql, identityId, sessionId, now);
+  await queueLogoutTokens(sql, ended.notices, now);
+  return ended.count;
 }

@@ -9,8 +9,10 @@ import { addFormBodyParser } from '../http/form-body.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { authorizeRoutes } from './authorize-route.ts';
 import { createClientDirectory } from './client-directory.ts';
+import { createClientKeys } from './client-keys.ts';
 import { createClientThrottle } from './client-throttle.ts';
 import { discoveryRoutes } from './discovery.ts';
+import { createDpopNonces } from './dpop-nonce.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
 import type { Keyring } from './keyring.ts';
 import type { PageShell } from './pages.ts';
@@ -48,6 +50,13 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
   const verifier = createAccessTokenVerifier({ keyring, issuer, clock });
   const clients = createClientDirectory({ sql, clock });
   const clientThrottle = createClientThrottle({ sql, audit, clock });
+  const dpop = {
+    sql,
+    issuer,
+    clock,
+    nonces: config.dpop.require_nonce ? createDpopNonces(secrets.signing, clock) : null,
+  };
+  const assertions = { sql, issuer, clock, clientKeys: createClientKeys() };
   // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
   addFormBodyParser(app);
 
@@ -72,8 +81,10 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     audit,
     clientSecretKey: secrets.clientSecret,
     clientThrottle,
+    assertions,
     sealKey: secrets.signing,
     onIssued: deps.onTokenIssued,
+    dpop,
     lifetimes: {
       refreshIdleSeconds: tokens.refresh_token_idle_ttl_seconds,
       refreshAbsoluteSeconds: tokens.refresh_token_absolute_ttl_seconds,
@@ -91,7 +102,9 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     audit,
     clientSecretKey: secrets.clientSecret,
     clientThrottle,
+    assertions,
     sessions,
     shell,
+    dpop,
   });
 }

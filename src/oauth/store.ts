@@ -17,9 +17,11 @@ export interface GrantFacts {
   amr: string[];
   /** The authentication request's nonce, repeated in every ID token of the grant (null when none was sent). */
   nonce: string | null;
+  /** RFC 9449 §5: the DPoP key a public client's refresh tokens are bound to; null when unbound. */
+  dpopJkt: string | null;
 }
 
-export interface NewAuthorizationCode extends GrantFacts {
+export interface NewAuthorizationCode extends Omit<GrantFacts, 'dpopJkt'> {
   codeHash: string;
   redirectUri: string;
   codeChallenge: string;
@@ -47,6 +49,7 @@ const toFacts = (r: Record<string, unknown>): GrantFacts => ({
   acr: r.acr as string,
   amr: r.amr as string[],
   nonce: r.nonce as string | null,
+  dpopJkt: (r.dpop_jkt as string | null | undefined) ?? null,
 });
 
 export interface CodeExchange {
@@ -62,6 +65,8 @@ export interface CodeExchange {
   refreshTokenHash: string;
   refreshIdleExpiresAt: Date;
   refreshAbsoluteSeconds: number;
+  /** The JWK thumbprint the grant's refresh tokens are bound to (RFC 9449 §5); null to leave them unbound. */
+  dpopJkt: string | null;
 }
 
 /**
@@ -96,8 +101,8 @@ export async function consumeAuthorizationCode(
       returning *
     ), grant_row as (
       insert into oauth_grants (id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce,
-        created_at, expires_at)
-      select grant_id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce, ${e.now},
+        dpop_jkt, created_at, expires_at)
+      select grant_id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce, ${e.dpopJkt}::text, ${e.now},
              auth_time + make_interval(secs => ${e.refreshAbsoluteSeconds})
       from used returning id, expires_at
     ), refresh as (
@@ -168,6 +173,8 @@ export interface Rotation {
   successorSealed: string;
   /** RFC 8707 `resource` of the request: the grant must name it. Null when none was sent. */
   resource: string | null;
+  /** The request's DPoP key thumbprint: a grant bound to a key rotates only for it. */
+  jkt: string | null;
   now: Date;
   idleExpiresAt: Date;
 }
@@ -181,6 +188,7 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
       where t.token_hash = ${r.tokenHash} and t.rotated_at is null and t.expires_at > ${r.now}
         and t.client_id = ${r.clientId} and g.id = t.grant_id and g.revoked_at is null and g.expires_at > ${r.now}
         and (${r.resource}::text is null or ${r.resource}::text = any(g.resources))
+        and (g.dpop_jkt is null or g.dpop_jkt = ${r.jkt}::text)
       returning g.*
     ), successor as (
       insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at)
@@ -201,7 +209,7 @@ export interface RefreshTokenState extends GrantFacts {
 export async function findRefreshToken(sql: Executor, tokenHash: string): Promise<RefreshTokenState | null> {
   const [row] = await sql`
     select t.rotated_at, t.successor_sealed, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
-           g.scope, g.resources, g.auth_time, g.acr, g.amr, g.nonce, g.expires_at as grant_expires_at,
+           g.scope, g.resources, g.auth_time, g.acr, g.amr, g.nonce, g.dpop_jkt, g.expires_at as grant_expires_at,
            g.revoked_at as grant_revoked_at
     from oauth_refresh_tokens t join oauth_grants g on g.id = t.grant_id
     where t.token_hash = ${tokenHash}`;
@@ -304,18 +312,63 @@ export async function upsertConsent(sql: Executor, identityId: string, clientId:
       set scopes = array(select distinct unnest(oauth_consents.scopes || excluded.scopes)), updated_at = ${now}`;
 }
 
-/** Ends the live grants issued from one of an identity's sessions; returns how many ended. */
+/** A client to tell that a person's session ended (OIDC Back-Channel Logout 1.0): one per client and session. */
+export interface LogoutNotice {
+  clientId: string;
+  identityId: string;
+  sessionId: string;
+  backchannelLogoutUri: string;
+}
+
+const toNotice = (r: Record<string, unknown>): LogoutNotice => ({
+  clientId: r.client_id as string,
+  identityId: r.identity_id as string,
+  sessionId: r.session_id as string,
+  backchannelLogoutUri: r.backchannel_logout_uri as string,
+});
+
+/** The grants that ended, and the clients among theirs registered for back-channel logout. */
+export interface EndedGrants {
+  count: number;
+  notices: LogoutNotice[];
+}
+
+/** Ends the live grants issued from one of an identity's sessions. */
 export async function revokeSessionGrants(
   sql: Executor,
   identityId: string,
   sessionId: string,
   now: Date,
-): Promise<number> {
+): Promise<EndedGrants> {
   const rows = await sql`
-    update oauth_grants set revoked_at = ${now}
-    where identity_id = ${identityId} and session_id = ${sessionId} and revoked_at is null
-    returning id`;
-  return rows.length;
+    with ended as (
+      update oauth_grants set revoked_at = ${now}
+      where identity_id = ${identityId} and session_id = ${sessionId} and revoked_at is null
+      returning id, client_id, identity_id, session_id)
+    select e.id, e.client_id, e.identity_id, e.session_id, c.backchannel_logout_uri
+    from ended e join oauth_clients c on c.id = e.client_id`;
+  return endedGrants(rows);
+}
+
+function endedGrants(rows: readonly Record<string, unknown>[]): EndedGrants {
+  const notices = new Map<string, LogoutNotice>();
+  for (const row of rows)
+    if (row.backchannel_logout_uri) notices.set(`${row.client_id} ${row.session_id}`, toNotice(row));
+  return { count: rows.length, notices: [...notices.values()] };
+}
+
+/** The clients holding a live grant from this session that registered for back-channel logout (a sign-out). */
+export async function findSessionLogoutNotices(
+  sql: Executor,
+  identityId: string,
+  sessionId: string,
+): Promise<LogoutNotice[]> {
+  const rows = await sql`
+    select distinct g.client_id, g.identity_id, g.session_id, c.backchannel_logout_uri
+    from oauth_grants g join oauth_clients c on c.id = g.client_id
+    where g.identity_id = ${identityId} and g.session_id = ${sessionId} and g.revoked_at is null
+      and c.backchannel_logout_uri is not null`;
+  return rows.map(toNotice);
 }
 
 /**
@@ -327,10 +380,13 @@ export async function revokeIdentityGrants(
   identityId: string,
   now: Date,
   keepSessionId: string | null = null,
-): Promise<number> {
+): Promise<EndedGrants> {
   const rows = await sql`
-    update oauth_grants set revoked_at = ${now}
-    where identity_id = ${identityId} and revoked_at is null and session_id is distinct from ${keepSessionId}
-    returning id`;
-  return rows.length;
+    with ended as (
+      update oauth_grants set revoked_at = ${now}
+      where identity_id = ${identityId} and revoked_at is null and session_id is distinct from ${keepSessionId}
+      returning id, client_id, identity_id, session_id)
+    select e.id, e.client_id, e.identity_id, e.session_id, c.backchannel_logout_uri
+    from ended e join oauth_clients c on c.id = e.client_id`;
+  return endedGrants(rows);
 }

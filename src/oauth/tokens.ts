@@ -26,6 +26,8 @@ export interface AccessTokenInput {
   authTime?: Date;
   acr?: string;
   amr?: string[];
+  /** RFC 9449 §6.1: the JWK thumbprint of the DPoP key the token is bound to (`cnf.jkt`). */
+  jkt?: string;
 }
 
 export interface AccessTokenClaims extends JWTPayload {
@@ -36,6 +38,8 @@ export interface AccessTokenClaims extends JWTPayload {
   exp: number;
   iat: number;
   gid?: string;
+  /** RFC 9449 §6.1 / RFC 7800: the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 
 export interface IdTokenInput {
@@ -79,6 +83,7 @@ export function createTokenSigner(deps: TokenSignerDeps) {
       if (input.authTime) claims.auth_time = seconds(input.authTime);
       if (input.acr) claims.acr = input.acr;
       if (input.amr) claims.amr = input.amr;
+      if (input.jkt) claims.cnf = { jkt: input.jkt };
       return sign(claims, 'at+jwt', deps.accessTokenTtlSeconds);
     },
     signIdToken(input: IdTokenInput): Promise<string> {
@@ -95,10 +100,26 @@ export function createTokenSigner(deps: TokenSignerDeps) {
       if (input.nonce !== null) claims.nonce = input.nonce;
       return sign(claims, 'JWT', deps.idTokenTtlSeconds);
     },
+    /** §2.4: sub and sid, the event, a jti, never a nonce; typ logout+jwt (§2.4, RFC 8417 explicit typing). */
+    signLogoutToken(input: { clientId: string; sub: string; sid: string }): Promise<string> {
+      const claims: JWTPayload = {
+        sub: input.sub,
+        aud: input.clientId,
+        sid: input.sid,
+        jti: newTokenId(),
+        events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+      };
+      return sign(claims, 'logout+jwt', LOGOUT_TOKEN_TTL_SECONDS);
+    },
   };
 }
 
 export type TokenSigner = ReturnType<typeof createTokenSigner>;
+
+/** OIDC Back-Channel Logout 1.0 §2.4: the event a logout token carries. */
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** A logout token is consumed at once by the client it is posted to: two minutes is plenty. */
+const LOGOUT_TOKEN_TTL_SECONDS = 120;
 
 export interface TokenVerifierDeps {
   keyring: Keyring;
@@ -169,6 +190,7 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps): AccessTokenV
     if (claims.nbf !== undefined && !isNumber(claims.nbf)) return null;
     if (![claims.sub, claims.jti, claims.client_id, claims.scope].every(isString)) return null;
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
+    if (claims.cnf !== undefined && !isString((claims.cnf as { jkt?: unknown } | null)?.jkt)) return null;
     // Shared by every request presenting this token: frozen so no caller can alter what the next one sees.
     const frozen = Object.freeze(claims) as AccessTokenClaims;
     verified.set(cacheKey, { token, claims: frozen, kid, key });

@@ -30,6 +30,11 @@ export interface SessionHttpDeps {
   issuer: string;
   lifetimes: SessionLifetimes;
   clock: Clock;
+  /**
+   * Runs on the transaction that ends a session by sign-out: the OAuth module queues back-channel logout tokens for
+   * the clients signed in through it (src/oauth/backchannel-logout.ts). Passed in, since OAuth depends on sessions.
+   */
+  onSignOut?: (sql: Executor, identityId: string, sessionId: string, now: Date) => Promise<void>;
 }
 
 export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
@@ -84,7 +89,16 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
     },
     async end(request, reply) {
       const session = await current(request);
-      if (session) await revokeSessionById(deps.sql, session.id, deps.clock());
+      if (session) {
+        const now = deps.clock();
+        const onSignOut = deps.onSignOut;
+        if (onSignOut)
+          await deps.sql.begin(async (tx) => {
+            await revokeSessionById(tx, session.id, now);
+            await onSignOut(tx, session.identityId, session.id, now);
+          });
+        else await revokeSessionById(deps.sql, session.id, now);
+      }
       clearSessionCookie(reply, policy);
       cache.set(request, Promise.resolve(null));
     },

@@ -56,7 +56,7 @@ describe('gateway: requests under gateway.route_prefix', async () => {
   test('a missing token is refused with 401 invalid_token and a Bearer challenge', async () => {
     const r = await notForwarded(() => get('/app/p/api/items'));
     assertRefusal(r, 401, 'invalid_token', 'Send the access token as Authorization: Bearer <token>');
-    assert.equal(r.headers['www-authenticate'], 'Bearer');
+    assert.equal(r.headers['www-authenticate'], 'Bearer, DPoP algs="ES256 EdDSA RS256 PS256"');
   });
 
   test('an invalid token is refused with 401 and WWW-Authenticate error="invalid_token"', async () => {

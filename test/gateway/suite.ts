@@ -96,5 +96,5 @@ export async function startGatewaySuite() {
     return r;
   };
 
-  return { upstream, sql, resource, config, t, svc, web, serviceToken, person, get, rawGet, notForwarded };
+  return { upstream, sql, resource, config, t, svc, service, web, serviceToken, person, get, rawGet, notForwarded };
 }

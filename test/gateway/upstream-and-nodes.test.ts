@@ -221,7 +221,7 @@ describe('gateway: WebSocket upgrade', async () => {
       },
     );
     assert.equal(refused.status, 401);
-    assert.equal(refused.challenge, 'Bearer');
+    assert.equal(refused.challenge, 'Bearer, DPoP algs="ES256 EdDSA RS256 PS256"');
     assert.equal(envelopeOf(refused.body).error, 'invalid_token');
     assert.equal(upstream.received.length, before);
   });

@@ -84,13 +84,20 @@ export interface ClientOverrides {
   audiences?: string[];
   firstParty?: boolean;
   name?: string;
+  dpopBoundAccessTokens?: boolean;
+  requirePushedAuthorizationRequests?: boolean;
+  backchannelLogoutUri?: string;
+  /** private_key_jwt with these keys (inline, or the URL): no secret. */
+  jwks?: { keys: Record<string, unknown>[] };
+  jwksUri?: string;
 }
 
 /** A client and, for confidential kinds, its secret. */
 export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides = {}) {
   const application = await makeApplication(sql);
   const kind = o.kind ?? 'web';
-  const secret = kind === 'web' || kind === 'service' ? newClientSecret() : null;
+  const keyed = o.jwks !== undefined || o.jwksUri !== undefined;
+  const secret = (kind === 'web' || kind === 'service') && !keyed ? newClientSecret() : null;
   const client = await insertClient(sql, {
     id: newClientId(),
     applicationId: application.id,
@@ -102,6 +109,13 @@ export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides
     scopes: o.scopes ?? (kind === 'service' ? [] : ['openid', 'profile', 'email', 'offline_access']),
     audiences: o.audiences ?? [],
     firstParty: o.firstParty ?? true,
+    tokenEndpointAuthMethod: keyed ? 'private_key_jwt' : secret ? 'client_secret_post' : 'none',
+    jwks: o.jwks ?? null,
+    jwksUri: o.jwksUri ?? null,
+    dpopBoundAccessTokens: o.dpopBoundAccessTokens ?? false,
+    requirePushedAuthorizationRequests: o.requirePushedAuthorizationRequests ?? false,
+    backchannelLogoutUri: o.backchannelLogoutUri ?? null,
+    backchannelLogoutSessionRequired: false,
     createdAt: new Date(),
   });
   return { client, secret };

@@ -12,10 +12,12 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startListeningIssuer(): Promise<TestApp & { issuer: string }> {
+export async function startListeningIssuer(
+  overrides: Omit<Parameters<typeof makeConfig>[0], 'server'> = {},
+): Promise<TestApp & { issuer: string }> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ config: makeConfig({ server: { issuer } }) });
+  const t = await startTestApp({ config: makeConfig({ ...overrides, server: { issuer } }) });
   await t.app.listen({ host: '127.0.0.1', port });
   return { ...t, url: issuer, issuer };
 }

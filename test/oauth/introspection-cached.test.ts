@@ -1,10 +1,12 @@
 // POST /oauth/introspect answers a request from the node's caches when they hold every fact (introspection.ts):
 // the answer must be the one the database would give, and every refusal must stand on that path too.
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Sql } from '../../src/db/pool.ts';
 import { ACCOUNT_RULE } from '../../src/login/local/lockout.ts';
 import { createClientDirectory } from '../../src/oauth/client-directory.ts';
+import { createClientKeys } from '../../src/oauth/client-keys.ts';
 import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
 import { createClientThrottle } from '../../src/oauth/client-throttle.ts';
 import { answerIntrospection } from '../../src/oauth/introspection.ts';
@@ -76,6 +78,7 @@ describe('POST /oauth/introspect from the node caches', async () => {
       clients: createClientDirectory({ sql: t.sql, clock }),
       clientSecretKey: t.secrets.clientSecret,
       clientThrottle: createClientThrottle({ sql: t.sql, audit: t.deps.audit, clock }),
+      assertions: { sql: t.sql, issuer: t.config.server.issuer, clock, clientKeys: createClientKeys() },
     };
     const form = { client_id: client.id, client_secret: secret, token: access_token };
     const context = { clientIp: '192.0.2.1', requestId: 'test' };

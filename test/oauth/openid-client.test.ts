@@ -82,7 +82,7 @@ describe('openid-client against Gatehouse', async () => {
       'sub',
     ]);
     assert.deepEqual(m.code_challenge_methods_supported, ['S256']);
-    assert.deepEqual(m.token_endpoint_auth_methods_supported, ['none', 'client_secret_post']);
+    assert.deepEqual(m.token_endpoint_auth_methods_supported, ['none', 'client_secret_post', 'private_key_jwt']);
     assert.equal(m.authorization_response_iss_parameter_supported, true);
   });
 

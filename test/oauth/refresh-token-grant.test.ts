@@ -60,7 +60,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     const other = await makeIdentity(t.sql);
     const { cookie: otherCookie } = await makeSession(t, other);
     const { refresh_token } = await userTokens(t, { client, secret, cookie: otherCookie });
-    assert.equal(await revokeIdentityGrants(t.sql, other, t.clock.now()), 1);
+    assert.equal((await revokeIdentityGrants(t.sql, other, t.clock.now())).count, 1);
     assertEnvelope(await refresh(refresh_token), 400, 'invalid_grant', 'The refresh token has been revoked');
   });
 

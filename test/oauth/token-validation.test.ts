@@ -39,13 +39,13 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
   test('userinfo without a token: 401 invalid_token with a bare Bearer challenge', async () => {
     const r = await userinfo();
     assertEnvelope(r, 401, 'invalid_token', 'Send the access token as Authorization: Bearer <token>');
-    assert.equal(r.headers['www-authenticate'], 'Bearer');
+    assert.equal(r.headers['www-authenticate'], 'Bearer, DPoP algs="ES256 EdDSA RS256 PS256"');
   });
 
   test('userinfo with another scheme: the bare challenge; with malformed Bearer credentials: 400 invalid_request', async () => {
     const basic = await userinfo('Basic dXNlcjpwYXNz');
     assertEnvelope(basic, 401, 'invalid_token', 'Send the access token as Authorization: Bearer <token>');
-    assert.equal(basic.headers['www-authenticate'], 'Bearer');
+    assert.equal(basic.headers['www-authenticate'], 'Bearer, DPoP algs="ES256 EdDSA RS256 PS256"');
     const description = 'The Authorization header must be Bearer, a space and one access token';
     for (const header of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer a"b', 'bearer tok=en']) {
       const r = await userinfo(header);
@@ -359,7 +359,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     assert.equal(preflight.headers['access-control-allow-credentials'], undefined);
     const r = await userinfo();
     assert.equal(r.headers['access-control-allow-origin'], '*');
-    assert.equal(r.headers['access-control-expose-headers'], 'www-authenticate, x-request-id');
+    assert.equal(r.headers['access-control-expose-headers'], 'www-authenticate, x-request-id, dpop-nonce');
     // An error answer of the token endpoint carries them too: the browser client must be able to read it.
     const token = await t.app.inject({
       method: 'POST',
@@ -369,7 +369,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     });
     assert.equal(token.statusCode, 400);
     assert.equal(token.headers['access-control-allow-origin'], '*');
-    assert.equal(token.headers['access-control-expose-headers'], 'www-authenticate, x-request-id');
+    assert.equal(token.headers['access-control-expose-headers'], 'www-authenticate, x-request-id, dpop-nonce');
     const discovery = await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
     assert.equal(discovery.headers['access-control-allow-origin'], '*');
     const i = await introspect('x');

@@ -2,6 +2,7 @@
 // console: an application, a web client whose secret is shown once (and not after a reload), and a resource.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { exportJWK, generateKeyPair } from 'jose';
 import { ensureBootstrap } from '../../src/identity/bootstrap.ts';
 import { issueEnrollmentLink } from '../../src/login/local/enrollment-link.ts';
 import { makeAccount, totpCode } from '../helpers/accounts.ts';
@@ -77,17 +78,45 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     await page.getByLabel('Name').fill('Billing web');
     await page.getByLabel('Kind').selectOption('web');
     await page.getByLabel('Redirect URIs').fill('https://billing.acme-robotics.dev/callback');
+    await page.getByLabel('Require pushed authorization requests (PAR)').check();
+    await page.getByLabel('Back-channel logout URL').fill('https://billing.acme-robotics.dev/backchannel');
     await page.getByRole('button', { name: 'Create client' }).click();
     const shown = (await page.getByTestId('client-secret').textContent()) ?? '';
     assert.ok(shown.length >= 32, 'the secret is shown once');
     await page.getByRole('cell', { name: 'Billing web', exact: true }).waitFor();
     await screenshot('console-client-secret');
+    const [web = {}] = await t.sql`
+      select require_pushed_authorization_requests, backchannel_logout_uri from oauth_clients where name = 'Billing web'`;
+    assert.deepEqual(web, {
+      require_pushed_authorization_requests: true,
+      backchannel_logout_uri: 'https://billing.acme-robotics.dev/backchannel',
+    });
 
     await page.reload();
     await page.getByRole('cell', { name: 'Billing web', exact: true }).waitFor();
     assert.equal(await page.getByTestId('client-secret').count(), 0, 'not shown again after a reload');
     assert.ok(!(await page.content()).includes(shown));
     await screenshot('console-clients');
+
+    // A service client that authenticates with a registered key instead of a secret, and must use DPoP.
+    const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+    await page.getByLabel('Name').fill('Billing sync');
+    await page.getByLabel('Kind').selectOption('service');
+    await page.getByLabel('Allowed audiences').fill('https://api.acme-robotics.dev/billing');
+    await page.getByLabel('Scopes').fill('billing:read');
+    await page.getByLabel('Client authentication').selectOption('private_key_jwt');
+    await page.getByLabel('Public keys (JWKS)').fill(JSON.stringify({ keys: [await exportJWK(publicKey)] }));
+    await page.getByLabel(/Require DPoP-bound tokens/).check();
+    await page.getByRole('button', { name: 'Create client' }).click();
+    await page.getByRole('cell', { name: 'Billing sync', exact: true }).waitFor();
+    assert.equal(await page.getByTestId('client-secret').count(), 0, 'a keyed client has no secret to show');
+    const [keyed = {}] = await t.sql`
+      select token_endpoint_auth_method, jwks, secret_hmac, dpop_bound_access_tokens
+      from oauth_clients where name = 'Billing sync'`;
+    assert.deepEqual(
+      { ...keyed, jwks: (keyed.jwks as { keys: unknown[] } | null)?.keys.length },
+      { token_endpoint_auth_method: 'private_key_jwt', jwks: 1, secret_hmac: null, dpop_bound_access_tokens: true },
+    );
     assert.deepEqual(problems, []);
   });
 

@@ -3,6 +3,7 @@
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
+import { refreshBindingOf, requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { tokenTarget } from '../resource-indicators.ts';
@@ -49,7 +50,7 @@ async function refuse(
 export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verifier' | 'resource'> = {
   grantType: 'authorization_code',
   parameters: ['code', 'redirect_uri', 'code_verifier', 'resource'],
-  async handle(deps, params, context) {
+  async handle(deps, params, context, binding) {
     const code = required(params.code, 'code');
     const redirectUri = required(params.redirect_uri, 'redirect_uri');
     const verifier = required(params.code_verifier, 'code_verifier');
@@ -57,6 +58,7 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       throw new InvalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
     const client = await authenticateClient(deps, params, context);
     if (client.kind === 'service') throw new UnauthorizedClient('A service client may only use client_credentials');
+    requireBindingIfRegistered(client, binding);
     // RFC 8707 §2.2: checked before the code is spent, so a refused `resource` leaves the code to retry with.
     const resource = params.resource ?? null;
     if (resource !== null && !client.audiences.includes(resource))
@@ -76,9 +78,10 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       refreshTokenHash: tokenHash(refreshToken),
       refreshIdleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
+      dpopJkt: refreshBindingOf(client, binding),
     });
     if (!grant) return refuse(deps, codeHash, { clientId: client.id, redirectUri, challenge, resource });
     const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
-    return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refreshToken : null);
+    return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refreshToken : null, binding);
   },
 };

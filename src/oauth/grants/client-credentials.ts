@@ -5,14 +5,16 @@
 import { formatScope, parseScope } from '../../clients/scopes.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
+import { requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidScope, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import type { Grant } from './types.ts';
 
 export const clientCredentialsGrant: Grant<'scope' | 'resource'> = {
   grantType: 'client_credentials',
   parameters: ['scope', 'resource'],
-  async handle(deps, params, context) {
+  async handle(deps, params, context, binding) {
     const client = await authenticateClient(deps, params, context);
+    requireBindingIfRegistered(client, binding);
     const resource = params.resource;
     if (!resource) throw new InvalidRequest('resource is required: name the audience the token is for (RFC 8707)');
     if (client.kind !== 'service') throw new UnauthorizedClient('Only service clients may use client_credentials');
@@ -30,7 +32,13 @@ export const clientCredentialsGrant: Grant<'scope' | 'resource'> = {
       clientId: client.id,
       audience: resource,
       scope,
+      ...(binding ? { jkt: binding.jkt } : {}),
     });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: deps.signer.accessTokenTtlSeconds, scope };
+    return {
+      access_token: accessToken,
+      token_type: binding ? 'DPoP' : 'Bearer',
+      expires_in: deps.signer.accessTokenTtlSeconds,
+      scope,
+    };
   },
 };

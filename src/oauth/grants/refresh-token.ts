@@ -7,6 +7,7 @@
 import { formatScope, parseScope } from '../../clients/scopes.ts';
 import { echoInput, InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
+import { requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidScope, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
 import { tokenTarget } from '../resource-indicators.ts';
@@ -17,9 +18,10 @@ import type { Grant } from './types.ts';
 export const refreshTokenGrant: Grant<'refresh_token' | 'resource' | 'scope'> = {
   grantType: 'refresh_token',
   parameters: ['refresh_token', 'resource', 'scope'],
-  async handle(deps, params, context) {
+  async handle(deps, params, context, binding) {
     if (!params.refresh_token) throw new InvalidRequest('refresh_token is required');
     const client = await authenticateClient(deps, params, context);
+    requireBindingIfRegistered(client, binding);
     // Refresh tokens only while the client allows them: an administrator who takes offline_access away from a
     // client ends its refreshing too, not only its next sign-in's (RFC 6749 §5.2 unauthorized_client).
     if (!client.scopes.includes('offline_access'))
@@ -42,6 +44,7 @@ export const refreshTokenGrant: Grant<'refresh_token' | 'resource' | 'scope'> = 
       client.id,
       params.refresh_token,
       resource,
+      binding?.jkt ?? null,
       requested.length > 0 ? withinGrant : undefined,
     );
     const kept = held(grant);
@@ -52,6 +55,6 @@ export const refreshTokenGrant: Grant<'refresh_token' | 'resource' | 'scope'> = 
     const issued = requested.length > 0 ? kept.filter((scope) => requested.includes(scope)) : kept;
     const current = { ...grant, scope: formatScope(issued) };
     const target = await tokenTarget(deps.clients, client, deps.issuer, current, params.resource);
-    return userTokenResponse(deps.signer, current, target, refreshToken);
+    return userTokenResponse(deps.signer, current, target, refreshToken, binding);
   },
 };

@@ -4,6 +4,7 @@ import type { Audit } from '../../audit/audit.ts';
 import type { Sql } from '../../db/pool.ts';
 import type { AttemptContext } from '../../login/local/deps.ts';
 import type { ClientAuthDeps } from '../client-auth.ts';
+import type { DpopBinding } from '../dpop.ts';
 import type { TokenSigner } from '../tokens.ts';
 
 export interface GrantDeps extends ClientAuthDeps {
@@ -23,7 +24,8 @@ export interface GrantDeps extends ClientAuthDeps {
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** RFC 9449 §5.1: DPoP for a token bound to the request's proof key. */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   id_token?: string;
@@ -32,11 +34,13 @@ export interface TokenResponse {
 
 export interface Grant<P extends string = string> {
   grantType: string;
-  /** Form parameters this grant reads besides grant_type, client_id and client_secret. */
+  /** Form parameters this grant reads besides grant_type and client authentication's. */
   parameters: readonly P[];
   handle(
     deps: GrantDeps,
-    params: Partial<Record<P | 'client_id' | 'client_secret', string>>,
+    params: Partial<Record<P | 'client_id' | 'client_secret' | 'client_assertion' | 'client_assertion_type', string>>,
     context: AttemptContext,
+    /** The key the request's DPoP proof showed possession of (RFC 9449 §5); null without a proof. */
+    binding: DpopBinding | null,
   ): Promise<TokenResponse>;
 }

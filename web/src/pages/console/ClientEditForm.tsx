@@ -5,6 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
 import { FormButtons } from './RowActions.tsx';
@@ -32,6 +33,15 @@ export function ClientEditForm({
   const [scopes, setScopes] = useState(client.scopes.join(' '));
   const [audiences, setAudiences] = useState(client.audiences.join(' '));
   const [firstParty, setFirstParty] = useState(client.first_party);
+  const [dpopBound, setDpopBound] = useState(client.dpop_bound_access_tokens);
+  const [requirePar, setRequirePar] = useState(client.require_pushed_authorization_requests);
+  const [backchannel, setBackchannel] = useState(client.backchannel_logout_uri ?? '');
+  const keyed = client.token_endpoint_auth_method === 'private_key_jwt';
+  const [keys, setKeys] = useState<KeysDraft>({
+    jwks: client.jwks ? JSON.stringify(client.jwks, null, 2) : '',
+    jwksUri: client.jwks_uri ?? '',
+  });
+  const [keysError, setKeysError] = useState<string | undefined>(undefined);
   const sent = {
     redirect_uris: splitList(redirects),
     post_logout_redirect_uris: splitList(logoutRedirects),
@@ -43,15 +53,20 @@ export function ClientEditForm({
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    const sentKeys = keyed ? keysBody(keys) : {};
+    setKeysError(typeof sentKeys === 'string' ? sentKeys : undefined);
+    if (typeof sentKeys === 'string') return;
+    const common = { name, scopes: sent.scopes, audiences: sent.audiences, dpop_bound_access_tokens: dpopBound };
     const body = service
-      ? { name, scopes: sent.scopes, audiences: sent.audiences }
+      ? { ...common, ...sentKeys }
       : {
-          name,
-          scopes: sent.scopes,
-          audiences: sent.audiences,
+          ...common,
+          ...sentKeys,
           redirect_uris: sent.redirect_uris,
           post_logout_redirect_uris: sent.post_logout_redirect_uris,
           first_party: firstParty,
+          require_pushed_authorization_requests: requirePar,
+          backchannel_logout_uri: backchannel.trim() === '' ? null : backchannel.trim(),
         };
     const saved = await action.run(() =>
       api<Client>('PATCH', `/admin/clients/${encodeURIComponent(client.client_id)}`, body),
@@ -121,6 +136,27 @@ export function ClientEditForm({
         onValue={setScopes}
         error={problem('scopes')}
       />
+      {keyed && (
+        <ClientKeysFields
+          idPrefix="edit-client"
+          draft={keys}
+          onDraft={setKeys}
+          error={action.error}
+          localError={keysError}
+        />
+      )}
+      <DpopCheckbox id="edit-client-dpop" checked={dpopBound} onChecked={setDpopBound} />
+      {!service && <ParCheckbox id="edit-client-par" checked={requirePar} onChecked={setRequirePar} />}
+      {!service && (
+        <Field
+          id="edit-client-backchannel"
+          label="Back-channel logout URL"
+          hint="Optional: where the app receives a signed logout token when a person's session ends (https)."
+          value={backchannel}
+          onValue={setBackchannel}
+          error={problemFor(action.error, 'backchannel_logout_uri')}
+        />
+      )}
       <FormButtons save="Save client" busy={action.busy} onCancel={onCancel} />
     </form>
   );

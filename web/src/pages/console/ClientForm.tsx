@@ -5,6 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
+import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
 import { problemFor } from './field-problems.ts';
 import { type Application, type Client, type ClientKind, splitList } from './types.ts';
 
@@ -32,6 +33,13 @@ export function ClientForm({
   const [scopes, setScopes] = useState('openid profile email');
   const [audiences, setAudiences] = useState('');
   const [firstParty, setFirstParty] = useState(true);
+  const [keyed, setKeyed] = useState(false);
+  const [keys, setKeys] = useState<KeysDraft>({ jwks: '', jwksUri: '' });
+  const [keysError, setKeysError] = useState<string | undefined>(undefined);
+  const [dpopBound, setDpopBound] = useState(false);
+  const [requirePar, setRequirePar] = useState(false);
+  const [backchannel, setBackchannel] = useState('');
+  const confidential = kind === 'web' || kind === 'service';
   // The select must hold a real application id; an empty value would match no option and block the form.
   useEffect(() => {
     if (!applications.some((a) => a.id === applicationId)) setApplicationId(applications[0]?.id ?? '');
@@ -43,13 +51,25 @@ export function ClientForm({
 
   const submit = async (event: Event) => {
     event.preventDefault();
+    const sentKeys = confidential && keyed ? keysBody(keys) : {};
+    setKeysError(typeof sentKeys === 'string' ? sentKeys : undefined);
+    if (typeof sentKeys === 'string') return;
     const body = {
       application_id: applicationId,
       name,
       kind,
       scopes: lists.scopes,
       audiences: lists.audiences,
-      ...(kind === 'service' ? {} : { redirect_uris: lists.redirect_uris, first_party: firstParty }),
+      dpop_bound_access_tokens: dpopBound,
+      ...(confidential && keyed ? { token_endpoint_auth_method: 'private_key_jwt', ...sentKeys } : {}),
+      ...(kind === 'service'
+        ? {}
+        : {
+            redirect_uris: lists.redirect_uris,
+            first_party: firstParty,
+            require_pushed_authorization_requests: requirePar,
+            ...(backchannel.trim() === '' ? {} : { backchannel_logout_uri: backchannel.trim() }),
+          }),
     };
     const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
     if (created) {
@@ -132,6 +152,40 @@ export function ClientForm({
         onValue={setScopes}
         error={problem('scopes')}
       />
+      {confidential && (
+        <div class="field">
+          <label for="client-auth-method">Client authentication</label>
+          <select
+            id="client-auth-method"
+            value={keyed ? 'private_key_jwt' : 'client_secret_post'}
+            onChange={(e) => setKeyed(e.currentTarget.value === 'private_key_jwt')}
+          >
+            <option value="client_secret_post">client_secret_post: a secret, shown once</option>
+            <option value="private_key_jwt">private_key_jwt: assertions signed with registered public keys</option>
+          </select>
+        </div>
+      )}
+      {confidential && keyed && (
+        <ClientKeysFields
+          idPrefix="client"
+          draft={keys}
+          onDraft={setKeys}
+          error={action.error}
+          localError={keysError}
+        />
+      )}
+      <DpopCheckbox id="client-dpop" checked={dpopBound} onChecked={setDpopBound} />
+      {kind !== 'service' && <ParCheckbox id="client-par" checked={requirePar} onChecked={setRequirePar} />}
+      {kind !== 'service' && (
+        <Field
+          id="client-backchannel"
+          label="Back-channel logout URL"
+          hint="Optional: where the app receives a signed logout token when a person's session ends (https)."
+          value={backchannel}
+          onValue={setBackchannel}
+          error={problemFor(action.error, 'backchannel_logout_uri')}
+        />
+      )}
       <button type="submit" disabled={action.busy || applications.length === 0}>
         Create client
       </button>

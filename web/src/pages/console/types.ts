@@ -20,6 +20,13 @@ export interface Client {
   scopes: string[];
   audiences: string[];
   first_party: boolean;
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'private_key_jwt';
+  jwks: { keys: unknown[] } | null;
+  jwks_uri: string | null;
+  dpop_bound_access_tokens: boolean;
+  require_pushed_authorization_requests: boolean;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
   created_at: string;
   client_secret?: string;
 }

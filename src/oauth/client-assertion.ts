@@ -1,0 +1,65 @@
+// private_key_jwt (RFC 7523 §2.2 and §3, OIDC Core §9): a client proves itself with a JWT it signed with a key it
+// registered. iss and sub are its client_id, aud names this server (the issuer or the token endpoint), exp is near,
+// and the jti is used once (the replay store every node shares).
+import { decodeJwt, jwtVerify } from 'jose';
+import type { Client } from '../clients/store.ts';
+import { tokenHash } from '../crypto/primitives.ts';
+import type { Executor } from '../db/pool.ts';
+import type { ClientKeys } from './client-keys.ts';
+import { consumeJti } from './used-jti-store.ts';
+
+export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** OIDC Core §9 names no list; asymmetric only, as for DPoP. */
+export const ASSERTION_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+/** The longest an assertion may be valid for from now: RFC 7523 §3 asks for a short life, and the jti is kept as long. */
+const MAX_LIFETIME_SECONDS = 300;
+const MAX_ASSERTION_LENGTH = 8192;
+
+export class AssertionRefused extends Error {}
+
+/** The client an assertion claims to come from (iss), read before anything is verified; null when unreadable. */
+export function assertionIssuer(assertion: string): string | null {
+  if (assertion.length > MAX_ASSERTION_LENGTH) return null;
+  try {
+    const iss = decodeJwt(assertion).iss;
+    return typeof iss === 'string' ? iss : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface AssertionDeps {
+  sql: Executor;
+  issuer: string;
+  clock: () => Date;
+  clientKeys: ClientKeys;
+}
+
+/** Verifies `assertion` for `client`; AssertionRefused says why not (for the log: the client is told only invalid_client). */
+export async function verifyClientAssertion(deps: AssertionDeps, client: Client, assertion: string): Promise<void> {
+  const keys = deps.clientKeys.keySet(client);
+  if (!keys) throw new AssertionRefused('the client has no registered keys');
+  const now = deps.clock();
+  let payload: { exp?: number; jti?: unknown };
+  try {
+    ({ payload } = await jwtVerify(assertion, keys, {
+      issuer: client.id,
+      subject: client.id,
+      audience: [deps.issuer, `${deps.issuer}/oauth/token`],
+      algorithms: [...ASSERTION_ALGORITHMS],
+      requiredClaims: ['exp', 'jti'],
+      // A client whose clock runs a few seconds ahead (its nbf, iat) is not refused for it.
+      clockTolerance: 5,
+      currentDate: now,
+    }));
+  } catch (error) {
+    throw new AssertionRefused(`the assertion did not verify: ${(error as Error).message}`);
+  }
+  const exp = payload.exp as number;
+  if (exp > now.getTime() / 1000 + MAX_LIFETIME_SECONDS)
+    throw new AssertionRefused(`the assertion expires more than ${MAX_LIFETIME_SECONDS} s from now`);
+  const jti = payload.jti;
+  if (typeof jti !== 'string' || jti.length === 0) throw new AssertionRefused('the assertion has no jti');
+  if (!(await consumeJti(deps.sql, `assertion:${client.id}:${tokenHash(jti)}`, new Date(exp * 1000))))
+    throw new AssertionRefused('the assertion was already used (jti)');
+}
