@@ -27,7 +27,10 @@ const receiver = createServer((request, response) => {
   request.on('end', () => response.writeHead(204).end());
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-after(() => receiver.close());
+after(() => {
+  receiver.closeAllConnections();
+  receiver.close();
+});
 const receiverPort = (receiver.address() as { port: number }).port;
 
 const cluster = await startMultiNode({

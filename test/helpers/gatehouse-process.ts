@@ -151,7 +151,12 @@ export async function startGatehouse(options: {
     waitForLog,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return await exited;
+      // Past the configured shutdown timeout (5 s) and a margin, a process that still runs is a failure to report,
+      // not a reason to hang the test file.
+      const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(force);
+      return code;
     },
     exited,
   };

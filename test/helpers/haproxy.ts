@@ -47,7 +47,8 @@ export async function startHaproxy(dir: string, backends: string[]): Promise<Loa
   const servers = backends.map((backend, i) => {
     const { hostname, port: backendPort } = new URL(backend);
     // A node that stops answering leaves the rotation within about a second; a request that could not connect is
-    // sent to another node (retry-on conn-failure + redispatch), so a killed node costs no client a failed request.
+    // sent to another node (retry-on conn-failure + redispatch). A request a node died with is not sent again: it may
+    // have committed, so the client gets 502 and decides.
     return `  server node${i + 1} ${hostname}:${backendPort} check inter 300ms fall 2 rise 1`;
   });
   const config = [
@@ -60,7 +61,7 @@ export async function startHaproxy(dir: string, backends: string[]): Promise<Loa
     '  timeout server 30s',
     '  retries 3',
     '  option redispatch',
-    '  retry-on conn-failure empty-response',
+    '  retry-on conn-failure',
     'frontend gatehouse',
     `  bind 127.0.0.1:${port}`,
     '  http-request del-header x-forwarded-for',
@@ -92,7 +93,9 @@ export async function startHaproxy(dir: string, backends: string[]): Promise<Loa
     url: `http://127.0.0.1:${port}`,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const force = setTimeout(() => child.kill('SIGKILL'), 3000);
       await exited;
+      clearTimeout(force);
     },
   };
 }
