@@ -14,6 +14,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** X-Forwarded-For for a direct call to a trusted-proxy node; null sends none. */
   forwardedFor?: string | null;
+  /** A request that takes longer fails the test instead of hanging it (default 15 s). */
+  timeoutMs?: number;
 }
 
 export async function call(base: string, method: string, path: string, options: CallOptions = {}): Promise<HttpAnswer> {
@@ -28,7 +30,13 @@ export async function call(base: string, method: string, path: string, options: 
     headers.origin ??= 'http://localhost:8080';
     body = JSON.stringify(options.json);
   }
-  const response = await fetch(`${base}${path}`, { method, headers, body, redirect: 'manual' });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+  });
   const text = await response.text();
   let json: Record<string, unknown> = {};
   if (text.startsWith('{')) json = JSON.parse(text) as Record<string, unknown>;
