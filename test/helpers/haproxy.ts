@@ -49,7 +49,7 @@ export async function startHaproxy(dir: string, backends: string[]): Promise<Loa
     // A node that stops answering leaves the rotation within about a second; a request that could not connect is
     // sent to another node (retry-on conn-failure + redispatch). A request a node died with is not sent again: it may
     // have committed, so the client gets 502 and decides.
-    return `  server node${i + 1} ${hostname}:${backendPort} check inter 300ms fall 2 rise 1`;
+    return `  server node${i + 1} ${hostname}:${backendPort} check inter 300ms fall 3 rise 1`;
   });
   const config = [
     'global',
@@ -59,6 +59,8 @@ export async function startHaproxy(dir: string, backends: string[]): Promise<Loa
     '  timeout connect 2s',
     '  timeout client 30s',
     '  timeout server 30s',
+    // A busy node answers its health check late; only a refused or silent one should leave the rotation.
+    '  timeout check 3s',
     '  retries 3',
     '  option redispatch',
     '  retry-on conn-failure',
