@@ -66,7 +66,10 @@ describe('gatehouse serve with server.workers = 2', () => {
     const node = await startGatehouse({ configFile, databaseUrl: database.url });
     let exitCode: number | null = null;
     try {
-      assert.match(node.stderr(), /Gatehouse is listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers\)/);
+      assert.match(
+        node.stderr(),
+        /Gatehouse is listening on http:\/\/127\.0\.0\.1:\d+\n(.*\n)* {2}workers: 2 processes \(server\.workers\)\n/,
+      );
       await node.waitForLog((r) => r.msg === 'listening' && r.workers === 2);
       const first = node.logs.filter(workerListening).map((r) => r.pid as number);
       assert.equal(first.length, 2);
