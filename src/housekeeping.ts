@@ -14,8 +14,8 @@ import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
 import { purgeExpiredWeb3Messages } from './login/web3/store.ts';
 import { purgePushedRequests } from './oauth/pushed-request-store.ts';
-import { purgeUsedJtis } from './oauth/used-jti-store.ts';
 import { purgeOAuthRecords } from './oauth/retention.ts';
+import { purgeUsedJtis } from './oauth/used-jti-store.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
 
