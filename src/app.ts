@@ -43,6 +43,7 @@ import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { queueSessionLogoutTokens } from './oauth/backchannel-logout.ts';
+import { SIGNING_KEYS_CHANGED } from './oauth/key-store.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
@@ -170,6 +171,12 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       onError: (error) => app.log.warn({ err: error }, 'token state cache bypassed: LISTEN failed, retrying'),
     });
     app.addHook('onClose', () => listener.close());
+    // A key rotated on any node (`gatehouse keys rotate`) is signed with here at once; after the LISTEN connection
+    // was lost a notification may have been missed, so the key set is read again then too.
+    services.tokenStates.observe((event) => {
+      if (event.type === 'listening' || (event.type === 'invalidated' && event.key === SIGNING_KEYS_CHANGED))
+        services.keyring.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'signing key reload failed'));
+    });
   }
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.

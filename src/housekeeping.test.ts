@@ -103,6 +103,9 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       web3Messages: 1,
       usedJtis: 1,
       pushedRequests: 0,
+      authorizationCodes: 0,
+      refreshTokens: 0,
+      revokedAccessTokens: 0,
     });
     assert.deepEqual(
       (await sql`select key from oauth_used_jtis`).map((r) => r.key),
@@ -127,6 +130,9 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       web3Messages: 1,
       usedJtis: 1,
       pushedRequests: 0,
+      authorizationCodes: 0,
+      refreshTokens: 0,
+      revokedAccessTokens: 0,
     });
   });
 

@@ -1,6 +1,8 @@
 // Periodic upkeep on every node, independently of the delivery worker (whose own housekeeping covers the outbox):
 // purges of state that has stopped mattering (ended sessions, expired login transactions, stale throttle rows, ended
-// request-counter windows, expired redirect-provider round trips and passkey challenges, verifications spent 30 days ago), each one idempotent DELETE, so nodes racing each other is harmless; then the chaining of
+// request-counter windows, expired redirect-provider round trips and passkey challenges, verifications spent 30 days
+// ago, ended authorization codes, refresh tokens and revoked access token ids), each one idempotent DELETE, so nodes
+// racing each other is harmless; then the chaining of
 // audit records a node committed but did not chain, which takes each record once whichever node runs it.
 import type { Logger } from 'pino';
 import type { Audit } from './audit/audit.ts';
@@ -12,6 +14,7 @@ import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
 import { purgeExpiredWeb3Messages } from './login/web3/store.ts';
 import { purgePushedRequests } from './oauth/pushed-request-store.ts';
+import { purgeOAuthRecords } from './oauth/retention.ts';
 import { purgeUsedJtis } from './oauth/used-jti-store.ts';
 import { purgeEndedSessions } from './session/retention.ts';
 import { purgeSpentVerifications } from './verification/verification.ts';
@@ -29,6 +32,9 @@ export interface HousekeepingReport {
   web3Messages: number;
   usedJtis: number;
   pushedRequests: number;
+  authorizationCodes: number;
+  refreshTokens: number;
+  revokedAccessTokens: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {
@@ -45,6 +51,7 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     web3Messages: await purgeExpiredWeb3Messages(sql, now),
     usedJtis: await purgeUsedJtis(sql, now),
     pushedRequests: await purgePushedRequests(sql, now),
+    ...(await purgeOAuthRecords(sql, now)),
   };
 }
 

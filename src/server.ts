@@ -2,7 +2,7 @@
 // development bootstrap, the listener, and graceful shutdown on SIGTERM/SIGINT.
 import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
-import pino, { type DestinationStream } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { createAudit } from './audit/audit.ts';
 import type { LoadedConfig } from './config/load.ts';
@@ -44,6 +44,8 @@ export interface StartOptions {
   tls?: ServeTlsOptions;
   /** Tests: the clock of ACME renewal decisions. */
   clock?: () => Date;
+  /** Runs as one of a supervisor's workers: the supervisor made the secrets and bootstrapped the database. */
+  worker?: boolean;
 }
 
 function scheduleWithTimer(close: () => void, ms: number): () => void {
@@ -51,21 +53,31 @@ function scheduleWithTimer(close: () => void, ms: number): () => void {
   return () => clearTimeout(timer);
 }
 
-export async function startServer(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningServer> {
+export interface PreparedDatabase {
+  /** The URL the service uses: database.url, or the embedded server's. */
+  url: string;
+  sql: Sql;
+  stopEmbedded: (() => Promise<void>) | null;
+  enrollmentLink: RunningServer['enrollmentLink'];
+  ownerEnrolled: boolean;
+}
+
+/**
+ * Before any listener opens: the embedded database when no URL is configured, the migrations, and (development
+ * instance, once per node) the bootstrap organization with its first enrollment link. The supervisor of several
+ * workers runs this once; each worker then only connects.
+ */
+export async function prepareDatabase(
+  loaded: LoadedConfig,
+  log: Pick<Logger, 'info' | 'warn'>,
+  options: { bootstrap: boolean },
+): Promise<PreparedDatabase> {
   const { config } = loaded;
-  const log = options.logStream
-    ? pino(loggerOptions(config.logging.level), options.logStream)
-    : pino(loggerOptions(config.logging.level));
-
-  // The development instance makes its own secrets; a configured one must have run `gatehouse setup`.
-  if (loaded.development) generateSecretFiles(config.secrets.dir);
-  const secrets = loadSecrets(config.secrets.dir);
-
-  let databaseUrl = config.database.url;
+  let url = config.database.url;
   let stopEmbedded: (() => Promise<void>) | null = null;
-  if (databaseUrl === '') {
+  if (url === '') {
     const embedded = await startEmbeddedPostgres(config.data.dir, (line) => log.warn(line));
-    databaseUrl = embedded.url;
+    url = embedded.url;
     stopEmbedded = embedded.stop;
     log.warn(
       { dir: config.data.dir },
@@ -73,17 +85,16 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
     );
   }
 
-  const sql = createPool(databaseUrl, {
+  const sql = createPool(url, {
     max: config.database.pool_max,
     connectTimeoutSeconds: config.database.connect_timeout_seconds,
   });
-  const migrations = readMigrations();
   let enrollmentLink: RunningServer['enrollmentLink'] = null;
   let ownerEnrolled = false;
   try {
-    const applied = await migrate(sql, migrations);
+    const applied = await migrate(sql, readMigrations());
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    if (loaded.development) {
+    if (loaded.development && options.bootstrap) {
       const installation = await ensureBootstrap(sql, {
         organizationId: config.organization.id,
         organizationName: config.organization.name,
@@ -97,6 +108,24 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
     await stopEmbedded?.();
     throw error;
   }
+  return { url, sql, stopEmbedded, enrollmentLink, ownerEnrolled };
+}
+
+export async function startServer(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const { config } = loaded;
+  const log = options.logStream
+    ? pino(loggerOptions(config.logging.level), options.logStream)
+    : pino(loggerOptions(config.logging.level));
+
+  // The development instance makes its own secrets; a configured one must have run `gatehouse setup`.
+  if (loaded.development && !options.worker) generateSecretFiles(config.secrets.dir);
+  const secrets = loadSecrets(config.secrets.dir);
+
+  // A worker's supervisor prepared the database and passed its URL in DATABASE_URL: migrate() finds nothing to do.
+  const prepared = await prepareDatabase(loaded, log, { bootstrap: !options.worker });
+  const { sql, stopEmbedded, enrollmentLink, ownerEnrolled } = prepared;
+  const databaseUrl = prepared.url;
+  const migrations = readMigrations();
   for (const item of loaded.deferred) log.warn(item, 'deferred configuration: not used until real values are set');
 
   const clock = options.clock ?? (() => new Date());

@@ -46,7 +46,9 @@ export const keysCommand: Command = {
     await withDatabase(chooseDatabaseUrl(values['database-url'], config.database.url), config.data.dir, async (sql) => {
       if (action === 'rotate') {
         const kid = await rotateSigningKey(sql, secrets, config);
-        process.stdout.write(`Added signing key ${kid}; it signs new tokens within 30 seconds on every node.\n`);
+        process.stdout.write(
+          `Added signing key ${kid}; every node signs with it within a second (within 30 seconds where tokens.state_cache_seconds is 0).\n`,
+        );
         return;
       }
       const keyring = keyringFor(sql, secrets, config, () => new Date());

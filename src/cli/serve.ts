@@ -1,10 +1,12 @@
+import cluster from 'node:cluster';
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { loadConfig } from '../config/load.ts';
 import { parseListen } from '../config/validate.ts';
 import { readSmtpPassword } from '../delivery/smtp-relay.ts';
 import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
-import { startServer } from '../server.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import { startSupervisor, workerCount } from '../supervisor.ts';
 import { type Command, parseFlags } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
@@ -15,15 +17,26 @@ export const serveCommand: Command = {
     const { values } = parseFlags(args, { config: { type: 'string' } });
     const loaded = loadConfig({ configPath: values.config });
     const { config } = loaded;
+    // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
+    if (cluster.isWorker) {
+      const worker = await startServer(loaded, { worker: true });
+      process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
+      await untilSignal(worker);
+      return 0;
+    }
     const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
     // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
     await assertCanListen(listener.host, listener.port);
     // The relay password file is checked like the generated secret files: refused before anything starts.
     if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
       readSmtpPassword(config.delivery.smtp);
-    const server = await startServer(loaded).catch(async (error: NodeJS.ErrnoException) => {
-      throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
-    });
+    // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
+    const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
+    const server = await (workers === 1 ? startServer(loaded) : startSupervisor(loaded, workers)).catch(
+      async (error: NodeJS.ErrnoException) => {
+        throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
+      },
+    );
     const bound = new URL(server.url).host;
     const forgetInstance = loaded.development
       ? recordDevelopmentInstance(config.data.dir, {
@@ -37,16 +50,7 @@ export const serveCommand: Command = {
     // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
     // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
     // which pass it on once more).
-    const stopped = new Promise<void>((resolve) => {
-      let stopping = false;
-      const shutdown = () => {
-        if (stopping) return;
-        stopping = true;
-        server.stop().then(resolve, resolve);
-      };
-      process.on('SIGTERM', shutdown);
-      process.on('SIGINT', shutdown);
-    });
+    const stopped = untilSignal(server);
     // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal; never Node's default (exit).
     process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
     const notes = [
@@ -56,6 +60,7 @@ export const serveCommand: Command = {
     ];
     const mismatch = issuerListenerMismatch(config.server.issuer, bound);
     if (mismatch) notes.push(`  WARNING: ${mismatch}`);
+    if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
     if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
     if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
     if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
@@ -69,3 +74,17 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** Resolves once SIGTERM or SIGINT stopped the server gracefully; a second signal changes nothing. */
+function untilSignal(server: Pick<RunningServer, 'stop'>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let stopping = false;
+    const shutdown = () => {
+      if (stopping) return;
+      stopping = true;
+      server.stop().then(resolve, resolve);
+    };
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
+  });
+}

@@ -6,6 +6,8 @@ interface SchemaNode {
   description?: string;
   default?: unknown;
   enum?: unknown[];
+  anyOf?: SchemaNode[];
+  const?: unknown;
   properties?: Record<string, SchemaNode>;
   /** A table of named tables (`[ldap.<id>]`): one value schema under the id pattern. */
   patternProperties?: Record<string, SchemaNode>;
@@ -15,6 +17,8 @@ interface SchemaNode {
 }
 
 function typeOf(node: SchemaNode): string {
+  if (node.anyOf) return node.anyOf.map(typeOf).join(' or ');
+  if (node.const !== undefined) return JSON.stringify(node.const);
   if (node.enum) return node.enum.map((v) => JSON.stringify(v)).join(' \\| ');
   if (node.type === 'array') return `array of ${node.items ? typeOf(node.items) : 'values'}`;
   const range =

@@ -67,6 +67,8 @@ interface ParseOptions {
  * issuer follows the listener (parseConfig) unless GATEHOUSE_ISSUER sets it.
  */
 const DEVELOPMENT_DEFAULTS = {
+  // One process: a development machine gains nothing from several, and the terminal shows one log.
+  server: { workers: 1 },
   data: { dir: '.gatehouse' },
   secrets: { dir: '.gatehouse/secrets' },
   organization: { id: 'dev', name: 'Development', owner_subject: 'owner@localhost' },

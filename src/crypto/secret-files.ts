@@ -1,7 +1,17 @@
 // The restricted-permission secret files SPEC.md lists ("Generated secret files"). Setup generates them once and
 // never overwrites one; the service refuses to start when any is missing, unreadable, or open to group/others.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 interface SecretFileSpec {
@@ -48,10 +58,47 @@ export interface GenerateResult {
   kept: string[];
 }
 
+/** What an operator reads for the file system errors that stop secret files from being written. */
+const WRITE_PROBLEMS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is exhausted',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+/** A file system error while writing `target`, as one line that names the path and what to fix. */
+function writeError(target: string, what: string, error: unknown): SecretFileError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+  const problem = WRITE_PROBLEMS[code] ?? (error as Error).message;
+  return new SecretFileError(`Cannot write secret ${what} ${target}: ${problem} (${code})`);
+}
+
+/**
+ * A recursive mkdir reports ENOENT when a parent cannot be created, whatever the reason; the nearest existing
+ * ancestor's writability tells the real one (a read-only file system, say).
+ */
+function mkdirCause(dir: string, error: unknown): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
+  let ancestor = path.dirname(dir);
+  while (!existsSync(ancestor) && path.dirname(ancestor) !== ancestor) ancestor = path.dirname(ancestor);
+  try {
+    accessSync(ancestor, constants.W_OK);
+  } catch (cause) {
+    return cause;
+  }
+  return error;
+}
+
 /** Creates the directory (0700) and every missing file (0600); an existing file is never touched. */
 export function generateSecretFiles(dir: string): GenerateResult {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  } catch (error) {
+    throw writeError(dir, 'directory', mkdirCause(dir, error));
+  }
   const result: GenerateResult = { created: [], kept: [] };
   for (const spec of Object.values(SECRET_FILES)) {
     const file = path.join(dir, spec.file);
@@ -60,7 +107,15 @@ export function generateSecretFiles(dir: string): GenerateResult {
       writeFileSync(file, spec.generate(), { mode: 0o600, flag: 'wx' });
       result.created.push(spec.file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        // A file cut short by a full disk would be read as a broken secret at the next start: remove it.
+        try {
+          rmSync(file, { force: true });
+        } catch {
+          // Nothing to remove, or the file system refuses that too: the error below says why.
+        }
+        throw writeError(file, 'file', error);
+      }
       result.kept.push(spec.file);
     }
   }

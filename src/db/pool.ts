@@ -16,6 +16,11 @@ export function createPool(url: string, options: PoolOptions): Sql {
     max: options.max,
     connect_timeout: options.connectTimeoutSeconds,
     idle_timeout: 60,
+    // After failed connections postgres.js waits before the next attempt, by default up to 20 s (3^n / 100 s), and
+    // queued queries wait with it: an outage of a few seconds (a restart, a failover) kept requests hanging and the
+    // node unusable for up to 20 s after the database returned. Attempts here wait at most half a second; a refused
+    // connection costs nothing, and an unreachable server is bounded by connect_timeout per attempt anyway.
+    backoff: (retries: number) => Math.min(0.5, 0.02 * 2 ** retries),
     // Notices (e.g. "relation already exists, skipping") are not operator news.
     onnotice: () => {},
     connection: { application_name: 'gatehouse' },

@@ -28,6 +28,13 @@ export const errorCatalogue = {
   rate_limited: { status: 429, description: 'Too many requests; retry later.' },
   server_error: { status: 500, description: 'The server could not complete the request.' },
   not_ready: { status: 503, description: 'The service is not ready.', expose: true },
+  // RFC 6749 §4.1.2.1's code for a server that is temporarily unable to answer: here, PostgreSQL is out of reach
+  // (restarting, failing over, or not answering in time). Nothing was changed; the client retries after Retry-After.
+  temporarily_unavailable: {
+    status: 503,
+    description: 'The service cannot reach its database right now; retry shortly.',
+    expose: true,
+  },
 
   // identity, sessions, local sign-in
   login_required: { status: 401, description: 'Sign in first.' },

@@ -1,6 +1,8 @@
 // The one place errors become responses (DESIGN.md "Error envelope"):
 // {"error": code, "error_description": text, "request_id": id, "fields"?: [...]}.
+
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable.ts';
 import type { ErrorCode } from './error-catalogue.ts';
 import { type FieldProblem, GatehouseError } from './errors.ts';
 import { frameworkError } from './framework-error-codes.ts';
@@ -25,6 +27,11 @@ export function toGatehouseError(error: unknown): GatehouseError {
   // PostgreSQL class 22 (data exception): a value the schemas let through that the database cannot hold or compare,
   // e.g. a NUL character in text or a date beyond its range. It came from the request, so it is the caller's 400,
   // never a 500 (DESIGN.md "bad input gets a 4xx"); the SQLSTATE alone is logged (plugin.ts), never the value.
+  if (isDatabaseUnavailable(error))
+    return new GatehouseError('temporarily_unavailable', undefined, {
+      cause: error,
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
   if (isDataException(error))
     return new GatehouseError('invalid_request', 'A value in the request is out of range or not valid text', {
       cause: error,

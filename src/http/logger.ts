@@ -91,7 +91,8 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
     serializers: { err: serializeError, error: serializeError },
-    base: { service: 'gatehouse' },
+    // The pid tells apart the workers of one node (server.workers), which share one log stream.
+    base: { service: 'gatehouse', pid: process.pid },
     timestamp: () => `,"time":"${new Date().toISOString()}"`,
   };
 }

@@ -43,9 +43,14 @@ const toSummary = (r: SummaryRow): IdentitySummary => ({
 /** `like` pattern text with its wildcards taken literally. */
 const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The console's order, as migration 0024's identities_listing index holds it. */
+const listingOrder = (sql: Executor) => sql`date_trunc('milliseconds', i.created_at at time zone 'UTC')`;
+
 /**
  * Identities whose sub equals `query`, one of whose addresses starts with it (normalized), or whose display name
  * contains it (case-insensitive); every identity when `query` is empty. Newest first, at most `limit`, after `after`.
+ * Each kind of match is its own indexed lookup (primary key, emails_normalized_prefix, the display name trigrams)
+ * and the listing walks identities_listing, so neither scans all identities (migration 0024).
  */
 export async function searchIdentities(
   sql: Executor,
@@ -56,14 +61,24 @@ export async function searchIdentities(
   const q = query.trim();
   const emailPrefix = `${literal(normalizeEmail(q))}%`;
   const namePart = `%${literal(q)}%`;
+  const order = listingOrder(sql);
+  const matching =
+    q === ''
+      ? sql`true`
+      : sql`i.id in (
+          select ${q}::text
+          union select identity_id from emails where normalized like ${emailPrefix}
+          union select id from identities where display_name ilike ${namePart})`;
+  const position =
+    after === null
+      ? sql`true`
+      : sql`(${order}, i.id) < (${after.createdAt}::timestamptz at time zone 'UTC', ${after.id}::text)`;
   return (
     await sql<SummaryRow[]>`
       select i.id, i.state, i.assurance, i.display_name, i.created_at, e.address
       from identities i left join emails e on e.identity_id = i.id and e.is_primary
-      where (${q} = '' or i.id = ${q} or i.display_name ilike ${namePart}
-             or exists (select 1 from emails m where m.identity_id = i.id and m.normalized like ${emailPrefix}))
-        and (${after === null} or (date_trunc('milliseconds', i.created_at), i.id) < (${after?.createdAt ?? null}::timestamptz, ${after?.id ?? null}::text))
-      order by date_trunc('milliseconds', i.created_at) desc, i.id desc
+      where ${matching} and ${position}
+      order by ${order} desc, i.id desc
       limit ${limit}`
   ).map(toSummary);
 }

@@ -2,6 +2,13 @@
 // key set, never a set without an active key.
 import type { JWK } from 'jose';
 import type { Executor, Sql } from '../db/pool.ts';
+import { TOKEN_STATE_CHANNEL } from './token-state-listener.ts';
+
+/**
+ * The payload a rotation sends on the token state channel, in its transaction: every listening node reloads its key
+ * set at once instead of within KEY_RELOAD_SECONDS. No token state key has this form.
+ */
+export const SIGNING_KEYS_CHANGED = 'signing-keys';
 
 export interface StoredSigningKey {
   kid: string;
@@ -61,5 +68,6 @@ export async function insertRotatedSigningKey(
     await tx`
       delete from oauth_signing_keys
       where retired_at < ${removeBefore} and private_key_sealed is not null`;
+    await tx`select pg_notify(${TOKEN_STATE_CHANNEL}, ${SIGNING_KEYS_CHANGED})`;
   });
 }

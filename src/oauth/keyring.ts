@@ -18,7 +18,8 @@ export interface KeyringDeps {
 }
 
 /**
- * How long a node uses the key set it read. A node that read it just before another retired its signing key goes
+ * How long a node uses the key set it read, when it missed the rotation's notification (see SIGNING_KEYS_CHANGED;
+ * a node without a token state cache does not listen). A node that read it just before another retired its signing key goes
  * on signing with that key for up to this long, so a retired key stays published for a token lifetime plus this.
  */
 export const KEY_RELOAD_SECONDS = 30;

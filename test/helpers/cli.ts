@@ -45,6 +45,8 @@ export function writeCliConfig(options: { auditKey?: Buffer } = {}): string {
   const lines = [
     '[server]',
     'issuer = "http://localhost:8080"',
+    // One process, as the tests that serve from this config expect; test/server-workers.test.ts covers several.
+    'workers = 1',
     '[data]',
     `dir = "${path.join(dir, 'data')}"`,
     '[secrets]',

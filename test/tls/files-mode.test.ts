@@ -143,6 +143,9 @@ describe('tls.mode = "files"', () => {
         '[server]',
         'issuer = "https://localhost"',
         'listen = "127.0.0.1:0"',
+        // One process: with several workers each reloads on its own, and the check below may reach one that has
+        // not yet (test/server-workers.test.ts covers workers).
+        'workers = 1',
         '[data]',
         `dir = "${dir}"`,
         '[secrets]',

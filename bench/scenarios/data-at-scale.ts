@@ -1,0 +1,162 @@
+// The same operations on an empty database and on one seeded with BENCH_SEED_IDENTITIES identities (a million by
+// default, `npm run seed`): sign-in, refresh rotation, introspection, admin identity search by email prefix and by
+// name substring, and the audit listing. Each is timed as the median latency of requests one at a time, so the
+// comparison shows what table size adds to one request, not how throughput is shared.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { request } from 'undici';
+import { type Account, makeAccount, totpCode } from '../../test/helpers/accounts.ts';
+import type { TestApp } from '../../test/helpers/app.ts';
+import { makeAdmin } from '../../test/helpers/oauth-fixtures.ts';
+import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
+import { type Metric, median, type Scenario } from '../lib.ts';
+
+const SEEDED = Number(process.env.BENCH_SEED_IDENTITIES ?? 1_000_000);
+const REQUESTS = 200;
+const SIGN_INS = 40;
+const run = promisify(execFile);
+
+type Operation =
+  | 'sign-in'
+  | 'refresh'
+  | 'introspection'
+  | 'admin search by email'
+  | 'admin search by name'
+  | 'audit listing';
+
+async function timed(times: number, once: () => Promise<void>): Promise<number> {
+  for (let i = 0; i < Math.min(20, times); i += 1) await once();
+  const samples: number[] = [];
+  for (let i = 0; i < times; i += 1) {
+    const started = performance.now();
+    await once();
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
+async function expect(status: number, answer: Promise<Awaited<ReturnType<typeof request>>>) {
+  const response = await answer;
+  const text = await response.body.text();
+  if (response.statusCode !== status) throw new Error(`answered ${response.statusCode}: ${text}`);
+  return text;
+}
+
+async function measure(seed: number): Promise<Map<Operation, number>> {
+  const bench = await startOAuthBench();
+  const { server } = bench;
+  try {
+    if (seed > 0)
+      await run(
+        process.execPath,
+        ['scripts/seed.ts', '--identities', String(seed), '--database-url', server.config.database.url],
+        {
+          maxBuffer: 1 << 24,
+        },
+      );
+    const app = { sql: server.sql, config: server.config, clock: { now: () => new Date() } } as unknown as TestApp;
+    const admin = await makeAdmin(app);
+    const results = new Map<Operation, number>();
+    const get = (path: string, cookie = '') => expect(200, request(`${server.url}${path}`, { headers: { cookie } }));
+
+    const accounts: Account[] = [];
+    for (let i = 0; i < SIGN_INS + 20; i += 1)
+      accounts.push(await makeAccount(server.sql, server.secrets, server.config));
+    let next = 0;
+    results.set(
+      'sign-in',
+      await timed(SIGN_INS, async () => {
+        const account = accounts[next++];
+        if (!account?.totpSeed) throw new Error('out of accounts');
+        const headers = { 'content-type': 'application/json', origin: server.config.server.issuer };
+        const started = await request(`${server.url}/auth/login`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ subject: account.email }),
+        });
+        const body = (await started.body.json()) as Record<string, string>;
+        const cookie = String(started.headers['set-cookie']).split(';')[0] ?? '';
+        await expect(
+          200,
+          request(`${server.url}/auth/mfa/verify`, {
+            method: 'POST',
+            headers: { ...headers, cookie },
+            body: JSON.stringify({
+              transaction_id: body.transaction_id,
+              challenge_id: body.challenge_id,
+              password: account.password,
+              totp: totpCode(account.totpSeed, new Date()),
+            }),
+          }),
+        );
+      }),
+    );
+
+    let { refresh_token: refreshToken, access_token: accessToken } = await bench.userGrant();
+    const web = bench.web;
+    results.set(
+      'refresh',
+      await timed(REQUESTS, async () => {
+        const text = await expect(
+          200,
+          request(`${server.url}/oauth/token`, {
+            method: 'POST',
+            headers: FORM,
+            body: form({
+              grant_type: 'refresh_token',
+              client_id: web.clientId,
+              client_secret: web.secret,
+              refresh_token: refreshToken,
+            }),
+          }),
+        );
+        ({ refresh_token: refreshToken, access_token: accessToken } = JSON.parse(text));
+      }),
+    );
+    results.set(
+      'introspection',
+      await timed(REQUESTS, async () => {
+        await expect(
+          200,
+          request(`${server.url}/oauth/introspect`, {
+            method: 'POST',
+            headers: FORM,
+            body: form({ client_id: web.clientId, client_secret: web.secret, token: accessToken }),
+          }),
+        );
+      }),
+    );
+    // Seeded addresses look like ada.lovelace.12345@seed.example, names like "Grace Hopper 12345".
+    let n = 0;
+    results.set(
+      'admin search by email',
+      await timed(REQUESTS, () => get(`/admin/identities?q=ada.lovelace.${1000 + n++}`, admin.cookie).then(() => {})),
+    );
+    results.set(
+      'admin search by name',
+      await timed(REQUESTS, () => get(`/admin/identities?q=Hopper%20${2000 + n++}`, admin.cookie).then(() => {})),
+    );
+    results.set('audit listing', await timed(REQUESTS, () => get('/admin/audit', admin.cookie).then(() => {})));
+    return results;
+  } finally {
+    await server.stop();
+  }
+}
+
+export const scenario: Scenario = {
+  name: 'data-at-scale',
+  description: `Median latency of one request at a time (${REQUESTS} each, ${SIGN_INS} sign-ins) on an empty database and on one seeded with ${SEEDED} identities (emails, password methods, grants, refresh families); target: seeded within 1.2× of empty.`,
+  async run() {
+    const empty = await measure(0);
+    const seeded = await measure(SEEDED);
+    const metrics: Metric[] = [];
+    const ratios = [];
+    for (const [operation, ms] of empty) {
+      const big = seeded.get(operation) ?? Number.NaN;
+      metrics.push({ name: `${operation}, empty`, unit: 'ms', samples: [ms] });
+      metrics.push({ name: `${operation}, ${SEEDED} identities`, unit: 'ms', samples: [big] });
+      ratios.push({ name: `${operation}: seeded / empty`, value: big / ms, target: { atMost: 1.2 } });
+    }
+    return { metrics, ratios };
+  },
+};

@@ -1,0 +1,29 @@
+// Housekeeping for OAuth state, so the tables stay the size of what is live rather than growing with every sign-in
+// and refresh: authorization codes a day after they expired (a replayed code is still recognized for a day, and
+// revokes its grant, RFC 6749 §4.1.2), refresh tokens once they expired or their grant ended a day ago (a family's
+// rotated tokens are what detects a replay, so they stay as long as the family lives), and revoked access token
+// ids once the token expired (an expired JWT is refused on its exp alone). Grants stay: they are the record of who
+// authorized what, listed for the owner.
+import type { Executor } from '../db/pool.ts';
+import {
+  deleteEndedAuthorizationCodes,
+  deleteEndedRefreshTokens,
+  deleteExpiredRevokedAccessTokens,
+} from './retention-store.ts';
+
+export const ENDED_OAUTH_RETENTION_SECONDS = 86_400;
+
+export interface OAuthPurgeReport {
+  authorizationCodes: number;
+  refreshTokens: number;
+  revokedAccessTokens: number;
+}
+
+export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuthPurgeReport> {
+  const cutoff = new Date(now.getTime() - ENDED_OAUTH_RETENTION_SECONDS * 1000);
+  return {
+    authorizationCodes: await deleteEndedAuthorizationCodes(sql, cutoff),
+    refreshTokens: await deleteEndedRefreshTokens(sql, cutoff),
+    revokedAccessTokens: await deleteExpiredRevokedAccessTokens(sql, now),
+  };
+}

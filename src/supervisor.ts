@@ -1,0 +1,131 @@
+// server.workers > 1: this process becomes the supervisor (node:cluster primary). It prepares the database once
+// (embedded server, migrations, development bootstrap), then forks the workers, which share the listener: the primary
+// owns the listening socket and hands connections to the workers round-robin. Each worker is a whole Gatehouse
+// (its own pool, audit chain, delivery poller and housekeeping); nothing is shared between them but PostgreSQL, as
+// between nodes. A worker that exits unasked is restarted after a backoff; SIGTERM drains every worker through its
+// own graceful shutdown and stops the embedded database last.
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import pino from 'pino';
+import type { LoadedConfig } from './config/load.ts';
+import type { Config } from './config/schema.ts';
+import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
+import { loggerOptions } from './http/logger.ts';
+import { prepareDatabase, type RunningServer } from './server.ts';
+import { restartDelayMs } from './worker-restart.ts';
+
+/** `auto` is one worker per CPU the process may use (cgroup and affinity limits included). */
+export function workerCount(setting: Config['server']['workers']): number {
+  return setting === 'auto' ? availableParallelism() : setting;
+}
+
+/** A worker that ran this long before exiting counts as healthy: its restart waits the shortest delay again. */
+const HEALTHY_UPTIME_MS = 60_000;
+
+export async function startSupervisor(loaded: LoadedConfig, count: number): Promise<RunningServer> {
+  const { config } = loaded;
+  const log = pino(loggerOptions(config.logging.level));
+  if (loaded.development) generateSecretFiles(config.secrets.dir);
+  // Checked here too, so a bad secrets directory is one clear error instead of one per worker.
+  loadSecrets(config.secrets.dir);
+  const prepared = await prepareDatabase(loaded, log, { bootstrap: true });
+  await prepared.sql.end({ timeout: 5 });
+
+  // Workers re-run this same command line; the prepared URL reaches them as DATABASE_URL.
+  const env = { DATABASE_URL: prepared.url };
+  let stopping = false;
+  let url = '';
+  const slots = new Map<Worker, { slot: number; startedAt: number; listening: boolean }>();
+  const failures = new Map<number, number>();
+
+  const fork = (slot: number) => {
+    const worker = cluster.fork(env);
+    slots.set(worker, { slot, startedAt: Date.now(), listening: false });
+  };
+
+  const allListening = new Promise<void>((resolve, reject) => {
+    cluster.on('listening', (worker, address) => {
+      const state = slots.get(worker);
+      if (!state) return;
+      state.listening = true;
+      const host = address.address?.includes(':') ? `[${address.address}]` : (address.address ?? '127.0.0.1');
+      url = `${config.tls.mode === 'external' ? 'http' : 'https'}://${host}:${address.port}`;
+      log.info({ worker: state.slot, pid: worker.process.pid, listen: url }, 'worker listening');
+      if ([...slots.values()].filter((s) => s.listening).length === count) resolve();
+    });
+    cluster.on('exit', (worker, code, signal) => {
+      const state = slots.get(worker);
+      slots.delete(worker);
+      if (!state || stopping) return;
+      // A worker that never started (a port in use, a bad secret) would only fail again: stop the whole node.
+      if (!state.listening && !url) {
+        reject(new Error(`worker ${state.slot} exited with ${signal ?? code} before it listened; see its log above`));
+        return;
+      }
+      const healthy = Date.now() - state.startedAt >= HEALTHY_UPTIME_MS;
+      const attempt = healthy ? 1 : (failures.get(state.slot) ?? 0) + 1;
+      failures.set(state.slot, attempt);
+      const delayMs = restartDelayMs(attempt);
+      log.error(
+        { worker: state.slot, pid: worker.process.pid, code, signal, restartInMs: delayMs },
+        'worker exited unexpectedly; restarting it',
+      );
+      setTimeout(() => {
+        if (!stopping) fork(state.slot);
+      }, delayMs).unref();
+    });
+  });
+
+  const stopWorkers = async () => {
+    stopping = true;
+    const running = [...slots.keys()];
+    const exits = running.map((worker) => new Promise<void>((resolve) => worker.once('exit', () => resolve())));
+    for (const worker of running) worker.process.kill('SIGTERM');
+    // Each worker forces its own connections closed at shutdown_timeout_seconds; past that (and a margin), kill it.
+    const killTimer = setTimeout(
+      () => {
+        for (const worker of running) if (!worker.isDead()) worker.process.kill('SIGKILL');
+      },
+      (config.server.shutdown_timeout_seconds + 10) * 1000,
+    );
+    await Promise.all(exits);
+    clearTimeout(killTimer);
+  };
+
+  for (let slot = 1; slot <= count; slot += 1) fork(slot);
+  try {
+    await allListening;
+  } catch (error) {
+    await stopWorkers();
+    await prepared.stopEmbedded?.();
+    throw error;
+  }
+  log.info({ workers: count, listen: url, pid: process.pid }, 'listening');
+
+  let stopped: Promise<void> | null = null;
+  return {
+    url,
+    enrollmentLink: prepared.enrollmentLink,
+    ownerEnrolled: prepared.ownerEnrolled,
+    // Each worker serves and reloads its own certificate (tls.mode files): SIGHUP is passed on to every worker.
+    tls: {
+      initial: null,
+      attach() {},
+      async reload() {
+        for (const worker of slots.keys()) worker.process.kill('SIGHUP');
+        return true;
+      },
+      challengePort: null,
+      async stop() {},
+    },
+    stop() {
+      stopped ??= (async () => {
+        log.info({ workers: slots.size }, 'stopping: draining every worker');
+        await stopWorkers();
+        await prepared.stopEmbedded?.();
+        log.info('stopped');
+      })();
+      return stopped;
+    },
+  };
+}
