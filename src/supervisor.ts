@@ -7,6 +7,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import pino from 'pino';
+import { runsFromReleaseExecutable } from './bundled-files.ts';
 import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
@@ -14,8 +15,13 @@ import { loggerOptions } from './http/logger.ts';
 import { prepareDatabase, type RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
 
-/** `auto` is one worker per CPU the process may use (cgroup and affinity limits included). */
+/**
+ * `auto` is one worker per CPU the process may use (cgroup and affinity limits included). The release executable
+ * runs one process: node:cluster forks `process.argv[1]`, which a single executable application does not have as a
+ * script, so its workers exited before listening (test/packaging/release.test.ts); issue 26 keeps this open.
+ */
 export function workerCount(setting: Config['server']['workers']): number {
+  if (runsFromReleaseExecutable()) return 1;
   return setting === 'auto' ? availableParallelism() : setting;
 }
 
