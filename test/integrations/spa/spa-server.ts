@@ -1,25 +1,8 @@
-// Serves the oidc-client-ts test's single-page app from its own origin: main.ts bundled with Vite (its Rolldown
-// bundler), and one HTML page for every path that carries the Gatehouse issuer and client id.
+// Serves the oidc-client-ts test's single-page app from its own origin: main.ts bundled with Vite (test/sdk/bundle.ts), and one HTML page for every path that carries the Gatehouse issuer and client id.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
-import { build, type Rolldown } from 'vite';
-
-async function bundle(): Promise<string> {
-  const output = (await build({
-    configFile: false,
-    logLevel: 'silent',
-    build: {
-      write: false,
-      minify: false,
-      lib: { entry: new URL('./main.ts', import.meta.url).pathname, formats: ['es'], fileName: 'app' },
-    },
-  })) as Rolldown.RolldownOutput | Rolldown.RolldownOutput[];
-  const [first] = Array.isArray(output) ? output : [output];
-  const chunk = first?.output.find((o) => o.type === 'chunk');
-  if (chunk?.type !== 'chunk') throw new Error('the app did not bundle');
-  return chunk.code;
-}
+import { bundle } from '../../sdk/bundle.ts';
 
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
@@ -33,7 +16,7 @@ export interface SpaSettings {
  * read per page, so the client can be registered with the redirect URI this origin gives.
  */
 export async function startSpa(settings: () => SpaSettings): Promise<string> {
-  const script = await bundle();
+  const script = await bundle(new URL('./main.ts', import.meta.url).pathname, false);
   const page = () =>
     '<!doctype html><html><head><meta charset="utf-8"><title>SPA</title></head><body>' +
     `<script type="application/json" id="config">${escapeJson(settings())}</script>` +
