@@ -149,10 +149,13 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
     await page.goto(authorize.href);
     await page.waitForURL(/\/signin\?return_to=/);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.getByRole('heading', { name: 'Signed in' }).waitFor();
-    const [callback] = callbacks;
-    assert.equal(callback?.searchParams.get('state'), 'passkey-state-1');
-    assert.match(callback?.searchParams.get('code') ?? '', /^[A-Za-z0-9_-]{20,}$/);
+    // The address the browser landed on is what the relying party reads: wait for it rather than for a heading.
+    await page.waitForURL((url) => url.href.startsWith(redirectUri));
+    await page.getByRole('heading', { name: 'Signed in', exact: true }).waitFor();
+    const callback = new URL(page.url());
+    assert.equal(callback.searchParams.get('state'), 'passkey-state-1');
+    assert.match(callback.searchParams.get('code') ?? '', /^[A-Za-z0-9_-]{20,}$/);
+    assert.ok(callbacks.some((seen) => seen.searchParams.get('code') === callback.searchParams.get('code')));
     const [grant] = await t.sql`select amr, acr from oauth_authorization_codes order by created_at desc limit 1`;
     assert.deepEqual(grant?.amr, ['hwk', 'user']);
     assert.deepEqual(problems, []);
