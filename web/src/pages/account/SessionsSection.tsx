@@ -10,7 +10,12 @@ export function SessionsSection() {
   const list = useApi<{ sessions: SessionView[] }>('/account/sessions');
   const action = useAction();
   const revoke = async (id: string) => {
-    if (await action.run(() => api('POST', `/account/sessions/${encodeURIComponent(id)}/revoke`, {}))) list.reload();
+    // The route answers 204 (no body): success is that the request did not throw.
+    const ended = await action.run(async () => {
+      await api('POST', `/account/sessions/${encodeURIComponent(id)}/revoke`, {});
+      return true;
+    });
+    if (ended) list.reload();
   };
   const revokeOthers = async () => {
     if (await action.run(() => api('POST', '/account/sessions/revoke-others', {}))) list.reload();
