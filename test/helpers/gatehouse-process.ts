@@ -136,10 +136,11 @@ export async function startGatehouse(options: {
       throw new Error(`gatehouse serve exited with ${code} before listening: ${stderr}`);
     }),
     new Promise<never>((_, reject) => {
-      startTimer = setTimeout(
-        () => reject(new Error(`gatehouse serve did not listen in time: ${stderr}`)),
-        options.timeoutMs ?? 30_000,
-      );
+      // Generous: the bound only turns a hang into an error; a busy machine may take long to start a node.
+      startTimer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`gatehouse serve did not listen in time: ${stderr}`));
+      }, options.timeoutMs ?? 90_000);
     }),
   ]).finally(() => clearTimeout(startTimer));
   return {
