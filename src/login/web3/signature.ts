@@ -6,6 +6,7 @@
 //   EIP-6492-wrapped) is refused as unverifiable here rather than as wrong.
 import { createPublicClient, type Hex, http, isErc6492Signature, size, verifyMessage } from 'viem';
 import { GatehouseError } from '../../http/errors.ts';
+import { isChainUnreachable } from './chain-errors.ts';
 
 export interface SignatureCheck {
   chainId: number;
@@ -22,8 +23,12 @@ export async function checkWalletSignature(rpcUrls: ReadonlyMap<number, string>,
   const rpc = rpcUrls.get(input.chainId);
   if (rpc) {
     const client = createPublicClient({ transport: http(rpc, { timeout: RPC_TIMEOUT_MS, retryCount: 0 }) });
-    // A malformed signature, a reverting wallet or an unreachable node all end here: not proven, so refused.
-    const valid = await client.verifyMessage({ address, message, signature }).catch(() => false);
+    // A malformed signature or a reverting wallet ends here: not proven, so refused. A node that cannot be reached
+    // proves nothing either way, so that is said as it is (503) rather than blamed on the signature.
+    const valid = await client.verifyMessage({ address, message, signature }).catch((error: unknown) => {
+      if (isChainUnreachable(error)) throw new GatehouseError('chain_unavailable');
+      return false;
+    });
     if (!valid) throw new GatehouseError('wallet_signature_invalid');
     return;
   }
