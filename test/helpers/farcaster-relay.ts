@@ -60,6 +60,8 @@ export async function startRelayStandIn() {
 export interface AppSignIn {
   fid: number;
   custody: PrivateKeyAccount;
+  /** Signs instead of the custody key, while the message still names the custody address (a forged signature). */
+  signer?: PrivateKeyAccount;
   username?: string;
   displayName?: string;
   /** Changes the message's fields before signing (a foreign domain, another nonce...). */
@@ -94,7 +96,7 @@ export async function appSignsIn(relayUrl: string, deepLink: string, input: AppS
     })(),
   });
   if (built.isError) throw new Error(`message not built: ${built.error?.message}`);
-  const signature = await input.custody.signMessage({ message: built.message });
+  const signature = await (input.signer ?? input.custody).signMessage({ message: built.message });
   const done = await client.authenticate({
     channelToken: parsed.channelToken,
     authKey: 'app-key',

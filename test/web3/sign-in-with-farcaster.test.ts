@@ -235,6 +235,12 @@ describe('Sign In With Farcaster: refusals', () => {
     assertEnvelope(response, 400, 'farcaster_signature_invalid', NOT_CUSTODY);
   });
 
+  test('a signature by another key over a message naming the custody address is refused', async () => {
+    const who = await farcasterAccount();
+    const { response } = await signIn(t, { ...who, signer: key() });
+    assertEnvelope(response, 400, 'farcaster_signature_invalid', NOT_CUSTODY);
+  });
+
   test('an fid the registry does not know is refused', async () => {
     const { response } = await signIn(t, { fid: 987_654, custody: key() });
     assertEnvelope(response, 400, 'farcaster_signature_invalid', NOT_CUSTODY);
@@ -258,6 +264,19 @@ describe('Sign In With Farcaster: unreachable parts', () => {
     const who = await farcasterAccount();
     const started = await start(down);
     await appSignsIn(relay.url, started.url, who);
+    assertEnvelope(
+      await poll(down, started),
+      503,
+      'chain_unavailable',
+      'The blockchain node that checks this sign-in cannot be reached; retry later.',
+    );
+  });
+
+  test('a forged signature while the node cannot be reached also answers 503, not a signature error', async () => {
+    const down = await startTestApp({ config: withFarcaster({ rpc_url: `http://127.0.0.1:${await freePort()}` }) });
+    const who = await farcasterAccount();
+    const started = await start(down);
+    await appSignsIn(relay.url, started.url, { ...who, signer: key() });
     assertEnvelope(
       await poll(down, started),
       503,

@@ -6,7 +6,7 @@
 // identity rules in src/identity decide the rest. The relay is a courier, never a witness: nothing it says is
 // believed without the signature and the registry.
 import type { AppClient, StatusAPIResponse } from '@farcaster/auth-client';
-import type { Hex } from 'viem';
+import type { Hex, PublicClient } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
@@ -17,7 +17,7 @@ import {
 } from '../../identity/external-accounts.ts';
 import type { Sub } from '../../identity/ids.ts';
 import type { SessionStart } from '../../session/http.ts';
-import { isChainUnreachable } from './chain-errors.ts';
+import { assertChainReachable, isChainUnreachable } from './chain-errors.ts';
 import type { FarcasterDeps, RequestFacts } from './deps.ts';
 import { farcasterClient, relayCall } from './farcaster-relay.ts';
 import { consumeChannel, findOpenChannel, insertChannel, type OpenChannel } from './farcaster-store.ts';
@@ -135,7 +135,8 @@ async function verifiedFid(
   if (error?.errCode === 'bad_request.validation_failure')
     throw new GatehouseError('wallet_message_invalid', undefined, { cause: error });
   // The rest: the signature does not recover to the signer, or the signer is not the fid's custody address (an
-  // unknown fid has none).
+  // unknown fid has none); unless the node was unreachable, which viem reports as "not verified" too.
+  await assertChainReachable(client.ethereum.publicClient as PublicClient);
   throw new GatehouseError('farcaster_signature_invalid', undefined, { cause: error });
 }
 

@@ -6,7 +6,7 @@
 //   EIP-6492-wrapped) is refused as unverifiable here rather than as wrong.
 import { createPublicClient, type Hex, http, isErc6492Signature, size, verifyMessage } from 'viem';
 import { GatehouseError } from '../../http/errors.ts';
-import { isChainUnreachable } from './chain-errors.ts';
+import { assertChainReachable, isChainUnreachable } from './chain-errors.ts';
 
 export interface SignatureCheck {
   chainId: number;
@@ -26,11 +26,12 @@ export async function checkWalletSignature(rpcUrls: ReadonlyMap<number, string>,
     // A malformed signature or a reverting wallet ends here: not proven, so refused. A node that cannot be reached
     // proves nothing either way, so that is said as it is (503) rather than blamed on the signature.
     const valid = await client.verifyMessage({ address, message, signature }).catch((error: unknown) => {
-      if (isChainUnreachable(error)) throw new GatehouseError('chain_unavailable');
+      if (isChainUnreachable(error)) throw new GatehouseError('chain_unavailable', undefined, { cause: error });
       return false;
     });
-    if (!valid) throw new GatehouseError('wallet_signature_invalid');
-    return;
+    if (valid) return;
+    await assertChainReachable(client);
+    throw new GatehouseError('wallet_signature_invalid');
   }
   if (await verifyMessage({ address, message, signature }).catch(() => false)) return;
   const plainShape = /^0x[0-9a-fA-F]*$/.test(signature) && size(signature) === 65 && !isErc6492Signature(signature);
