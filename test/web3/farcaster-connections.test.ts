@@ -72,7 +72,7 @@ describe('POST /account/connections/farcaster/complete', () => {
       .connections;
     assert.deepEqual(
       connections.filter((c) => c.provider === 'farcaster').map((c) => [c.kind, c.label]),
-      [['web3', `@bob (fid ${who.fid})`]],
+      [['web3', `@bob, fid ${who.fid}`]],
     );
 
     const signedIn = await signWith(t, '/auth/web3/farcaster', who);

@@ -132,7 +132,7 @@ describe('Sign In With Farcaster: the relay flow', () => {
     assert.deepEqual(done.json(), { aal: 'aal1', amr: ['pop'], enrollment_required: false });
     assert.ok(cookieFrom(done, 'gatehouse_session'), 'a session cookie is set');
     const [method] = await methodsOf(fid);
-    assert.equal(method?.label, `@alice (fid ${fid})`);
+    assert.equal(method?.label, `@alice, fid ${fid}`);
     const [identity] = await t.sql<{ display_name: string }[]>`
       select display_name from identities where id = ${method?.identity_id ?? ''}`;
     assert.equal(identity?.display_name, 'Alice A.');

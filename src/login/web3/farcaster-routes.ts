@@ -42,7 +42,7 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
     setLoginCookie(reply, deps.issuer, cookie, LOGIN_TRANSACTION_SECONDS);
     // qrcode is loaded on first use, not at startup (several MB resident on every node; see login/local/routes.ts).
     const { default: QRCode } = await import('qrcode');
-    const qrSvg = await QRCode.toString(started.url, { type: 'svg', margin: 1 });
+    const qrSvg = await QRCode.toString(started.url, { type: 'svg', margin: 2 });
     return { channel: started.channel, url: started.url, qr_svg: qrSvg, expires_in: started.expiresIn };
   };
   app.post('/auth/web3/farcaster/start', { schema: { body: startBody }, onRequest: sameOrigin }, start('sign_in'));

@@ -186,7 +186,7 @@ async function finish(
 function accountOf(fid: number, profile: StatusAPIResponse): ExternalAccount {
   const sameFid = profile.fid === fid;
   const username = sameFid && profile.username ? profile.username : null;
-  const label = username ? `@${username} (fid ${fid})` : `fid ${fid}`;
+  const label = username ? `@${username}, fid ${fid}` : `fid ${fid}`;
   const displayName = (sameFid && profile.displayName?.trim()) || (username ? `@${username}` : `Farcaster ${fid}`);
   return { kind: 'web3', provider: PROVIDER, subject: `farcaster:${fid}`, label, displayName, email: null };
 }

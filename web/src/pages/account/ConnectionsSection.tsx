@@ -56,7 +56,7 @@ export function ConnectionsSection() {
                 </>
               ) : c.kind === 'web3' && c.provider === 'farcaster' ? (
                 <>
-                  {/* The label is the username and fid, e.g. "@alice (fid 1234)". */}
+                  {/* The label is the username and fid, e.g. "@alice, fid 1234". */}
                   <ProviderMark name="Farcaster" /> <strong>Farcaster</strong> ({c.label})
                 </>
               ) : c.kind === 'web3' ? (
