@@ -301,6 +301,14 @@ describe('Sign In With Farcaster: unreachable parts', () => {
     );
   });
 
+  test('a cross-site start or poll is refused with 403 csrf_rejected', async () => {
+    const foreign = { 'content-type': 'application/json', origin: 'https://evil.example' };
+    for (const url of ['/auth/web3/farcaster/start', '/auth/web3/farcaster/complete']) {
+      const response = await t.app.inject({ method: 'POST', url, headers: foreign, payload: { channel: 'ab' } });
+      assertEnvelope(response, 403, 'csrf_rejected', 'The request came from another origin');
+    }
+  });
+
   test('not enabled: start answers 404 provider_not_available', async () => {
     const off = await startTestApp({ config: withFarcaster({ enabled: false }) });
     const response = await off.app.inject({
