@@ -312,7 +312,7 @@ export const ConfigSchema = Type.Object(
             'https://relay.farcaster.xyz',
           ),
           rpc_url: text(
-            'http(s):// JSON-RPC URL of an OP Mainnet node (chain 10), where the Farcaster ID registry says which custody address owns each fid. The node is trusted to answer truthfully, so use your own or a provider you trust; `gatehouse doctor` checks that it answers eth_chainId 10.',
+            'http(s):// JSON-RPC URL of an OP Mainnet node (chain 10), where the Farcaster ID registry says which custody address owns each fid. The node is trusted to answer truthfully, so use your own or a provider you trust; `gatehouse doctor` checks that it answers eth_chainId 10 and holds the ID registry.',
             'https://mainnet.optimism.io',
           ),
           domain: text(
