@@ -38,6 +38,7 @@ import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
+import { farcasterRoutes } from './login/web3/farcaster-routes.ts';
 import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
@@ -223,6 +224,20 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       chainIds: config.providers.ethereum.chain_ids,
       rpcUrls: ethereumRpcUrls(config),
       statement: config.providers.ethereum.statement,
+      selfService: signInMethods(config).self_service,
+    },
+  });
+  await app.register(farcasterRoutes, {
+    sessions,
+    deps: {
+      sql: deps.sql,
+      audit: deps.audit,
+      clock: deps.clock,
+      issuer: config.server.issuer,
+      domain: config.providers.farcaster.domain || new URL(config.server.issuer).host,
+      enabled: providerState(config, 'farcaster').state === 'enabled',
+      relayUrl: config.providers.farcaster.relay_url,
+      rpcUrl: config.providers.farcaster.rpc_url,
       selfService: signInMethods(config).self_service,
     },
   });

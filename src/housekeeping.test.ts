@@ -91,6 +91,10 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
                       ${new Date(clock.now().getTime() - 1000)}),
                      ('nonce-live', 'c', 'ethereum', 'sign_in', 'm', ${clock.now()},
                       ${new Date(clock.now().getTime() + 300_000)})`;
+    await sql`insert into farcaster_channels (nonce, cookie_hash, channel_token, purpose, created_at, expires_at)
+              values ('channel-old', 'c', 't1', 'sign_in', ${clock.now()}, ${new Date(clock.now().getTime() - 1000)}),
+                     ('channel-live', 'c', 't2', 'sign_in', ${clock.now()},
+                      ${new Date(clock.now().getTime() + 300_000)})`;
     const report = await runHousekeeping(sql, clock.now());
     assert.deepEqual(report, {
       sessions: 2,
@@ -101,6 +105,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       federatedTransactions: 1,
       passkeyChallenges: 0,
       web3Messages: 1,
+      farcasterChannels: 1,
       usedJtis: 1,
       pushedRequests: 0,
       authorizationCodes: 0,
@@ -128,6 +133,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       federatedTransactions: 1,
       passkeyChallenges: 0,
       web3Messages: 1,
+      farcasterChannels: 1,
       usedJtis: 1,
       pushedRequests: 0,
       authorizationCodes: 0,

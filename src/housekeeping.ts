@@ -12,6 +12,7 @@ import { deleteEndedRequestWindows } from './http/store.ts';
 import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
+import { purgeExpiredFarcasterChannels } from './login/web3/farcaster-store.ts';
 import { purgeExpiredWeb3Messages } from './login/web3/store.ts';
 import { purgePushedRequests } from './oauth/pushed-request-store.ts';
 import { purgeOAuthRecords } from './oauth/retention.ts';
@@ -30,6 +31,7 @@ export interface HousekeepingReport {
   federatedTransactions: number;
   passkeyChallenges: number;
   web3Messages: number;
+  farcasterChannels: number;
   usedJtis: number;
   pushedRequests: number;
   authorizationCodes: number;
@@ -49,6 +51,8 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     passkeyChallenges: await deleteExpiredChallenges(sql, now),
     // An expired Sign-In with Ethereum message can no longer complete; its nonce is not reused (128 random bits).
     web3Messages: await purgeExpiredWeb3Messages(sql, now),
+    // Likewise an expired Farcaster channel: the relay forgets it too.
+    farcasterChannels: await purgeExpiredFarcasterChannels(sql, now),
     usedJtis: await purgeUsedJtis(sql, now),
     pushedRequests: await purgePushedRequests(sql, now),
     ...(await purgeOAuthRecords(sql, now)),

@@ -10,7 +10,7 @@ import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { gatewayChecks } from '../gateway/doctor-checks.ts';
 import { directoryChecks } from '../login/ldap/doctor-checks.ts';
-import { ethereumRpcChecks } from '../login/web3/doctor-checks.ts';
+import { ethereumRpcChecks, farcasterRpcChecks } from '../login/web3/doctor-checks.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
 import { withDatabase } from './database.ts';
@@ -45,12 +45,14 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     clock,
   });
   const ethereum = await ethereumRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
+  const farcaster = await farcasterRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
   return [
     ...checks,
     ...statusChecks(report),
     ...gatewayChecks(config),
     ...(await directoryChecks(config)),
     ...ethereum,
+    ...farcaster,
   ];
 }
 

@@ -71,6 +71,14 @@ describe('configuration file', () => {
     ],
     ['[providers.myspace]\nenabled = true', 'providers.myspace: unknown key'],
     [
+      '[providers.farcaster]\nenabled = true\nrpc_url = "ws://op.acme.dev"',
+      'providers.farcaster.rpc_url: must be an http:// or https:// URL',
+    ],
+    [
+      '[providers.farcaster]\ndomain = "https://id.acme.dev/signin"',
+      'providers.farcaster.domain: must be a host name, optionally with :port (no scheme or path)',
+    ],
+    [
       '[server]\nissuer = "https://id.acme.com"\n[tls]\nmode = "files"\ncert_file = "/c.pem"',
       'tls.key_file: is required when tls.mode is "files"',
     ],

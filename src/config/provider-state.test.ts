@@ -72,6 +72,17 @@ describe('providerState', () => {
     });
     const relay = makeConfig({ providers: { farcaster: { enabled: true, relay_url: 'https://relay.farcaster.xyz' } } });
     assert.deepEqual(providerState(relay, 'farcaster'), { state: 'enabled' });
+    const node = makeConfig({
+      providers: {
+        farcaster: { enabled: true, relay_url: 'https://relay.farcaster.xyz', rpc_url: 'https://example.com' },
+      },
+    });
+    assert.deepEqual(providerState(node, 'farcaster'), {
+      state: 'deferred',
+      cause: 'placeholder',
+      key: 'providers.farcaster.rpc_url',
+      reason: 'rpc_url is a placeholder host',
+    });
   });
 
   it('decides a generic OpenID Connect provider by the same rules, under providers.oidc.<id>', () => {

@@ -79,10 +79,15 @@ export function providerState(config: Config, id: ProviderId): ProviderState {
   if (!config.providers[id].enabled) return { state: 'off' };
   if (id === 'ethereum') return { state: 'enabled' };
   if (id === 'farcaster') {
-    const relay = hostOf(config.providers.farcaster.relay_url);
-    if (relay === null || !isPlaceholderHost(relay)) return { state: 'enabled' };
-    const key = 'providers.farcaster.relay_url';
-    return { state: 'deferred', cause: 'placeholder', key, reason: 'relay_url is a placeholder host' };
+    // Both the relay and the OP Mainnet node are needed: without the node no fid's custody address can be read.
+    for (const name of ['relay_url', 'rpc_url'] as const) {
+      const host = hostOf(config.providers.farcaster[name]);
+      if (host !== null && isPlaceholderHost(host)) {
+        const key = `providers.farcaster.${name}`;
+        return { state: 'deferred', cause: 'placeholder', key, reason: `${name} is a placeholder host` };
+      }
+    }
+    return { state: 'enabled' };
   }
   const apple = config.providers.apple;
   // Apple's JWT settings are judged after the client id (so a placeholder client id is reported as that).

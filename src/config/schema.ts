@@ -307,7 +307,18 @@ export const ConfigSchema = Type.Object(
         }),
         farcaster: section('Sign In With Farcaster.', {
           enabled: flag('Offer Farcaster sign-in.'),
-          relay_url: text('Farcaster auth relay URL.', 'https://relay.farcaster.xyz'),
+          relay_url: text(
+            'https:// base URL of the Farcaster auth relay (AuthKit protocol): the service opens a channel there, the Farcaster app completes it, and the service reads the signed message back from it. The relay is not trusted for the outcome: every message is verified here.',
+            'https://relay.farcaster.xyz',
+          ),
+          rpc_url: text(
+            'http(s):// JSON-RPC URL of an OP Mainnet node (chain 10), where the Farcaster ID registry says which custody address owns each fid. The node is trusted to answer truthfully, so use your own or a provider you trust; `gatehouse doctor` checks that it answers eth_chainId 10 and holds the ID registry.',
+            'https://mainnet.optimism.io',
+          ),
+          domain: text(
+            "The domain the Sign In With Farcaster message must name; empty means the issuer's host (with port), which is right unless a proxy shows the sign-in page under another host.",
+            '',
+          ),
         }),
       },
     ),

@@ -259,6 +259,12 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
   if (farcaster.state === 'deferred') deferred.push({ key: 'providers.farcaster', reason: farcaster.reason });
   else if (farcaster.state === 'enabled' && absoluteUrl(relay)?.protocol !== 'https:')
     problem('providers.farcaster.relay_url', 'must be an https:// URL');
+  const farcasterRpc = absoluteUrl(config.providers.farcaster.rpc_url);
+  if (farcaster.state === 'enabled' && farcasterRpc?.protocol !== 'https:' && farcasterRpc?.protocol !== 'http:')
+    problem('providers.farcaster.rpc_url', 'must be an http:// or https:// URL');
+  const domain = config.providers.farcaster.domain;
+  if (domain !== '' && !/^[a-z0-9.-]+(:[0-9]{1,5})?$/i.test(domain))
+    problem('providers.farcaster.domain', 'must be a host name, optionally with :port (no scheme or path)');
 }
 
 /**

@@ -108,6 +108,21 @@ export const errorCatalogue = {
     status: 400,
     description: 'The signature does not prove that this wallet signed the message.',
   },
+  farcaster_signature_invalid: {
+    status: 400,
+    description:
+      'The message was not signed by the custody address that the Farcaster ID registry holds for this Farcaster account.',
+  },
+  chain_unavailable: {
+    status: 503,
+    description: 'The blockchain node that checks this sign-in cannot be reached; retry later.',
+    expose: true,
+  },
+  farcaster_relay_unavailable: {
+    status: 503,
+    description: 'The Farcaster relay that carries this sign-in cannot be reached; retry later.',
+    expose: true,
+  },
 
   // oauth (RFC 6749, 6750, 7009, 7662 codes)
   invalid_client: { status: 401, description: 'Client authentication failed.' },

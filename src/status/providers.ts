@@ -37,12 +37,13 @@ const provider = (id: string, kind: ProviderStatus['kind'], state: ProviderState
 
 const ADVICE = {
   redirect: 'set real credentials (gatehouse config providers)',
-  web3: 'set a real relay URL',
+  web3: 'set a real relay and OP Mainnet node URL',
 } as const;
 
 function enabledDetail(config: Config, id: ProviderId): string {
   if (id === 'ethereum') return `chain ids ${config.providers.ethereum.chain_ids.join(', ')}`;
-  if (id === 'farcaster') return `relay ${config.providers.farcaster.relay_url}`;
+  if (id === 'farcaster')
+    return `relay ${config.providers.farcaster.relay_url}, OP Mainnet node ${config.providers.farcaster.rpc_url}`;
   return `client ${config.providers[id].client_id}`;
 }
 

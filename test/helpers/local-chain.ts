@@ -34,28 +34,30 @@ contract WalletFactory {
   }
 }`;
 
-interface Compiled {
+export interface Compiled {
   abi: Abi;
   evm: { bytecode: { object: string } };
 }
 
-function compile(): Record<'OwnedWallet' | 'WalletFactory', Compiled> {
+/** Compiles one Solidity source with solc-js and returns its contracts by name; a compile error throws. */
+export function compileSolidity(source: string): Record<string, Compiled> {
   const input = {
     language: 'Solidity',
-    sources: { 'Wallet.sol': { content: SOURCE } },
+    sources: { 'Source.sol': { content: source } },
     // Ganache 7 runs Shanghai at most: no Cancun opcodes.
     settings: { evmVersion: 'shanghai', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    contracts: { 'Wallet.sol': Record<'OwnedWallet' | 'WalletFactory', Compiled> };
+    contracts: { 'Source.sol': Record<string, Compiled> };
     errors?: { severity: string; formattedMessage: string }[];
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-  return output.contracts['Wallet.sol'];
+  return output.contracts['Source.sol'];
 }
 
-export async function startLocalChain(chainId = 1) {
+/** Ganache's JSON-RPC server on a free loopback port, closed after the file; one funded deployer (a viem account). */
+export async function startGanache(chainId: number) {
   const deployerKey = generatePrivateKey();
   const deployer = privateKeyToAccount(deployerKey);
   const server = ganache.server({
@@ -74,7 +76,12 @@ export async function startLocalChain(chainId = 1) {
   } as const;
   const publicClient = createPublicClient({ chain, transport: http(url) });
   const wallet = createWalletClient({ chain, transport: http(url), account: deployer });
-  const contracts = compile();
+  return { url, publicClient, wallet };
+}
+
+export async function startLocalChain(chainId = 1) {
+  const { url, publicClient, wallet } = await startGanache(chainId);
+  const contracts = compileSolidity(SOURCE) as Record<'OwnedWallet' | 'WalletFactory', Compiled>;
   const factoryAbi = contracts.WalletFactory.abi;
   const hash = await wallet.deployContract({
     abi: factoryAbi,

@@ -1,10 +1,12 @@
 // `gatehouse doctor` on providers.ethereum.rpc_urls: each node must answer eth_chainId with its configured chain
 // (checked against a local ganache chain); another chain's node or no answer fails; a placeholder host is not used.
+// providers.farcaster.rpc_url: chain 10 with the ID registry's code at its address, else a failure saying which.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ethereumRpcChecks } from '../../src/login/web3/doctor-checks.ts';
+import { ethereumRpcChecks, farcasterRpcChecks } from '../../src/login/web3/doctor-checks.ts';
 import { freePort } from '../helpers/browser-app.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { startFarcasterChain } from '../helpers/farcaster-chain.ts';
 import { startLocalChain } from '../helpers/local-chain.ts';
 
 const chain = await startLocalChain(10);
@@ -56,5 +58,49 @@ describe('gatehouse doctor: Ethereum JSON-RPC nodes', () => {
 
   test('says nothing when Ethereum sign-in is off', async () => {
     assert.deepEqual(await ethereumRpcChecks(makeConfig(), 5000), []);
+  });
+});
+
+describe('gatehouse doctor: the Farcaster OP Mainnet node', async () => {
+  const farcasterChain = await startFarcasterChain();
+  const withNode = (rpcUrl: string) =>
+    makeConfig({
+      providers: { farcaster: { enabled: true, relay_url: 'https://relay.farcaster.xyz', rpc_url: rpcUrl } },
+    });
+
+  test('passes a chain-10 node holding the ID registry', async () => {
+    assert.deepEqual(await farcasterRpcChecks(withNode(farcasterChain.url), 5000), [
+      {
+        status: 'ok',
+        name: 'farcaster id registry',
+        detail: `${farcasterChain.url} answers eth_chainId 10 and holds the ID registry`,
+      },
+    ]);
+  });
+
+  test('fails a chain-10 node without the registry, a node of another chain, and one that does not answer', async () => {
+    assert.deepEqual(await farcasterRpcChecks(withNode(chain.url), 5000), [
+      {
+        status: 'fail',
+        name: 'farcaster id registry',
+        detail: `${chain.url} has no contract at the ID registry's address 0x00000000Fc6c5F01Fc30151999387Bb99A9f489b`,
+      },
+    ]);
+    const mainnet = await startLocalChain(1);
+    assert.deepEqual(await farcasterRpcChecks(withNode(mainnet.url), 5000), [
+      {
+        status: 'fail',
+        name: 'farcaster id registry',
+        detail: `${mainnet.url} answers eth_chainId 1, not 10 (OP Mainnet)`,
+      },
+    ]);
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const [down] = await farcasterRpcChecks(withNode(closed), 5000);
+    assert.equal(down?.status, 'fail');
+    assert.match(down?.detail ?? '', new RegExp(`^${closed} did not answer: `));
+  });
+
+  test('says nothing when Farcaster sign-in is off', async () => {
+    assert.deepEqual(await farcasterRpcChecks(makeConfig(), 5000), []);
   });
 });

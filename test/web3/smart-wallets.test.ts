@@ -2,6 +2,7 @@
 // providers.ethereum.rpc_urls: a deployed EIP-1271 wallet signs in when its owner signed and is refused otherwise;
 // an undeployed wallet signs in with an EIP-6492-wrapped signature (and stays undeployed). Without a JSON-RPC URL
 // for the chain, a smart wallet's signature is refused with a sentence saying why, while plain accounts still work.
+// A node that cannot be reached answers 503 chain_unavailable for a smart wallet (plain accounts need no node).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
@@ -9,6 +10,7 @@ import { encodeFunctionData, type Hex, keccak256, serializeErc6492Signature, toH
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { cookieFrom, JSON_HEADERS } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/browser-app.ts';
 import { startLocalChain } from '../helpers/local-chain.ts';
 import { startMailbox } from '../helpers/mailbox.ts';
 
@@ -148,5 +150,30 @@ describe('POST /auth/web3/ethereum/complete: no JSON-RPC URL for the chain', () 
   test('a plain account still signs in', async () => {
     const key = owner();
     assert.equal((await signIn(noRpc, key.address, byOwner(key))).statusCode, 200);
+  });
+});
+
+describe('POST /auth/web3/ethereum/complete: the JSON-RPC node cannot be reached', async () => {
+  // A port that was free a moment ago and is closed now: every request to it is refused.
+  const down = await startTestApp({
+    config: withEthereum([{ chain_id: 1, url: `http://127.0.0.1:${await freePort()}` }]),
+  });
+
+  test("a contract wallet's signature answers 503 chain_unavailable, not wallet_signature_invalid", async () => {
+    const key = owner();
+    const wallet = await chain.deployWallet(key.address, salt('node-down'));
+    const response = await signIn(down, wallet, byOwner(key));
+    assert.equal(response.statusCode, 503, response.body);
+    assert.deepEqual(response.json(), {
+      error: 'chain_unavailable',
+      error_description: 'The blockchain node that checks this sign-in cannot be reached; retry later.',
+      request_id: response.headers['x-request-id'],
+    });
+    assert.equal(await methodCount(down, wallet), 0);
+  });
+
+  test('a plain account still signs in: its signature needs no node', async () => {
+    const key = owner();
+    assert.equal((await signIn(down, key.address, byOwner(key))).statusCode, 200);
   });
 });

@@ -13,7 +13,7 @@ export interface OfferedProvider {
   name: string;
   kind: 'redirect' | 'web3';
   /**
-   * Where the browser goes to start (a redirect provider), or the JSON start route the page POSTs to (Ethereum);
+   * Where the browser goes to start (a redirect provider), or the JSON start route the page POSTs to (web3);
    * null while this version has no flow for the provider.
    */
   start_url: string | null;
@@ -37,10 +37,10 @@ const NAMES: Record<ProviderId, string> = {
   farcaster: 'Farcaster',
 };
 
-/** Farcaster has no flow in this version. */
-const WEB3_START: Record<(typeof WEB3_PROVIDERS)[number], string | null> = {
+/** Both web3 providers start with a JSON POST from the page, not a navigation. */
+const WEB3_START: Record<(typeof WEB3_PROVIDERS)[number], string> = {
   ethereum: '/auth/web3/ethereum/start',
-  farcaster: null,
+  farcaster: '/auth/web3/farcaster/start',
 };
 
 const startUrl = (id: string) => `/auth/federated/start?provider=${encodeURIComponent(id)}`;
@@ -56,7 +56,7 @@ export function signInMethods(config: Config): SignInMethods {
   const generic = config.providers.oidc
     .filter((p) => genericProviderState(config, p.id).state === 'enabled')
     .map((p): OfferedProvider => ({ id: p.id, name: p.name, kind: 'redirect', start_url: startUrl(p.id) }));
-  // Ethereum starts with a JSON POST from the page (the wallet signs in the browser), not a navigation.
+  // Web3 starts with a JSON POST from the page (the wallet or the Farcaster app signs), not a navigation.
   const web3 = WEB3_PROVIDERS.filter(offered).map(
     (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: WEB3_START[id] }),
   );

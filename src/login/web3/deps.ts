@@ -25,3 +25,22 @@ export interface RequestFacts {
   clientIp: string;
   requestId: string;
 }
+
+/** What Sign In With Farcaster needs, passed in from app.ts. */
+export interface FarcasterDeps {
+  sql: Sql;
+  audit: Audit;
+  clock: Clock;
+  /** The issuer: the message's `uri`. */
+  issuer: string;
+  /** The domain the message must name (providers.farcaster.domain, else the issuer's host). */
+  domain: string;
+  /** Offered (enabled and not deferred). Off, every route answers provider_not_available. */
+  enabled: boolean;
+  /** The AuthKit relay's base URL. */
+  relayUrl: string;
+  /** The OP Mainnet JSON-RPC node that answers the ID registry. */
+  rpcUrl: string;
+  /** An unknown Farcaster account may create an identity (self-service sign-up open). */
+  selfService: boolean;
+}

@@ -6,6 +6,7 @@
 //   EIP-6492-wrapped) is refused as unverifiable here rather than as wrong.
 import { createPublicClient, type Hex, http, isErc6492Signature, size, verifyMessage } from 'viem';
 import { GatehouseError } from '../../http/errors.ts';
+import { assertChainReachable, isChainUnreachable } from './chain-errors.ts';
 
 export interface SignatureCheck {
   chainId: number;
@@ -22,10 +23,15 @@ export async function checkWalletSignature(rpcUrls: ReadonlyMap<number, string>,
   const rpc = rpcUrls.get(input.chainId);
   if (rpc) {
     const client = createPublicClient({ transport: http(rpc, { timeout: RPC_TIMEOUT_MS, retryCount: 0 }) });
-    // A malformed signature, a reverting wallet or an unreachable node all end here: not proven, so refused.
-    const valid = await client.verifyMessage({ address, message, signature }).catch(() => false);
-    if (!valid) throw new GatehouseError('wallet_signature_invalid');
-    return;
+    // A malformed signature or a reverting wallet ends here: not proven, so refused. A node that cannot be reached
+    // proves nothing either way, so that is said as it is (503) rather than blamed on the signature.
+    const valid = await client.verifyMessage({ address, message, signature }).catch((error: unknown) => {
+      if (isChainUnreachable(error)) throw new GatehouseError('chain_unavailable', undefined, { cause: error });
+      return false;
+    });
+    if (valid) return;
+    await assertChainReachable(client);
+    throw new GatehouseError('wallet_signature_invalid');
   }
   if (await verifyMessage({ address, message, signature }).catch(() => false)) return;
   const plainShape = /^0x[0-9a-fA-F]*$/.test(signature) && size(signature) === 65 && !isErc6492Signature(signature);

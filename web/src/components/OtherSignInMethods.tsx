@@ -1,11 +1,12 @@
 import type { SignInMethods } from '../hooks/use-sign-in-methods.ts';
 import { EthereumButton } from './EthereumButton.tsx';
+import { FarcasterButton } from './FarcasterButton.tsx';
 import { ProviderMark } from './ProviderMark.tsx';
 
 /**
  * A button per other sign-in method the service offers, shown only when there is one. A redirect provider's button
- * navigates to its start path; Ethereum's signs with a wallet in the page. A method whose flow has no start path yet
- * (Farcaster) is left out rather than shown as a button that cannot work.
+ * navigates to its start path; Ethereum's signs with a wallet in the page; Farcaster's shows a QR code and waits for
+ * the Farcaster app. A method whose flow has no start path is left out rather than shown as a button that cannot work.
  */
 export function OtherSignInMethods({
   methods,
@@ -20,6 +21,7 @@ export function OtherSignInMethods({
   if (startable.length === 0) return null;
   const redirect = startable.filter((p) => p.kind === 'redirect');
   const ethereum = startable.some((p) => p.id === 'ethereum');
+  const farcaster = startable.some((p) => p.id === 'farcaster');
   const withReturn = (url: string) => `${url}&return_to=${encodeURIComponent(returnTo)}`;
   return (
     <section class="other-methods" aria-labelledby="other-methods-heading">
@@ -39,6 +41,15 @@ export function OtherSignInMethods({
             <EthereumButton
               base="/auth/web3/ethereum"
               label={(wallet, several) => (several ? `Sign in with Ethereum (${wallet})` : 'Sign in with Ethereum')}
+              done={() => location.assign(returnTo)}
+            />
+          </li>
+        )}
+        {farcaster && (
+          <li>
+            <FarcasterButton
+              base="/auth/web3/farcaster"
+              label="Sign in with Farcaster"
               done={() => location.assign(returnTo)}
             />
           </li>

@@ -1,6 +1,7 @@
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { EthereumButton } from '../../components/EthereumButton.tsx';
+import { FarcasterButton } from '../../components/FarcasterButton.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { ProviderMark } from '../../components/ProviderMark.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
@@ -34,6 +35,7 @@ export function ConnectionsSection() {
   const linked = new Set(list.data?.connections.filter((c) => c.kind === 'federated').map((c) => c.provider));
   const linkable = redirect.filter((p) => !linked.has(p.id));
   const ethereum = (methods?.providers ?? []).some((p) => p.id === 'ethereum' && p.start_url !== null);
+  const farcaster = (methods?.providers ?? []).some((p) => p.id === 'farcaster' && p.start_url !== null);
   return (
     <section aria-labelledby="connections-heading">
       <h2 id="connections-heading">Ways to sign in</h2>
@@ -51,6 +53,11 @@ export function ConnectionsSection() {
                 <>
                   <ProviderMark name={nameOf(c.provider)} /> <strong>{nameOf(c.provider)}</strong>
                   {c.label && ` (${c.label})`}
+                </>
+              ) : c.kind === 'web3' && c.provider === 'farcaster' ? (
+                <>
+                  {/* The label is the username and fid, e.g. "@alice, fid 1234". */}
+                  <ProviderMark name="Farcaster" /> <strong>Farcaster</strong> ({c.label})
                 </>
               ) : c.kind === 'web3' ? (
                 <>
@@ -85,6 +92,11 @@ export function ConnectionsSection() {
             label={(wallet, several) => (several ? `Add an Ethereum wallet (${wallet})` : 'Add an Ethereum wallet')}
             done={list.reload}
           />
+        </div>
+      )}
+      {list.data && farcaster && (
+        <div class="other-methods">
+          <FarcasterButton base="/account/connections/farcaster" label="Add a Farcaster account" done={list.reload} />
         </div>
       )}
       {list.data && linkable.length > 0 && (
