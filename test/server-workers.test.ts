@@ -18,7 +18,7 @@ const workerListening = (r: LogRecord) => r.msg === 'worker listening';
 const accessLine = (r: LogRecord) => typeof r.status === 'number' && r.path === '/health/ready';
 
 /** GET /health/ready until both given workers have answered one (each on a fresh connection), with a deadline. */
-async function untilAnsweredBy(node: GatehouseProcess, pids: number[], deadlineMs = 10_000): Promise<void> {
+async function untilAnsweredBy(node: GatehouseProcess, pids: number[], deadlineMs = 30_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     const response = await fetch(`${node.url}/health/ready`, { headers: { connection: 'close' } });

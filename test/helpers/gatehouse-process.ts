@@ -110,7 +110,7 @@ export async function startGatehouse(options: {
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  const waitForLog = (match: (record: LogRecord) => boolean, timeoutMs = 15_000) => {
+  const waitForLog = (match: (record: LogRecord) => boolean, timeoutMs = 60_000) => {
     const found = logs.find(match);
     if (found) return Promise.resolve(found);
     return new Promise<LogRecord>((resolve, reject) => {
