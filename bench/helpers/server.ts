@@ -59,7 +59,10 @@ export interface BenchServer {
   sql: Sql;
   /** Resident set size of the server process, from /proc. */
   rssMegabytes(): number;
-  /** CPU time the server process has used so far (user + system, all threads), from /proc. */
+  /**
+   * CPU time the server has used so far (user + system, all threads), from /proc: the process and its descendants,
+   * since with server.workers above 1 the process is a supervisor and its workers answer the requests.
+   */
   cpuSeconds(): number;
   stop(): Promise<void>;
 }
@@ -68,6 +71,35 @@ export interface BenchServer {
 export function processCpuSeconds(pid: number): number {
   const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A process and its live descendants, from /proc/PID/task/TID/children (Linux 3.5+). */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i += 1) {
+    const current = tree[i] as number;
+    try {
+      for (const task of readdirSync(`/proc/${current}/task`))
+        for (const child of readFileSync(`/proc/${current}/task/${task}/children`, 'utf8').split(' '))
+          if (child.trim() !== '') tree.push(Number(child));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return tree;
+}
+
+/** CPU seconds used so far by a process and its live descendants (a supervisor and its workers). */
+export function processTreeCpuSeconds(pid: number): number {
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      total += processCpuSeconds(member);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 /**
@@ -180,7 +212,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ben
     secrets,
     sql: database.sql,
     rssMegabytes: () => processRssMegabytes(pid),
-    cpuSeconds: () => processCpuSeconds(pid),
+    cpuSeconds: () => processTreeCpuSeconds(pid),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -376,7 +376,7 @@ export const ConfigSchema = Type.Object(
         minimum: 0,
         maximum: 300,
         description:
-          "Longest a node answers introspection and userinfo from its cached token state (grant or client still live, access token not revoked, identity active and its profile claims) instead of reading PostgreSQL. Every change to that state sends a NOTIFY in its own transaction and every node drops the entry as soon as the notification arrives, and the cache is bypassed whenever the node's LISTEN connection is down, so this is the bound on staleness only if a notification is delayed or a dead connection goes unnoticed: a revoked token may then be accepted this long. 0 disables the cache (one database round trip per request).",
+          "Longest a node answers introspection, userinfo and the gateway from its cached token state (grant or client still live, access token not revoked, identity active and its profile claims; for the gateway, a person's roles and IAL) instead of reading PostgreSQL. Every change to that state sends a NOTIFY in its own transaction and every node drops the entry as soon as the notification arrives, and the cache is bypassed whenever the node's LISTEN connection is down, so this is the bound on staleness only if a notification is delayed or a dead connection goes unnoticed: a revoked token may then be accepted this long. 0 disables the cache (one database round trip per request).",
       }),
     }),
     dpop: section('DPoP sender-constrained tokens (RFC 9449).', {

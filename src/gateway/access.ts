@@ -1,18 +1,18 @@
 // Whether a bearer access token satisfies a route policy (SPEC.md Authentication 8-9, docs/gateway.md "Checks"):
 // the token is one of ours and live (the OAuth module's verifier and token state, shared with introspection, so a
 // revocation on any node reaches this one through the same NOTIFY-invalidated cache), then audience, scope, roles in
-// auth.organization_id and assurance. A client-credentials token has no person behind it, so it never satisfies a
-// policy that requires roles or an assurance level.
+// auth.organization_id and assurance (member-facts.ts, cached the same way). A client-credentials token has no
+// person behind it, so it never satisfies a policy that requires roles or an assurance level.
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
-import { findIdentity, findMembershipRoles } from '../identity/store.ts';
 import { presentedToken } from '../oauth/bearer.ts';
 import { checkSenderConstraint, type DpopDeps } from '../oauth/dpop.ts';
 import { InsufficientScope, InvalidToken } from '../oauth/errors.ts';
 import { isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from '../oauth/tokens.ts';
+import { findActiveMemberFacts } from './member-facts.ts';
 import type { RoutePolicy } from './route-table.ts';
 
 export interface AccessDeps {
@@ -124,15 +124,10 @@ export async function authorizeRequest(
       );
     return { ...principal, roles: NO_ROLES };
   }
-  // Read on every request, never cached: a role taken away must stop working at once (docs/decisions.md "Gateway
-  // reads roles per request").
-  const sub = claims.sub as Sub;
-  const [identity, roles] = await Promise.all([
-    findIdentity(deps.sql, sub),
-    findMembershipRoles(deps.sql, deps.organizationId, sub),
-  ]);
-  if (identity?.state !== 'active') throw new InvalidToken();
-  checkRoles(policy, roles ?? NO_ROLES);
-  checkAssurance(policy, identity.assurance, claims);
-  return { ...principal, roles: roles ?? NO_ROLES };
+  // From the node's cache, which a change to the identity or its memberships invalidates on every node (NOTIFY).
+  const facts = await findActiveMemberFacts(deps, claims.sub as Sub);
+  if (!facts) throw new InvalidToken();
+  checkRoles(policy, facts.roles);
+  checkAssurance(policy, facts.assurance, claims);
+  return { ...principal, roles: facts.roles };
 }

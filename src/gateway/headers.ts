@@ -22,8 +22,19 @@ const HOP_BY_HOP = new Set([
 /** Cookie names Gatehouse sets on its own origin (session/cookie.ts, login/local/login-cookie.ts). */
 const OWN_COOKIE = /^(?:__Host-)?gatehouse_/;
 
-const listedInConnection = (value: unknown) =>
-  typeof value === 'string' ? value.split(',').map((name) => name.trim().toLowerCase()) : [];
+/**
+ * The header names a Connection header lists besides the usual keep-alive/close (which are hop-by-hop anyway), or
+ * null when there are none: the usual case, which then costs no allocation.
+ */
+function listedInConnection(value: unknown): Set<string> | null {
+  if (typeof value !== 'string') return null;
+  const lower = value.toLowerCase();
+  if (lower === 'keep-alive' || lower === 'close') return null;
+  return new Set(lower.split(',').map((name) => name.trim()));
+}
+
+/** Hop-by-hop by RFC 9110 §7.6.1, or named by this message's Connection header. */
+const isHopByHop = (name: string, listed: Set<string> | null) => HOP_BY_HOP.has(name) || listed?.has(name) === true;
 
 function withoutOwnCookies(cookie: string): string {
   return cookie
@@ -43,10 +54,12 @@ export interface ForwardContext {
 }
 
 export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: ForwardContext): OutgoingHttpHeaders {
-  const dropped = new Set(listedInConnection(incoming.connection));
+  const listed = listedInConnection(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
+  // Own keys only (a polluted prototype must not add headers), without an [name, value] array per header.
+  for (const name of Object.keys(incoming)) {
+    const value = incoming[name];
+    if (value === undefined || isHopByHop(name, listed)) continue;
     if (name.startsWith('x-gatehouse-') || name.startsWith('x-forwarded-') || name === 'forwarded') continue;
     if (name === 'cookie') {
       const kept = withoutOwnCookies(Array.isArray(value) ? value.join('; ') : value);
@@ -74,10 +87,11 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: F
 const setsOwnCookie = (value: string) => OWN_COOKIE.test(value.slice(0, Math.max(0, value.indexOf('='))).trim());
 
 export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const dropped = new Set(listedInConnection(incoming.connection));
+  const listed = listedInConnection(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
+  for (const name of Object.keys(incoming)) {
+    const value = incoming[name];
+    if (value === undefined || isHopByHop(name, listed)) continue;
     if (name === 'set-cookie') {
       const kept = (Array.isArray(value) ? value : [value]).filter((cookie) => !setsOwnCookie(cookie));
       if (kept.length > 0) headers[name] = kept;

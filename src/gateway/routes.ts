@@ -2,7 +2,7 @@
 // route policy, checked, and streamed to the upstream with @fastify/reply-from (undici, pooled keep-alive). Its own
 // body parser hands the request stream through untouched; WebSocket handshakes go through upgrade.ts.
 import type { IncomingHttpHeaders } from 'node:http';
-import replyFrom from '@fastify/reply-from';
+import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_METHODS } from '../config/schema.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
@@ -11,6 +11,13 @@ import { BodyTooLarge, limitedBody } from './body-limit.ts';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
 import { gatewayPath } from './request-path.ts';
 import { matchRoute, type RouteTable } from './route-table.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who a gateway request is forwarded as (null on unprotected routes), set once the request is allowed. */
+    gatewayPrincipal: Principal | null;
+  }
+}
 
 export interface GatewayUpstream {
   /** e.g. http://127.0.0.1:18080 */
@@ -106,17 +113,27 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
     reply.send(new GatehouseError(code, undefined, { cause: error }));
   };
 
+  // One options object for every request (no closures per request): what differs per request, the principal, is
+  // read back from the request.
+  const fromOptions: FastifyReplyFromHooks = {
+    rewriteRequestHeaders: (request, headers) =>
+      upstreamRequestHeaders(headers as IncomingHttpHeaders, {
+        clientIp: request.clientIp,
+        requestId: request.id,
+        principal: request.gatewayPrincipal,
+      }) as IncomingHttpHeaders,
+    rewriteHeaders: (headers) => downstreamResponseHeaders(headers as IncomingHttpHeaders) as IncomingHttpHeaders,
+    onError,
+    // Never retried: reply-from would repeat a GET answered 503 up to ten times, holding the client meanwhile; the
+    // upstream's answer, 503 and Retry-After included, is the client's to act on.
+    retryDelay: () => null,
+  };
+  app.decorateRequest('gatewayPrincipal', null);
+
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { forwardPath, principal } = await decide(deps, request.method, request.url, request.headers);
-    const context = { clientIp: request.clientIp, requestId: request.id, principal };
-    return reply.from(forwardPath, {
-      rewriteRequestHeaders: (_request, headers) => upstreamRequestHeaders(headers, context) as IncomingHttpHeaders,
-      rewriteHeaders: (headers) => downstreamResponseHeaders(headers) as IncomingHttpHeaders,
-      onError,
-      // Never retried: reply-from would repeat a GET answered 503 up to ten times, holding the client meanwhile; the
-      // upstream's answer, 503 and Retry-After included, is the client's to act on.
-      retryDelay: () => null,
-    });
+    request.gatewayPrincipal = principal;
+    return reply.from(forwardPath, fromOptions);
   };
   const prefix = deps.routePrefix.replace(/\/$/, '');
   for (const url of [prefix, `${prefix}/*`])

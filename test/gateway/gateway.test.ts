@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import type { Sub } from '../../src/identity/ids.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { tokenStateSynced } from '../helpers/token-state.ts';
 import { assertRefusal, ISSUER, json, startGatewaySuite } from './suite.ts';
 
 describe('gateway: requests under gateway.route_prefix', async () => {
@@ -95,10 +96,12 @@ describe('gateway: requests under gateway.route_prefix', async () => {
     assertRefusal(r, 403, 'insufficient_role', 'This route requires one of these roles: admin');
   });
 
-  test('an admin reaches the admin policy, and losing the role refuses the very next request', async () => {
+  test('an admin reaches the admin policy, and losing the role refuses the next request after its NOTIFY', async () => {
     const { sub, tokens } = await person({ roles: ['admin'] });
     assert.equal((await get('/app/p/api/admin/users', tokens.access_token)).statusCode, 200);
     await sql`update memberships set roles = ${['member']} where identity_id = ${sub as Sub}`;
+    // The node's cached roles go when the change's notification arrives (member-changes.test.ts: across nodes).
+    await tokenStateSynced(t);
     const r = await notForwarded(() => get('/app/p/api/admin/users', tokens.access_token));
     assertRefusal(r, 403, 'insufficient_role', 'This route requires one of these roles: admin');
   });
