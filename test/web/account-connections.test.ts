@@ -31,7 +31,7 @@ describe('GET /settings: ways to sign in (Chromium)', () => {
     await page.waitForURL(`${down.url}/settings`);
     const linked = section.locator('ul.connections li', { hasText: 'Corp SSO' });
     await linked.waitFor();
-    assert.match(await linked.innerText(), /Corp SSO \(barbara@corp\.dev\)/);
+    assert.match((await linked.textContent()) ?? '', /Corp SSO \(barbara@corp\.dev\)/);
     assert.equal(await section.getByRole('link', { name: 'Add sign-in with Corp SSO' }).count(), 0);
     await screenshot('account-connections-linked');
     const [row] = await down.sql`select identity_id from sign_in_methods where provider = 'corp'`;
