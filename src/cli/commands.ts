@@ -12,6 +12,8 @@ export const commands: Record<string, () => Promise<Command>> = {
   config: async () => (await import('./config.ts')).configCommand,
   owner: async () => (await import('./owner.ts')).ownerCommand,
   keys: async () => (await import('./keys.ts')).keysCommand,
+  backup: async () => (await import('./backup.ts')).backupCommand,
+  restore: async () => (await import('./restore.ts')).restoreCommand,
   help: async () => helpCommand,
 };
 

@@ -6,6 +6,7 @@ import { SecretFileError } from '../crypto/secret-files.ts';
 import { EmbeddedDatabaseError } from '../db/embedded.ts';
 import { MigrationError } from '../db/migrate.ts';
 import { ListenError } from '../http/listen.ts';
+import { OperationRefused } from '../operations/errors.ts';
 import { UsageError } from './args.ts';
 import { NoInstanceError } from './development-instance.ts';
 
@@ -50,6 +51,7 @@ export function describeFailure(error: unknown): Failure | null {
     error instanceof NoInstanceError
   )
     return { message: error.message, exitCode: EXIT_CONFIG };
+  if (error instanceof OperationRefused) return { message: error.message, exitCode: 1 };
   if (error instanceof EmbeddedDatabaseError || error instanceof ListenError)
     return { message: error.message, exitCode: EXIT_UNAVAILABLE };
   const database = databaseFailure(error);
