@@ -14,6 +14,7 @@ export const commands: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./keys.ts')).keysCommand,
   backup: async () => (await import('./backup.ts')).backupCommand,
   restore: async () => (await import('./restore.ts')).restoreCommand,
+  users: async () => (await import('./users.ts')).usersCommand,
   help: async () => helpCommand,
 };
 

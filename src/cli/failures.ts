@@ -1,10 +1,12 @@
 // What a command that cannot run says: one line naming the reason and what to do, and an exit status from
-// sysexits.h (64 usage, 69 something needed is unavailable, 78 configuration). Anything else is a bug: main prints
+// sysexits.h (64 usage, 65 input the admin API would refuse, 69 something needed is unavailable, 78 configuration),
+// or 1 for an operation that refuses to go on (src/operations/errors.ts). Anything else is a bug: main prints
 // its stack and exits 1.
 import { ConfigError } from '../config/errors.ts';
 import { SecretFileError } from '../crypto/secret-files.ts';
 import { EmbeddedDatabaseError } from '../db/embedded.ts';
 import { MigrationError } from '../db/migrate.ts';
+import { GatehouseError } from '../http/errors.ts';
 import { ListenError } from '../http/listen.ts';
 import { OperationRefused } from '../operations/errors.ts';
 import { UsageError } from './args.ts';
@@ -12,6 +14,7 @@ import { NoInstanceError } from './development-instance.ts';
 
 export const EXIT_USAGE = 64;
 export const EXIT_UNAVAILABLE = 69;
+export const EXIT_DATA = 65;
 export const EXIT_CONFIG = 78;
 
 export interface Failure {
@@ -52,6 +55,9 @@ export function describeFailure(error: unknown): Failure | null {
   )
     return { message: error.message, exitCode: EXIT_CONFIG };
   if (error instanceof OperationRefused) return { message: error.message, exitCode: 1 };
+  // What the admin API would answer with a 4xx (users, import): its code and description, the input is at fault.
+  if (error instanceof GatehouseError && error.status < 500)
+    return { message: `${error.code}: ${error.message}`, exitCode: EXIT_DATA };
   if (error instanceof EmbeddedDatabaseError || error instanceof ListenError)
     return { message: error.message, exitCode: EXIT_UNAVAILABLE };
   const database = databaseFailure(error);
