@@ -13,7 +13,9 @@ const dotted = (pointer: string) =>
     .join('');
 
 export function schemaProblems(schema: TSchema, value: unknown, context: string): FieldProblem[] {
-  return [...Value.Errors(schema, value)].flatMap((error) => {
+  // TypeBox reports an unknown field twice: as the false schema it met and as additionalProperties; keep the second.
+  const errors = [...Value.Errors(schema, value)].filter((e) => e.keyword !== 'boolean');
+  return errors.flatMap((error) => {
     const base = `${context}${dotted(error.instancePath)}`;
     const params = error.params as Record<string, unknown>;
     if (error.keyword === 'required')
