@@ -15,6 +15,8 @@ export const commands: Record<string, () => Promise<Command>> = {
   backup: async () => (await import('./backup.ts')).backupCommand,
   restore: async () => (await import('./restore.ts')).restoreCommand,
   users: async () => (await import('./users.ts')).usersCommand,
+  update: async () => (await import('./update.ts')).updateCommand,
+  upgrade: async () => (await import('./update.ts')).upgradeCommand,
   export: async () => (await import('./registry.ts')).exportCommand,
   import: async () => (await import('./registry.ts')).importCommand,
   help: async () => helpCommand,
