@@ -125,7 +125,15 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     const schema = matchSchema(manifest.database.migrations, options.migrations);
     if (schema.kind !== 'same' && !options.force)
       throw new OperationRefused(`${describeMismatch(schema)}; nothing was restored`);
-    const loaded = await loadDatabase(options.sql, stage, manifest, progress);
+    const loaded = await loadDatabase(options.sql, stage, manifest, progress).catch((error: { code?: string }) => {
+      // insufficient_privilege: replacing the schema needs its owner (or the database's).
+      if (error.code === '42501')
+        throw new OperationRefused(
+          `the database user may not replace the schema (${(error as Error).message}): restore as the database's owner; nothing was restored`,
+          { cause: error },
+        );
+      throw error;
+    });
     const migratedForward = schema.kind === 'older' ? await migrate(options.sql, options.migrations) : [];
 
     mkdirSync(path.dirname(options.secretsDir), { recursive: true });

@@ -19,6 +19,7 @@ import {
   unpackBundle,
 } from './release-install.ts';
 import { latestVersion, releaseReader, verifiedBundle } from './release-source.ts';
+import { getLocalJson } from './service-probe.ts';
 
 const run = promisify(execFile);
 const UNIT = 'gatehouse.service';
@@ -32,6 +33,8 @@ export interface UpgradeOptions {
   root: string;
   arch: string;
   configFile: string;
+  /** --database-url given to the command, passed on to the new release's migrate. */
+  databaseUrl?: string | undefined;
   sql: Executor;
   /** The service's readiness URL (GET /health/ready answers {"status":"ok"}). */
   healthUrl: string;
@@ -77,15 +80,9 @@ async function assertSchemaNotOlder(sql: Executor, dir: string, version: string,
 async function healthy(url: string, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url, {
-        signal: AbortSignal.timeout(Math.max(1, Math.min(2000, deadline - Date.now()))),
-      });
-      const body = (await response.json().catch(() => null)) as { status?: string } | null;
-      if (response.ok && body?.status === 'ok') return true;
-    } catch {
-      // Not listening yet: ask again.
-    }
+    const answer = await getLocalJson(url, Math.max(1, Math.min(2000, deadline - Date.now()))).catch(() => null);
+    if (answer?.status === 200 && (answer.body as { status?: string } | null)?.status === 'ok') return true;
+    // Not listening yet, or not ready: ask again shortly.
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return false;
@@ -128,7 +125,9 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeResult> {
 
   let migrated: string;
   try {
-    const { stdout } = await run(path.join(dir, 'bin/gatehouse'), ['migrate', '--config', options.configFile], { env });
+    const args = ['migrate', '--config', options.configFile];
+    if (options.databaseUrl) args.push('--database-url', options.databaseUrl);
+    const { stdout } = await run(path.join(dir, 'bin/gatehouse'), args, { env });
     migrated = stdout.trim();
   } catch (error) {
     const e = error as { stderr?: string; stdout?: string; message: string };
