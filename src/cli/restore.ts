@@ -62,9 +62,7 @@ export async function runRestore(options: RestoreArgs): Promise<number> {
       `Restored the configuration to ${result.config.restored}` +
         (result.config.previous ? ` (the previous one is ${result.config.previous})` : ''),
     );
-  process.stdout.write(
-    `${lines.join('\n')}\nStart the service when ready: gatehouse start (or systemctl start gatehouse)\n`,
-  );
+  process.stdout.write(`${lines.join('\n')}\nStart the service when ready: systemctl start gatehouse\n`);
   return 0;
 }
 

@@ -116,7 +116,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   const running = await options.running();
   if (running)
     throw new OperationRefused(
-      `the service is running (${running}): stop it first (gatehouse stop, or systemctl stop gatehouse); nothing was restored`,
+      `the service is running (${running}): stop it first (systemctl stop gatehouse, or end the development instance); nothing was restored`,
     );
   const checksum = await verifyArchive(options.archive);
   const stage = mkdtempSync(path.join(tmpdir(), 'gatehouse-restore-'));

@@ -71,7 +71,7 @@ describe('gatehouse backup / restore commands', () => {
     assert.equal(running.code, 1);
     assert.equal(
       running.stderr,
-      `gatehouse restore: the service is running (http://127.0.0.1:${port}/health/live answers (HTTP 200)): stop it first (gatehouse stop, or systemctl stop gatehouse); nothing was restored\n`,
+      `gatehouse restore: the service is running (http://127.0.0.1:${port}/health/live answers (HTTP 200)): stop it first (systemctl stop gatehouse, or end the development instance); nothing was restored\n`,
     );
     await new Promise((resolve) => service.close(resolve));
 
