@@ -1,5 +1,9 @@
 // `gatehouse update` and `gatehouse upgrade --channel <channel>`: see src/operations/upgrade.ts.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Channel } from '../../packaging/build/release-layout.ts';
+import { readMigrations } from '../db/migrate.ts';
+import { createBackup } from '../operations/backup.ts';
 import { OperationRefused } from '../operations/errors.ts';
 import { CHANNELS } from '../operations/release-source.ts';
 import { localUrlOf } from '../operations/service-probe.ts';
@@ -10,6 +14,8 @@ import { loadCommandConfig } from './development-instance.ts';
 
 export interface UpdateArgs {
   channel: Channel | null;
+  /** Skip the backup taken before migrating (--no-backup). */
+  backup: boolean;
   from: string | undefined;
   root: string;
   healthTimeoutSeconds: number;
@@ -21,13 +27,15 @@ const FLAGS = {
   from: { type: 'string' },
   root: { type: 'string', default: '/' },
   'health-timeout': { type: 'string', default: '60' },
+  'no-backup': { type: 'boolean', default: false },
   config: { type: 'string' },
   'database-url': { type: 'string' },
 } as const;
 
-const COMMON = '[--from URL|DIR] [--root DIR] [--health-timeout SECONDS] [--config FILE]';
+const COMMON = '[--from URL|DIR] [--root DIR] [--health-timeout SECONDS] [--no-backup] [--config FILE]';
 
 function common(values: {
+  'no-backup'?: boolean;
   from?: string;
   root?: string;
   'health-timeout'?: string;
@@ -38,6 +46,7 @@ function common(values: {
   if (!Number.isInteger(seconds) || seconds < 1)
     throw new UsageError('--health-timeout must be a whole number of seconds');
   return {
+    backup: values['no-backup'] !== true,
     from: values.from,
     root: values.root ?? '/',
     healthTimeoutSeconds: seconds,
@@ -84,6 +93,24 @@ export async function runUpdate(options: UpdateArgs): Promise<number> {
         healthUrl: localUrlOf(config.server.listen, '/health/ready', config.tls.mode !== 'external'),
         healthTimeoutMs: options.healthTimeoutSeconds * 1000,
         say: (line) => process.stdout.write(`${line}\n`),
+        backupFirst: options.backup
+          ? async () => {
+              const archive = path.join(
+                config.data.dir,
+                'backups',
+                `before-update-${new Date().toISOString().replace(/[:.]/g, '-')}.tar.gz`,
+              );
+              mkdirSync(path.dirname(archive), { recursive: true, mode: 0o700 });
+              const result = await createBackup({
+                sql,
+                archive,
+                configFile: file,
+                secretsDir: config.secrets.dir,
+                migrations: readMigrations(),
+              });
+              return result.archive;
+            }
+          : undefined,
       }),
   );
   process.stdout.write(

@@ -42,6 +42,11 @@ export interface UpgradeOptions {
   /** Environment of the commands run (systemctl, the new release's migrate). */
   env?: NodeJS.ProcessEnv;
   say?: (line: string) => void;
+  /**
+   * Takes a backup before the new release migrates (the CLI's: `gatehouse backup` into the data directory) and
+   * returns its path: the way back when the new release fails after changing the schema.
+   */
+  backupFirst?: (() => Promise<string>) | undefined;
 }
 
 export type UpgradeResult =
@@ -122,6 +127,8 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   }
   const dir = unpacked.place();
   say(`Installed ${dir} beside ${installed}`);
+  const backup = options.backupFirst ? await options.backupFirst() : null;
+  if (backup) say(`Backed up the database, configuration and secrets to ${backup}`);
 
   let migrated: string;
   try {
@@ -151,7 +158,8 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeResult> {
     `${target} did not come back healthy (${restartProblem ?? `no {"status":"ok"} from ${options.healthUrl} within ${options.healthTimeoutMs / 1000} s`}); ` +
       `current points at ${installed} again, which ${back ? 'is healthy' : 'is NOT healthy either: check `journalctl -u gatehouse`'}` +
       (migrated.startsWith('Applied')
-        ? `. ${target} applied migrations (${migrated}); if ${installed} refuses them, restore the backup taken before the update`
+        ? `. ${target} applied migrations (${migrated}); if ${installed} refuses them, stop it and ` +
+          (backup ? `gatehouse restore ${backup}` : 'restore a backup taken before the update')
         : ''),
   );
 }

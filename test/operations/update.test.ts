@@ -30,7 +30,7 @@ interface FakeRelease {
 /** bin/gatehouse records each call; `migrate` answers as the real one does when nothing is pending. */
 const FAKE_GATEHOUSE = `#!/bin/sh
 echo "gatehouse $(basename "$(dirname "$(dirname "$0")")") $*" >> "$STUB_LOG"
-[ "$1" = migrate ] && echo "No pending migrations."
+[ "$1" = migrate ] && echo "\${FAKE_MIGRATE_OUTPUT:-No pending migrations.}"
 exit 0
 `;
 
@@ -124,8 +124,13 @@ describe('gatehouse update and upgrade', () => {
     const h = await host();
     publish(h.releases, { version: '1.1.0', channel: 'stable', health: 'broken' });
     await assert.rejects(
-      upgrade({ ...h.options, channel: null }),
-      /^OperationRefused: 1\.1\.0 did not come back healthy \(no \{"status":"ok"\} from http:\/\/127\.0\.0\.1:\d+\/health\/ready within 1\.5 s\); current points at 1\.0\.0 again, which is healthy$/,
+      upgrade({
+        ...h.options,
+        channel: null,
+        env: { ...h.env, FAKE_MIGRATE_OUTPUT: 'Applied: 0099_later.sql' },
+        backupFirst: async () => '/var/backups/before.tar.gz',
+      }),
+      /^OperationRefused: 1\.1\.0 did not come back healthy \(no \{"status":"ok"\} from http:\/\/127\.0\.0\.1:\d+\/health\/ready within 1\.5 s\); current points at 1\.0\.0 again, which is healthy\. 1\.1\.0 applied migrations \(Applied: 0099_later\.sql\); if 1\.0\.0 refuses them, stop it and gatehouse restore \/var\/backups\/before\.tar\.gz$/,
     );
     assert.equal(h.current(), '1.0.0');
     assert.deepEqual(h.calls().slice(1), [
@@ -182,7 +187,8 @@ describe('gatehouse update and upgrade', () => {
     const secrets = path.join(path.dirname(h.configFile), 'secrets');
     writeFileSync(
       h.configFile,
-      `[server]\nissuer = "http://localhost:8080"\nlisten = "${h.listen}"\n[secrets]\ndir = "${secrets}"\n[database]\nurl = "${h.db.url}"\n` +
+      `[server]\nissuer = "http://localhost:8080"\nlisten = "${h.listen}"\n[secrets]\ndir = "${secrets}"\n` +
+        `[data]\ndir = "${path.join(path.dirname(h.configFile), 'data')}"\n[database]\nurl = "${h.db.url}"\n` +
         '[organization]\nid = "acme"\nname = "Acme"\nowner_subject = "owner@acme.test"\n',
     );
     publish(h.releases, { version: '1.1.0', channel: 'stable' });
@@ -198,6 +204,11 @@ describe('gatehouse update and upgrade', () => {
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /^Verified gatehouse-1\.1\.0-linux-(x64|arm64)\.tar\.gz \([0-9a-f]{64}\)\n/);
     assert.match(done.stdout, /Gatehouse 1\.0\.0 -> 1\.1\.0 \(stable channel\): restarted and healthy\.\n$/);
+    const backup = /\nBacked up the database, configuration and secrets to (\S+before-update-\S+\.tar\.gz)\n/.exec(
+      done.stdout,
+    )?.[1];
+    assert.ok(backup && existsSync(backup) && existsSync(`${backup}.sha256`), done.stdout);
+    assert.ok(backup.startsWith(path.join(path.dirname(h.configFile), 'data', 'backups')));
     assert.equal(h.current(), '1.1.0');
   });
 });
