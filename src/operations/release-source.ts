@@ -22,7 +22,9 @@ export function releaseReader(from: string): ReleaseReader {
       try {
         response = await fetch(url, { signal: AbortSignal.timeout(120_000) });
       } catch (error) {
-        throw new OperationRefused(`cannot download ${url}: ${(error as Error).message}`);
+        // fetch says only "fetch failed"; the reason (certificate, DNS, refused) is its cause.
+        const cause = (error as { cause?: { message?: string } }).cause?.message;
+        throw new OperationRefused(`cannot download ${url}: ${(error as Error).message}${cause ? ` (${cause})` : ''}`);
       }
       if (response.status === 404) return null;
       if (!response.ok) throw new OperationRefused(`cannot download ${url}: HTTP ${response.status}`);

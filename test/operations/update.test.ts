@@ -7,11 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { readMigrations } from '../../src/db/migrate.ts';
 import { upgrade } from '../../src/operations/upgrade.ts';
+import { makeCertificate } from '../delivery/smtp-server.ts';
 import { runCli } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -94,6 +96,17 @@ async function host(installed = '1.0.0') {
   const calls = () => readFileSync(log, 'utf8').split('\n').filter(Boolean);
   const current = () => readlinkSync(path.join(opt, 'current'));
   return { root, opt, releases, options, calls, current, db, env, configFile, listen };
+}
+
+/** A configuration for the CLI runs: the listener is the readiness endpoint served here. */
+function writeConfig(h: Awaited<ReturnType<typeof host>>) {
+  const secrets = path.join(path.dirname(h.configFile), 'secrets');
+  writeFileSync(
+    h.configFile,
+    `[server]\nissuer = "http://localhost:8080"\nlisten = "${h.listen}"\n[secrets]\ndir = "${secrets}"\n` +
+      `[data]\ndir = "${path.join(path.dirname(h.configFile), 'data')}"\n[database]\nurl = "${h.db.url}"\n` +
+      '[organization]\nid = "acme"\nname = "Acme"\nowner_subject = "owner@acme.test"\n',
+  );
 }
 
 describe('gatehouse update and upgrade', () => {
@@ -184,13 +197,7 @@ describe('gatehouse update and upgrade', () => {
       'gatehouse update: no release location: pass --from URL|DIR (or set GATEHOUSE_RELEASES)\n',
     );
 
-    const secrets = path.join(path.dirname(h.configFile), 'secrets');
-    writeFileSync(
-      h.configFile,
-      `[server]\nissuer = "http://localhost:8080"\nlisten = "${h.listen}"\n[secrets]\ndir = "${secrets}"\n` +
-        `[data]\ndir = "${path.join(path.dirname(h.configFile), 'data')}"\n[database]\nurl = "${h.db.url}"\n` +
-        '[organization]\nid = "acme"\nname = "Acme"\nowner_subject = "owner@acme.test"\n',
-    );
+    writeConfig(h);
     publish(h.releases, { version: '1.1.0', channel: 'stable' });
     const missing = await runCli([
       'update',
@@ -209,6 +216,39 @@ describe('gatehouse update and upgrade', () => {
     )?.[1];
     assert.ok(backup && existsSync(backup) && existsSync(`${backup}.sha256`), done.stdout);
     assert.ok(backup.startsWith(path.join(path.dirname(h.configFile), 'data', 'backups')));
+    assert.equal(h.current(), '1.1.0');
+  });
+
+  test('update downloads from an https:// location it can verify, and refuses one it cannot', async () => {
+    const h = await host();
+    writeConfig(h);
+    publish(h.releases, { version: '1.1.0', channel: 'stable' });
+    const certificate = await makeCertificate(scratchDir('gatehouse-update-tls-'));
+    const server = createHttpsServer({ cert: certificate.cert, key: certificate.key }, (request, response) => {
+      const relative = path.normalize(decodeURIComponent(request.url ?? '/')).replace(/^\/releases\//, '');
+      const file = path.join(h.releases, relative);
+      if (relative.startsWith('/') || !file.startsWith(`${h.releases}/`) || !existsSync(file))
+        return response.writeHead(404).end();
+      response.end(readFileSync(file));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    after(() => server.close());
+    const from = `https://localhost:${(server.address() as AddressInfo).port}/releases`;
+    const update = (env: NodeJS.ProcessEnv) =>
+      runCli(['update', '--from', from, '--root', h.root, '--no-backup', '--config', h.configFile], {
+        env: { PATH: h.env.PATH, STUB_LOG: h.env.STUB_LOG, ...env },
+      });
+    const untrusted = await update({});
+    assert.equal(untrusted.code, 1);
+    assert.match(
+      untrusted.stderr,
+      new RegExp(
+        `^gatehouse update: cannot download ${from}/stable/LATEST: fetch failed \\(self-signed certificate.*\\)\n$`,
+      ),
+    );
+    assert.equal(h.current(), '1.0.0');
+    const trusted = await update({ NODE_EXTRA_CA_CERTS: certificate.caFile });
+    assert.equal(trusted.code, 0, trusted.stderr);
     assert.equal(h.current(), '1.1.0');
   });
 });
