@@ -2,10 +2,10 @@
 // owner's session, a client, an authorization-code grant with its refresh-token family, signing keys, audit records),
 // backed up, wiped, restored, and then used again by a fresh app with the same secrets.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { type Migration, readMigrations } from '../../src/db/migrate.ts';
 import { createPool, type Sql } from '../../src/db/pool.ts';
@@ -226,5 +226,34 @@ describe('gatehouse backup and restore', () => {
       }),
       new RegExp(`the backup's schema is not this release's \\(${last.file.replace('.sql', '')} unknown here\\)`),
     );
+  });
+
+  test('a database user that does not own the schema gets a clear refusal, and the database stays as it was', async () => {
+    const f = await filledInstallation();
+    await f.t.app.close();
+    const { archive } = await backupOf(f.db.sql, f.secretsDir, null);
+    const role = `gh_restore_${randomBytes(4).toString('hex')}`;
+    await f.db.sql.unsafe(`create role ${role} login`);
+    after(async () => {
+      await f.db.sql.unsafe(`drop role if exists ${role}`).catch(() => {});
+    });
+    const url = new URL(f.db.url);
+    url.username = role;
+    const asRole = createPool(url.toString(), { max: 1, connectTimeoutSeconds: 10 });
+    const before = await contents(f.db.sql);
+    await assert.rejects(
+      restoreBackup({
+        sql: asRole,
+        archive,
+        force: false,
+        configFile: null,
+        secretsDir: path.join(scratchDir('gatehouse-restored-'), 'secrets'),
+        migrations: readMigrations(),
+        running: notRunning,
+      }),
+      /^OperationRefused: the database user may not replace the schema \(must be owner of schema public\): restore as the database's owner; nothing was restored$/,
+    );
+    await asRole.end();
+    assert.deepEqual(await contents(f.db.sql), before);
   });
 });
