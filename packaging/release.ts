@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readMigrations } from '../src/db/migrate.ts';
 import { bundleApp } from './build/bundle-app.ts';
 import { ARCHES, type Arch, fetchNodeDistribution, pinnedNodeVersion } from './build/node-binary.ts';
 import { bundleName, channelsOf, compareVersions } from './build/release-layout.ts';
@@ -39,6 +40,12 @@ const blob = path.join(work, 'gatehouse.blob');
 writeSeaBlob({ node: process.execPath, main: bundle, blob, assets: assetsOf(ROOT, ['migrations', 'web/dist']) });
 const packages = bundledPackages(ROOT, metafile);
 
+/** One line per migration file: "<file> <sha256>", as src/operations/release-install.ts reads it. */
+const migrationsManifest = () =>
+  `${readMigrations(path.join(ROOT, 'migrations/'))
+    .map((m) => `${m.file} ${m.checksum}`)
+    .join('\n')}\n`;
+
 const sums: string[] = [];
 for (const arch of arches) {
   const node = fetchNodeDistribution(path.join(ROOT, '.cache/node-platform'), arch, nodeVersion);
@@ -50,6 +57,9 @@ for (const arch of arches) {
   copyFileSync(path.join(ROOT, 'packaging/gatehouse.example.toml'), path.join(stage, 'gatehouse.example.toml'));
   if (existsSync(path.join(ROOT, 'LICENSE'))) copyFileSync(path.join(ROOT, 'LICENSE'), path.join(stage, 'LICENSE'));
   writeFileSync(path.join(stage, 'THIRD-PARTY-LICENSES'), thirdPartyLicenses(packages, nodeVersion, node.license));
+  // The schema this release expects, read by `gatehouse update` before it installs the release (a downgrade whose
+  // schema is older than the database's is refused: src/operations/upgrade.ts).
+  writeFileSync(path.join(stage, 'MIGRATIONS'), migrationsManifest());
   const tarball = path.join(work, bundleName(version, arch));
   // Reproducible archive: sorted names, root-owned, fixed times, gzip without a timestamp.
   execFileSync('tar', [

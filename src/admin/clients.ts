@@ -2,7 +2,7 @@
 // once (creation and rotation responses only), every change audited without the secret.
 
 import { type ClientSpec, clientProblems, isConfidential } from '../clients/client-rules.ts';
-import { newClientId } from '../clients/ids.ts';
+import { type ClientId, newClientId } from '../clients/ids.ts';
 import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
 import { assertDisplayText } from '../http/display-text.ts';
@@ -83,7 +83,11 @@ async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec
   if (problems.length > 0) throw invalidFields(problems);
 }
 
-export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput) {
+/**
+ * `options.id`: an import (gatehouse import) keeps the client id the relying application is configured with; the API
+ * never sends one.
+ */
+export async function createClient(deps: AdminDeps, actor: Actor, input: ClientInput, options: { id?: ClientId } = {}) {
   assertDisplayText(input.name, 'body.name');
   const method = input.token_endpoint_auth_method ?? defaultMethod(input.kind);
   const secret = method === 'client_secret_post' && isConfidential(input.kind) ? newClientSecret() : null;
@@ -99,7 +103,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     backchannelLogoutUri: input.backchannel_logout_uri ?? null,
   };
   const client = {
-    id: newClientId(),
+    id: options.id ?? newClientId(),
     applicationId: input.application_id,
     name: input.name,
     kind: input.kind,

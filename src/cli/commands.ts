@@ -12,6 +12,13 @@ export const commands: Record<string, () => Promise<Command>> = {
   config: async () => (await import('./config.ts')).configCommand,
   owner: async () => (await import('./owner.ts')).ownerCommand,
   keys: async () => (await import('./keys.ts')).keysCommand,
+  backup: async () => (await import('./backup.ts')).backupCommand,
+  restore: async () => (await import('./restore.ts')).restoreCommand,
+  users: async () => (await import('./users.ts')).usersCommand,
+  update: async () => (await import('./update.ts')).updateCommand,
+  upgrade: async () => (await import('./update.ts')).upgradeCommand,
+  export: async () => (await import('./registry.ts')).exportCommand,
+  import: async () => (await import('./registry.ts')).importCommand,
   help: async () => helpCommand,
 };
 

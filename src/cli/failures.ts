@@ -1,16 +1,20 @@
 // What a command that cannot run says: one line naming the reason and what to do, and an exit status from
-// sysexits.h (64 usage, 69 something needed is unavailable, 78 configuration). Anything else is a bug: main prints
-// its stack and exits 1.
+// sysexits.h (64 usage, 65 input the admin API would refuse, 69 something needed is unavailable, 77 permission
+// denied, 78 configuration), or 1 for an operation that refuses to go on (src/operations/errors.ts). Anything else
+// is a bug: main prints its stack and exits 1.
 import { ConfigError } from '../config/errors.ts';
 import { SecretFileError } from '../crypto/secret-files.ts';
 import { EmbeddedDatabaseError } from '../db/embedded.ts';
 import { MigrationError } from '../db/migrate.ts';
+import { GatehouseError } from '../http/errors.ts';
 import { ListenError } from '../http/listen.ts';
+import { OperationRefused } from '../operations/errors.ts';
 import { UsageError } from './args.ts';
 import { NoInstanceError } from './development-instance.ts';
 
 export const EXIT_USAGE = 64;
 export const EXIT_UNAVAILABLE = 69;
+export const EXIT_DATA = 65;
 export const EXIT_CONFIG = 78;
 
 export interface Failure {
@@ -50,8 +54,16 @@ export function describeFailure(error: unknown): Failure | null {
     error instanceof NoInstanceError
   )
     return { message: error.message, exitCode: EXIT_CONFIG };
+  if (error instanceof OperationRefused) return { message: error.message, exitCode: 1 };
+  // What the admin API would answer with a 4xx (users, import): its code and description, the input is at fault.
+  if (error instanceof GatehouseError && error.status < 500)
+    return { message: `${error.code}: ${error.message}`, exitCode: EXIT_DATA };
   if (error instanceof EmbeddedDatabaseError || error instanceof ListenError)
     return { message: error.message, exitCode: EXIT_UNAVAILABLE };
+  // A file operation the user may not do (backup into a root-owned directory, update without root).
+  const system = error as NodeJS.ErrnoException;
+  if ((system.code === 'EACCES' || system.code === 'EPERM') && system.path)
+    return { message: `permission denied on ${system.path}: run it as a user who may (sudo)`, exitCode: 77 };
   const database = databaseFailure(error);
   return database ? { message: database, exitCode: EXIT_UNAVAILABLE } : null;
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { BUNDLE_ROOT, listFiles, readBundledFile } from '../bundled-files.ts';
-import type { Sql } from './pool.ts';
+import type { Executor, Sql } from './pool.ts';
 
 /** migrations/ in a checkout; the embedded copy in the release executable (bundled-files.ts). */
 export const MIGRATIONS_DIR = `${BUNDLE_ROOT}migrations/`;
@@ -42,6 +42,17 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
   return migrations;
 }
 
+/** The table recording applied migrations; restore (src/operations/restore.ts) creates it before loading its rows. */
+export async function createMigrationsTable(sql: Executor): Promise<void> {
+  await sql`
+    create table if not exists schema_migrations (
+      version integer primary key,
+      name text not null,
+      checksum text not null,
+      applied_at timestamptz not null default now()
+    )`;
+}
+
 interface AppliedRow {
   version: number;
   name: string;
@@ -53,13 +64,7 @@ export async function migrate(sql: Sql, migrations: Migration[] = readMigrations
   const connection = await sql.reserve();
   try {
     await connection`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    await connection`
-      create table if not exists schema_migrations (
-        version integer primary key,
-        name text not null,
-        checksum text not null,
-        applied_at timestamptz not null default now()
-      )`;
+    await createMigrationsTable(connection);
     const applied = new Map(
       (await connection<AppliedRow[]>`select version, name, checksum from schema_migrations`).map((r) => [
         r.version,

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
+import { readMigrations } from '../../src/db/migrate.ts';
 import { scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { makeHost, runInstaller, SERVICE_UID } from './installer-harness.ts';
@@ -90,9 +91,16 @@ describe(`npm run release (${CHANNEL}/${version})`, () => {
 
   test('a bundle holds the executable, the unit, the example config and the licences, and no embedded PostgreSQL', () => {
     const dir = extracted.x64 ?? '';
-    const expected = ['THIRD-PARTY-LICENSES', 'bin', 'gatehouse.example.toml', 'gatehouse.service'];
+    const expected = ['MIGRATIONS', 'THIRD-PARTY-LICENSES', 'bin', 'gatehouse.example.toml', 'gatehouse.service'];
     if (existsSync(path.join(ROOT, 'LICENSE'))) expected.unshift('LICENSE');
     assert.deepEqual(readdirSync(dir).sort(), expected.sort());
+    // What `gatehouse update` reads to refuse a release whose schema is older than the database's.
+    assert.equal(
+      readFileSync(path.join(dir, 'MIGRATIONS'), 'utf8'),
+      `${readMigrations(path.join(ROOT, 'migrations/'))
+        .map((m) => `${m.file} ${m.checksum}`)
+        .join('\n')}\n`,
+    );
     assert.equal(statSync(executable('x64')).mode & 0o777, 0o755);
     assert.equal(
       readFileSync(path.join(dir, 'gatehouse.service'), 'utf8'),

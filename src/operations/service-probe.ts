@@ -1,0 +1,59 @@
+// Whether Gatehouse is serving from this installation: a restore must not swap the database under a running node.
+// Asked two ways: the configured listener's liveness endpoint (any answer, or any connection other than a refusal,
+// means something holds the listener), and the development instance's pid record in the data directory.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+
+/**
+ * host:port as config.server.listen writes it ("127.0.0.1:8080", "[::1]:8080"), aimed at a local address; https when
+ * the listener serves TLS itself (tls.mode files or acme).
+ */
+export function localUrlOf(listen: string, pathName: string, tls = false): string {
+  const cut = listen.lastIndexOf(':');
+  let host = listen.slice(0, cut).replace(/^\[(.*)\]$/, '$1');
+  if (host === '0.0.0.0' || host === '') host = '127.0.0.1';
+  if (host === '::') host = '::1';
+  return `${tls ? 'https' : 'http'}://${isIP(host) === 6 ? `[${host}]` : host}:${listen.slice(cut + 1)}${pathName}`;
+}
+
+/** Why the service counts as running, or null when nothing answers on its listener. */
+export async function listenerAnswers(listen: string, timeoutMs = 2000): Promise<string | null> {
+  const url = localUrlOf(listen, '/health/live');
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+    return `${url} answers (HTTP ${response.status})`;
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code === 'ECONNREFUSED') return null;
+    // A TLS listener resets a plain-HTTP probe; a hung one times out: either way the port is held.
+    return `something holds the listener ${listen} (${code ?? (error as Error).name})`;
+  }
+}
+
+/**
+ * GET a local JSON endpoint of the service: its status and parsed body (null when not JSON). The certificate of a
+ * TLS listener is not checked: it names the public domain, not the loopback address asked here, and only the
+ * readiness answer of the host's own service is read.
+ */
+export function getLocalJson(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'GET', timeout: timeoutMs, rejectUnauthorized: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        let body: unknown = null;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {}
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
