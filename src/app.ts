@@ -44,6 +44,7 @@ import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { queueSessionLogoutTokens } from './oauth/backchannel-logout.ts';
+import { createJtiReplayGuard, type JtiReplayGuard } from './oauth/jti-replay-guard.ts';
 import { SIGNING_KEYS_CHANGED } from './oauth/key-store.ts';
 import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
@@ -83,6 +84,8 @@ export interface Services {
   keyring: Keyring;
   /** Token state cached per node for introspection and userinfo; tests observe its invalidations. */
   tokenStates: TokenStateCache;
+  /** Single use of DPoP proof and client assertion jtis: this process's front of the shared replay store. */
+  usedJtis: JtiReplayGuard;
 }
 
 export interface GatehouseApp {
@@ -166,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       maxTokenLifetimeSeconds: Math.max(config.tokens.access_token_ttl_seconds, config.tokens.id_token_ttl_seconds),
     }),
     tokenStates: new TokenStateCache({ maxAgeSeconds: config.tokens.state_cache_seconds, clock: deps.clock }),
+    usedJtis: createJtiReplayGuard(deps.sql, deps.clock),
   };
   if (services.tokenStates.enabled) {
     const listener = await listenForTokenState(deps.sql, services.tokenStates, {
@@ -274,6 +278,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     keyring: services.keyring,
     tokenStates: services.tokenStates,
+    usedJtis: services.usedJtis,
     sessions,
     shell,
     onTokenIssued: metrics.tokenIssued,
@@ -328,6 +333,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       sql: deps.sql,
       keyring: services.keyring,
       tokenStates: services.tokenStates,
+      usedJtis: services.usedJtis,
       clock: deps.clock,
       trustedProxy: config.server.trusted_proxy,
       isClosing: () => closing,

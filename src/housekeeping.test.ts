@@ -7,7 +7,7 @@ import { createTestDatabase } from '../test/helpers/database.ts';
 import { runHousekeeping, startHousekeeping } from './housekeeping.ts';
 import { countRequest } from './http/store.ts';
 import { insertLoginTransaction } from './login/local/store.ts';
-import { consumeJti } from './oauth/used-jti-store.ts';
+import { insertUsedJtis } from './oauth/used-jti-store.ts';
 import { insertSession, revokeSessionById } from './session/store.ts';
 
 const DAY = 86_400;
@@ -77,8 +77,10 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
     await throttle('192.0.2.3', clock, null);
     await countRequest(sql, 'login_start', '192.0.2.10', 60, clock.now());
     // DPoP proof and client assertion ids: one that can no longer be accepted, one that still could.
-    await consumeJti(sql, 'dpop:spent', new Date(clock.now().getTime() - 1000));
-    await consumeJti(sql, 'dpop:fresh', new Date(clock.now().getTime() + 70_000));
+    await insertUsedJtis(sql, [
+      { key: 'dpop:spent', expiresAt: new Date(clock.now().getTime() - 1000) },
+      { key: 'dpop:fresh', expiresAt: new Date(clock.now().getTime() + 70_000) },
+    ]);
 
     await sql`insert into federated_transactions
                 (state_hash, cookie_hash, provider, purpose, nonce, code_verifier, return_to, created_at, expires_at)

@@ -120,6 +120,32 @@ export function postgresCpuSeconds(): number {
   return total;
 }
 
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving the database `sql` is connected to (but not the one
+ * asking), by process id: on a machine whose PostgreSQL serves others too, what the bench's own load costs. Compare two
+ * snapshots with backendCpuSecondsSince.
+ */
+export async function backendCpuSnapshot(sql: Sql): Promise<Map<number, number>> {
+  const rows = await sql<{ pid: number }[]>`
+    select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+  const snapshot = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      snapshot.set(pid, processCpuSeconds(pid));
+    } catch {
+      // gone
+    }
+  }
+  return snapshot;
+}
+
+/** The backends' CPU seconds since `before`; a backend that connected meanwhile counts whole. */
+export async function backendCpuSecondsSince(sql: Sql, before: Map<number, number>): Promise<number> {
+  let total = 0;
+  for (const [pid, seconds] of await backendCpuSnapshot(sql)) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
 export function processRssMegabytes(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

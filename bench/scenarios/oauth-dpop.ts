@@ -6,7 +6,7 @@
 // CPUs as the server): the cost counts against the DPoP figures, never for them.
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
-import { ISSUER } from '../helpers/server.ts';
+import { backendCpuSecondsSince, backendCpuSnapshot, ISSUER } from '../helpers/server.ts';
 import {
   type BenchContext,
   type HttpLoad,
@@ -15,6 +15,7 @@ import {
   type Scenario,
   sampled,
   warmUpHttp,
+  withServerCpu,
 } from '../lib.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -75,25 +76,53 @@ export const scenario: Scenario = {
         dpopIntrospect: introspection(bound.access_token),
       };
       for (const load of Object.values(loads)) await warmUpHttp(bench.server.url, load, 32, context);
-      const samples = { bearerToken: [], dpopToken: [], bearerIntrospect: [], dpopIntrospect: [] } as Record<
-        keyof typeof loads,
-        number[]
-      >;
+      type Load = keyof typeof loads;
+      const series = () =>
+        ({ bearerToken: [], dpopToken: [], bearerIntrospect: [], dpopIntrospect: [] }) as Record<Load, number[]>;
+      // Wall-clock rates swing with whatever else the shared machine runs; CPU per request does not, so the cost of a
+      // proof is read from these: the server's (all its workers), its database's backends' (the replay store) and this process's (signing proofs).
+      const samples = series();
+      const serverCpu = series();
+      const databaseCpu = series();
+      const loadCpu = series();
       let errors = 0;
       await sampled(context.rounds, async () => {
-        for (const [name, load] of Object.entries(loads) as [keyof typeof loads, HttpLoad][]) {
-          const r = await httpRequestsPerSecond(bench.server.url, load, 32, context.roundMs);
+        for (const [name, load] of Object.entries(loads) as [Load, HttpLoad][]) {
+          const database = await backendCpuSnapshot(bench.server.sql);
+          const own = process.cpuUsage();
+          const start = performance.now();
+          const r = await withServerCpu(bench.server, () =>
+            httpRequestsPerSecond(bench.server.url, load, 32, context.roundMs),
+          );
+          const requests = r.perSecond * ((performance.now() - start) / 1000);
+          const { user, system } = process.cpuUsage(own);
           samples[name].push(r.perSecond);
+          serverCpu[name].push(r.cpuMicrosPerRequest);
+          databaseCpu[name].push(((await backendCpuSecondsSince(bench.server.sql, database)) * 1e6) / requests);
+          loadCpu[name].push((user + system) / requests);
           errors += r.errors;
         }
         return 0;
       });
+      const total = (name: Load) => median(serverCpu[name]) + median(databaseCpu[name]) + median(loadCpu[name]);
       return {
         metrics: [
           { name: 'client_credentials, bearer', unit: 'req/s', samples: samples.bearerToken },
           { name: 'client_credentials, DPoP proof', unit: 'req/s', samples: samples.dpopToken },
           { name: 'introspection of a bearer token', unit: 'req/s', samples: samples.bearerIntrospect },
           { name: 'introspection of a DPoP-bound token', unit: 'req/s', samples: samples.dpopIntrospect },
+          { name: 'server CPU per client_credentials, bearer', unit: 'µs', samples: serverCpu.bearerToken },
+          { name: 'server CPU per client_credentials, DPoP', unit: 'µs', samples: serverCpu.dpopToken },
+          {
+            name: "PostgreSQL CPU per client_credentials, bearer (this database's backends)",
+            unit: 'µs',
+            samples: databaseCpu.bearerToken,
+          },
+          { name: 'PostgreSQL CPU per client_credentials, DPoP', unit: 'µs', samples: databaseCpu.dpopToken },
+          { name: 'load generator CPU per client_credentials, bearer', unit: 'µs', samples: loadCpu.bearerToken },
+          { name: 'load generator CPU per client_credentials, DPoP', unit: 'µs', samples: loadCpu.dpopToken },
+          { name: 'server CPU per introspection, bearer', unit: 'µs', samples: serverCpu.bearerIntrospect },
+          { name: 'server CPU per introspection, DPoP-bound', unit: 'µs', samples: serverCpu.dpopIntrospect },
         ],
         ratios: [
           {
@@ -107,7 +136,10 @@ export const scenario: Scenario = {
             target: { atLeast: 0.8 },
           },
         ],
-        notes: [`Unexpected responses during the rounds: ${errors}.`],
+        notes: [
+          `Unexpected responses during the rounds: ${errors}.`,
+          `CPU per client_credentials request on this machine (server + PostgreSQL + load generator medians): bearer ${Math.round(total('bearerToken'))} µs, DPoP ${Math.round(total('dpopToken'))} µs, a ratio of ${(total('bearerToken') / total('dpopToken')).toFixed(2)}: the throughput ratio the two CPUs would allow if nothing else ran.`,
+        ],
       };
     } finally {
       await bench.server.stop();

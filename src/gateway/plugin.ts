@@ -6,6 +6,7 @@ import { ConfigError } from '../config/errors.ts';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
 import { findOrganization } from '../identity/directory-store.ts';
+import type { JtiReplayGuard } from '../oauth/jti-replay-guard.ts';
 import type { Keyring } from '../oauth/keyring.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import { createAccessTokenVerifier } from '../oauth/tokens.ts';
@@ -18,6 +19,7 @@ export interface GatewayDeps {
   sql: Sql;
   keyring: Keyring;
   tokenStates: TokenStateCache;
+  usedJtis: JtiReplayGuard;
   clock: () => Date;
   trustedProxy: boolean;
   isClosing: () => boolean;
@@ -52,7 +54,7 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
       verifier: createAccessTokenVerifier({ keyring: deps.keyring, issuer: config.server.issuer, clock: deps.clock }),
       organizationId: config.auth.organization_id,
       // Nonces are served and required by the token endpoint and userinfo only (docs/decisions.md "DPoP").
-      dpop: { sql: deps.sql, issuer: config.server.issuer, clock: deps.clock, nonces: null },
+      dpop: { usedJtis: deps.usedJtis, issuer: config.server.issuer, clock: deps.clock, nonces: null },
     },
     upstream: {
       origin: `${gateway.upstream_tls ? 'https' : 'http'}://${host}:${gateway.upstream_port}`,

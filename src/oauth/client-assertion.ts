@@ -4,9 +4,8 @@
 import { decodeJwt, jwtVerify } from 'jose';
 import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
-import type { Executor } from '../db/pool.ts';
 import type { ClientKeys } from './client-keys.ts';
-import { consumeJti } from './used-jti-store.ts';
+import type { JtiReplayGuard } from './jti-replay-guard.ts';
 
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** OIDC Core §9 names no list; asymmetric only, as for DPoP. */
@@ -29,7 +28,7 @@ export function assertionIssuer(assertion: string): string | null {
 }
 
 export interface AssertionDeps {
-  sql: Executor;
+  usedJtis: JtiReplayGuard;
   issuer: string;
   clock: () => Date;
   clientKeys: ClientKeys;
@@ -60,6 +59,6 @@ export async function verifyClientAssertion(deps: AssertionDeps, client: Client,
     throw new AssertionRefused(`the assertion expires more than ${MAX_LIFETIME_SECONDS} s from now`);
   const jti = payload.jti;
   if (typeof jti !== 'string' || jti.length === 0) throw new AssertionRefused('the assertion has no jti');
-  if (!(await consumeJti(deps.sql, `assertion:${client.id}:${tokenHash(jti)}`, new Date(exp * 1000))))
+  if (!(await deps.usedJtis.consume(`assertion:${client.id}:${tokenHash(jti)}`, new Date(exp * 1000))))
     throw new AssertionRefused('the assertion was already used (jti)');
 }

@@ -14,9 +14,16 @@ export interface DpopNonces {
 
 export function createDpopNonces(key: Buffer, clock: () => Date): DpopNonces {
   const windowAt = (date: Date) => Math.floor(date.getTime() / 1000 / WINDOW_SECONDS);
+  // Every request with a proof asks for up to three nonces, all of the same two windows: each is computed once.
+  const computed = new Map<number, string>();
   const nonceFor = (window: number) => {
+    const known = computed.get(window);
+    if (known !== undefined) return known;
     const label = window.toString(36);
-    return `${label}.${hmac(key, PURPOSE, label).subarray(0, 16).toString('base64url')}`;
+    const nonce = `${label}.${hmac(key, PURPOSE, label).subarray(0, 16).toString('base64url')}`;
+    if (computed.size >= 4) computed.clear();
+    computed.set(window, nonce);
+    return nonce;
   };
   return {
     current: () => nonceFor(windowAt(clock())),

@@ -3,15 +3,15 @@
 // (§7). Proof syntax is dpop-proof.ts; nonces dpop-nonce.ts; single use of `jti` the shared replay store.
 import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
-import type { Executor } from '../db/pool.ts';
 import type { DpopNonces } from './dpop-nonce.ts';
 import { type ExpectedProof, PROOF_MAX_AGE_SECONDS, ProofRefused, verifyDpopProof } from './dpop-proof.ts';
 import { InvalidDpopProof, InvalidDpopToken, UseDpopNonce } from './errors.ts';
+import type { JtiReplayGuard } from './jti-replay-guard.ts';
 import type { AccessTokenClaims } from './tokens.ts';
-import { consumeJti } from './used-jti-store.ts';
 
 export interface DpopDeps {
-  sql: Executor;
+  /** The process's front of the replay store every node shares. */
+  usedJtis: JtiReplayGuard;
   issuer: string;
   clock: () => Date;
   /** Null unless dpop.require_nonce is on. */
@@ -45,7 +45,7 @@ async function acceptProof(
   if (deps.nonces && !deps.nonces.accepts(proof.nonce)) throw new UseDpopNonce(deps.nonces.current(), at);
   // §11.1: one use per jti (and key), remembered as long as the iat window could accept the proof.
   const expiresAt = new Date((proof.iat + PROOF_MAX_AGE_SECONDS + 10) * 1000);
-  if (!(await consumeJti(deps.sql, `dpop:${proof.jkt}:${tokenHash(proof.jti)}`, expiresAt)))
+  if (!(await deps.usedJtis.consume(`dpop:${proof.jkt}:${tokenHash(proof.jti)}`, expiresAt)))
     throw new InvalidDpopProof('The DPoP proof was already used (jti)', at);
   return { jkt: proof.jkt };
 }

@@ -14,6 +14,7 @@ import { createClientThrottle } from './client-throttle.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { createDpopNonces } from './dpop-nonce.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
+import type { JtiReplayGuard } from './jti-replay-guard.ts';
 import type { Keyring } from './keyring.ts';
 import type { PageShell } from './pages.ts';
 import { tokenRoute } from './token-route.ts';
@@ -29,6 +30,8 @@ export interface OAuthDeps {
   keyring: Keyring;
   /** Grant, token, client and identity facts cached per node, invalidated by NOTIFY (see token-state-cache.ts). */
   tokenStates: TokenStateCache;
+  /** Single use of proof and assertion jtis, one per process (the gateway shares it). */
+  usedJtis: JtiReplayGuard;
   sessions: SessionHttp;
   /** What the server-rendered pages share with the UI's (stylesheets, brand header). */
   shell: PageShell;
@@ -37,7 +40,7 @@ export interface OAuthDeps {
 }
 
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
-  const { config, sql, secrets, audit, clock, keyring, tokenStates, sessions, shell } = deps;
+  const { config, sql, secrets, audit, clock, keyring, tokenStates, usedJtis, sessions, shell } = deps;
   const issuer = config.server.issuer;
   const tokens = config.tokens;
   const signer = createTokenSigner({
@@ -51,12 +54,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
   const clients = createClientDirectory({ sql, clock });
   const clientThrottle = createClientThrottle({ sql, audit, clock });
   const dpop = {
-    sql,
+    usedJtis,
     issuer,
     clock,
     nonces: config.dpop.require_nonce ? createDpopNonces(secrets.signing, clock) : null,
   };
-  const assertions = { sql, issuer, clock, clientKeys: createClientKeys() };
+  const assertions = { usedJtis, issuer, clock, clientKeys: createClientKeys() };
   // The OAuth endpoints take form bodies (RFC 6749 §3.2); every other module is JSON-only.
   addFormBodyParser(app);
 

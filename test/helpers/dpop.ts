@@ -24,8 +24,11 @@ export const ath = (token: string) => createHash('sha256').update(token).digest(
  * suites run would see them as issued in the future. Each test starts with the app clock set to now.
  */
 export function followRealTime(clock: { now(): Date; advance(seconds: number): void }): void {
-  beforeEach(() => {
-    const behind = (Date.now() - clock.now().getTime()) / 1000;
-    if (behind > 0) clock.advance(behind);
-  });
+  beforeEach(() => catchUpWithRealTime(clock));
+}
+
+/** Sets a clock that fell behind to now: for a proof made while a suite is set up, before any test starts. */
+export function catchUpWithRealTime(clock: { now(): Date; advance(seconds: number): void }): void {
+  const behind = (Date.now() - clock.now().getTime()) / 1000;
+  if (behind > 0) clock.advance(behind);
 }

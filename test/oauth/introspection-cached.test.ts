@@ -78,7 +78,12 @@ describe('POST /oauth/introspect from the node caches', async () => {
       clients: createClientDirectory({ sql: t.sql, clock }),
       clientSecretKey: t.secrets.clientSecret,
       clientThrottle: createClientThrottle({ sql: t.sql, audit: t.deps.audit, clock }),
-      assertions: { sql: t.sql, issuer: t.config.server.issuer, clock, clientKeys: createClientKeys() },
+      assertions: {
+        usedJtis: t.services.usedJtis,
+        issuer: t.config.server.issuer,
+        clock,
+        clientKeys: createClientKeys(),
+      },
     };
     const form = { client_id: client.id, client_secret: secret, token: access_token };
     const context = { clientIp: '192.0.2.1', requestId: 'test' };
