@@ -22,7 +22,7 @@ export interface KeyPair {
 }
 
 /** A fresh RSA key and self-signed certificate (openssl, as an operator would make one). */
-export function makeKeyPair(name: string): KeyPair {
+export function makeKeyPair(name: string, days = 2): KeyPair {
   const dir = scratchDir('gatehouse-saml-keys-');
   const keyFile = path.join(dir, `${name}.key`);
   const certFile = path.join(dir, `${name}.crt`);
@@ -36,7 +36,7 @@ export function makeKeyPair(name: string): KeyPair {
       '-nodes',
       '-sha256',
       '-days',
-      '2',
+      String(days),
       '-subj',
       `/CN=${name}`,
       '-keyout',
