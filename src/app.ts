@@ -40,6 +40,7 @@ import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
 import { farcasterRoutes } from './login/web3/farcaster-routes.ts';
 import { loadSamlConnections } from './login/saml/connection.ts';
+import { samlAdminRoutes } from './login/saml/admin-routes.ts';
 import { samlRoutes } from './login/saml/routes.ts';
 import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
@@ -332,6 +333,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       deliveryKey: deps.secrets.delivery,
       requireAdmin: services.requireAdmin,
     });
+  await app.register(samlAdminRoutes, { connections: samlConnections, requireAdmin: services.requireAdmin });
   await app.register(statusRoutes, {
     config,
     sql: deps.sql,

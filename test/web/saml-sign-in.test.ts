@@ -5,8 +5,10 @@
 // for an ID token naming the new identity.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
+import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { makeClient } from '../helpers/oauth-fixtures.ts';
 import { pkcePair } from '../helpers/oauth-flow.ts';
@@ -104,6 +106,33 @@ describe('GET /signin → /auth/saml/corp/start → IdP → POST /auth/saml/corp
     assert.equal(profile.name, 'Grace Hopper');
     // The identity provider's email is an unverified claim here.
     assert.deepEqual([profile.email, profile.email_verified], ['grace@corp.example', false]);
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('GET /admin/saml-connections and the console page "Single sign-on" (Chromium)', () => {
+  test('the owner reads what the identity provider needs (metadata URL, entity id, ACS) and the certificates', async () => {
+    const anonymous = await fetch(`${t.url}/admin/saml-connections`);
+    assert.equal(anonymous.status, 401);
+    assert.equal(((await anonymous.json()) as { error: string }).error, 'login_required');
+
+    await t.sql`insert into organizations (id, name) values ('acme', 'Acme') on conflict do nothing`;
+    const owner = await makeAccount(t.sql, t.secrets, t.config, {
+      email: 'owner@acme-robotics.dev',
+      roles: ['owner'],
+      assurance: 'ial2',
+      organizationId: 'acme',
+    });
+    const { page, problems } = await newPage({ width: 1280, height: 900 });
+    await signInThrough(t, page, '/admin/console/single-sign-on', owner);
+    await page.getByRole('heading', { name: 'Corp single sign-on corp' }).waitFor();
+    const metadata = `${t.url}/auth/saml/corp/metadata`;
+    assert.equal(await page.getByRole('link', { name: metadata }).getAttribute('href'), metadata);
+    await page.getByText(`${t.url}/auth/saml/corp/acs`).waitFor();
+    await page.getByText('corp.example', { exact: true }).waitFor();
+    await page.getByText('never counts: every sign-in here is single-factor (aal1)').waitFor();
+    // openssl made both certificates for two days: each is flagged as expiring.
+    assert.equal(await page.getByText('Warning').count(), 2);
     assert.deepEqual(problems, []);
   });
 });
