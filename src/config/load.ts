@@ -116,8 +116,11 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
     config.branding.logo_file = path.resolve(options.baseDir, config.branding.logo_file);
   for (const directory of Object.values(config.ldap))
     if (directory.ca_file !== '') directory.ca_file = path.resolve(options.baseDir, directory.ca_file);
-  for (const connection of Object.values(config.saml))
+  for (const connection of Object.values(config.saml)) {
     connection.idp_certificate_files = connection.idp_certificate_files.map((f) => path.resolve(options.baseDir, f));
+    if (connection.idp_metadata_file !== '')
+      connection.idp_metadata_file = path.resolve(options.baseDir, connection.idp_metadata_file);
+  }
   return { config, file: options.development ? null : file, development: options.development, deferred };
 }
 

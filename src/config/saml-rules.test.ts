@@ -6,6 +6,7 @@ import type { Config } from './schema.ts';
 
 const connection = (overrides: Partial<Config['saml'][string]>): Config['saml'][string] => ({
   name: 'Corp',
+  idp_metadata_file: '',
   idp_entity_id: 'https://idp.corp.example/metadata',
   idp_sso_url: 'https://idp.corp.example/sso',
   idp_certificate_files: ['/etc/gatehouse/idp.crt'],
@@ -43,6 +44,33 @@ describe('[saml.<id>] rules', () => {
     config.saml = { b: connection({ email_domains: ['b.example'] }) };
     assert.deepEqual(samlProblems(config), [
       { key: 'saml.b.email_domains', problem: 'b.example already belongs to ldap.dir' },
+    ]);
+  });
+
+  it('takes the identity provider from idp_metadata_file or from the three idp_ keys, never both or half', () => {
+    const config = makeConfig();
+    config.saml = {
+      a: connection({
+        idp_metadata_file: '/etc/gatehouse/idp.xml',
+        idp_entity_id: '',
+        idp_sso_url: '',
+        idp_certificate_files: [],
+      }),
+    };
+    assert.deepEqual(samlProblems(config), []);
+    config.saml = { a: connection({ idp_metadata_file: '/etc/gatehouse/idp.xml' }) };
+    assert.deepEqual(samlProblems(config), [
+      {
+        key: 'saml.a.idp_metadata_file',
+        problem: 'set it or idp_entity_id, idp_sso_url and idp_certificate_files, not both',
+      },
+    ]);
+    config.saml = { a: connection({ idp_certificate_files: [] }) };
+    assert.deepEqual(samlProblems(config), [
+      {
+        key: 'saml.a',
+        problem: 'needs idp_metadata_file, or all of idp_entity_id, idp_sso_url and idp_certificate_files',
+      },
     ]);
   });
 });

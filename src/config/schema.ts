@@ -148,20 +148,22 @@ export const SamlConnectionSchema = Type.Object(
       minLength: 1,
       description: 'Name of the identity provider shown to people (e.g. "Example Corp single sign-on").',
     }),
-    idp_entity_id: Type.String({
-      minLength: 1,
-      description:
-        "The identity provider's entity id: the Issuer of its responses and assertions must be exactly this.",
-    }),
+    idp_metadata_file: text(
+      "The identity provider's SAML metadata (XML file; relative paths resolve against the config file): its entityID, the SingleSignOnService for HTTP-Redirect and its signing certificates are read from it at startup. Set this or the three idp_ keys below, not both. Only a file: metadata is not fetched from a URL.",
+    ),
+    idp_entity_id: text(
+      "The identity provider's entity id: the Issuer of its assertions must be exactly this. Empty when idp_metadata_file is set.",
+    ),
     idp_sso_url: Type.String({
-      pattern: '^https?://',
+      pattern: '^(https?://.*)?$',
+      default: '',
       description:
-        "The identity provider's single sign-on service for the HTTP-Redirect binding, where the signed AuthnRequest goes. https only (http only for loopback).",
+        "The identity provider's single sign-on service for the HTTP-Redirect binding, where the signed AuthnRequest goes. https only (http only for loopback). Empty when idp_metadata_file is set.",
     }),
     idp_certificate_files: Type.Array(Type.String({ minLength: 1 }), {
-      minItems: 1,
+      default: [],
       description:
-        "PEM certificate(s) the identity provider signs with; relative paths resolve against the config file. Only these keys verify a response or assertion: a key carried in the document (KeyInfo) is never trusted. Two during the identity provider's key rollover.",
+        "PEM certificate(s) the identity provider signs with; relative paths resolve against the config file. Only these keys verify a response or assertion: a key carried in the document (KeyInfo) is never trusted. Two during the identity provider's key rollover. Empty when idp_metadata_file is set.",
     }),
     email_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' }), {
       minItems: 1,

@@ -193,6 +193,8 @@ export interface TestIdp {
   entityId: string;
   ssoUrl: string;
   keys: KeyPair;
+  /** Its SAML metadata (EntityDescriptor with IDPSSODescriptor), as an operator would download it. */
+  metadataXml: string;
   /** AuthnRequests received, newest last. */
   requests: AuthnRequestSeen[];
   stop(): Promise<void>;
@@ -255,10 +257,19 @@ export async function startTestIdp(options: IdpOptions): Promise<TestIdp> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const certificateBody = keys.cert.replace(/-----[A-Z ]+-----|\s/g, '');
+  const metadataXml =
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${base}/metadata">` +
+    '<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" WantAuthnRequestsSigned="true">' +
+    `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>\n${certificateBody}\n</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${base}/sso-post"/>` +
+    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${base}/sso"/>` +
+    '</md:IDPSSODescriptor></md:EntityDescriptor>';
   return {
     url: base,
     entityId: `${base}/metadata`,
     ssoUrl: `${base}/sso`,
+    metadataXml,
     keys,
     requests,
     stop: () => new Promise((resolve) => server.close(() => resolve())),

@@ -4,12 +4,14 @@
 // its HTTP-POST form returns to the ACS, and the authorization finishes with a code that the relying party exchanges
 // for an ID token naming the new identity.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
-import { makeConfig } from '../helpers/config.ts';
+import { makeConfig, scratchDir } from '../helpers/config.ts';
 import { makeClient } from '../helpers/oauth-fixtures.ts';
 import { pkcePair } from '../helpers/oauth-flow.ts';
 import { providerSecretsDir } from '../helpers/provider-secrets.ts';
@@ -25,12 +27,16 @@ after(() => idp.stop());
 const config = makeConfig({
   secrets: { dir: providerSecretsDir({ 'saml-corp.key': sp.key, 'saml-corp.crt': sp.cert }) },
 });
+// The identity provider is configured from its metadata file, as an operator would.
+const metadataFile = path.join(scratchDir('gatehouse-saml-metadata-'), 'idp-metadata.xml');
+writeFileSync(metadataFile, idp.metadataXml);
 config.saml = {
   corp: {
     name: 'Corp single sign-on',
-    idp_entity_id: idp.entityId,
-    idp_sso_url: idp.ssoUrl,
-    idp_certificate_files: [idp.keys.certFile],
+    idp_metadata_file: metadataFile,
+    idp_entity_id: '',
+    idp_sso_url: '',
+    idp_certificate_files: [],
     email_domains: ['corp.example'],
     display_name_attribute: 'displayName',
     email_attribute: 'email',

@@ -26,6 +26,7 @@ const MFA = 'https://refeds.org/profile/mfa';
 
 const connection = (overrides: Partial<Config['saml'][string]> = {}): Config['saml'][string] => ({
   name: 'Corp SSO',
+  idp_metadata_file: '',
   idp_entity_id: idp.entityId,
   idp_sso_url: idp.ssoUrl,
   idp_certificate_files: [idp.keys.certFile],

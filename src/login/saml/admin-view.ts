@@ -34,8 +34,8 @@ export function connectionView(connection: SamlConnection): SamlConnectionView {
   return {
     id: connection.id,
     name: config.name,
-    idp_entity_id: config.idp_entity_id,
-    idp_sso_url: config.idp_sso_url,
+    idp_entity_id: connection.idpEntityId,
+    idp_sso_url: connection.idpSsoUrl,
     email_domains: config.email_domains,
     sign_up: config.sign_up,
     mfa_authn_contexts: config.mfa_authn_contexts,

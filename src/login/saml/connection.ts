@@ -4,8 +4,10 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ssoUrlProblem } from '../../config/saml-rules.ts';
 import type { Config } from '../../config/schema.ts';
 import { readConfiguredSecret } from '../../crypto/secret-files.ts';
+import { type IdpMetadata, parseIdpMetadata } from './idp-metadata.ts';
 
 export type SamlConnectionConfig = Config['saml'][string];
 
@@ -20,6 +22,9 @@ export interface SamlConnection {
   spKey: string;
   /** PEM certificate of spKey, published in the metadata for signing and encryption. */
   spCertificate: string;
+  /** From `[saml.<id>]`, or read from its idp_metadata_file at startup. */
+  idpEntityId: string;
+  idpSsoUrl: string;
   idpCertificates: string[];
 }
 
@@ -46,6 +51,28 @@ const readCertificate = (file: string, what: string): string => {
   return `${pem.trim()}\n`;
 };
 
+function identityProvider(id: string, connection: SamlConnectionConfig) {
+  if (connection.idp_metadata_file === '')
+    return {
+      idpEntityId: connection.idp_entity_id,
+      idpSsoUrl: connection.idp_sso_url,
+      idpCertificates: connection.idp_certificate_files.map((file) =>
+        readCertificate(file, `SAML connection ${id} idp_certificate_files`),
+      ),
+    };
+  const where = `SAML connection ${id} idp_metadata_file ${connection.idp_metadata_file}`;
+  let metadata: IdpMetadata;
+  try {
+    metadata = parseIdpMetadata(readFileSync(connection.idp_metadata_file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`${where}: ${code ? `cannot be read (${code})` : (error as Error).message}`);
+  }
+  const problem = ssoUrlProblem(metadata.ssoUrl);
+  if (problem) throw new Error(`${where}: its SingleSignOnService ${problem}`);
+  return { idpEntityId: metadata.entityId, idpSsoUrl: metadata.ssoUrl, idpCertificates: metadata.certificates };
+}
+
 export function loadSamlConnection(config: Config, id: string): SamlConnection {
   const connection = config.saml[id];
   if (!connection) throw new Error(`no [saml.${id}]`);
@@ -65,9 +92,7 @@ export function loadSamlConnection(config: Config, id: string): SamlConnection {
       path.join(config.secrets.dir, samlCertificateFile(id)),
       `SAML connection ${id} service provider certificate`,
     ),
-    idpCertificates: connection.idp_certificate_files.map((file) =>
-      readCertificate(file, `SAML connection ${id} idp_certificate_files`),
-    ),
+    ...identityProvider(id, connection),
   };
 }
 

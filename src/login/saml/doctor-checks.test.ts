@@ -14,6 +14,7 @@ const configWith = (files: Record<string, string>) => {
   const config = makeConfig({ secrets: { dir: providerSecretsDir(files) } });
   const connection: Config['saml'][string] = {
     name: 'Corp',
+    idp_metadata_file: '',
     idp_entity_id: 'https://idp.corp.example/metadata',
     idp_sso_url: 'https://idp.corp.example/sso',
     idp_certificate_files: [idp.certFile],

@@ -21,7 +21,7 @@ export function samlConnectionChecks(config: Config, now: Date): Check[] {
       const certificates = [
         { what: `service provider certificate saml-${id}.crt`, certificate: spCertificate },
         ...connection.idpCertificates.map((pem, i) => ({
-          what: `idp_certificate_files[${i}]`,
+          what: `identity provider certificate ${i + 1}`,
           certificate: new X509Certificate(pem),
         })),
       ];

@@ -89,7 +89,7 @@ export async function finishSamlRoundTrip(
   if (!answered) throw new GatehouseError('saml_request_unknown');
   if (!profile?.nameID) throw refusal(deps, connection, 'no NameID');
   const facts = assertionFacts(profile.getAssertion?.(), answered.id, connection.acsUrl);
-  if (facts.issuer !== connection.config.idp_entity_id) throw refusal(deps, connection, `Issuer ${facts.issuer}`);
+  if (facts.issuer !== connection.idpEntityId) throw refusal(deps, connection, `Issuer ${facts.issuer}`);
   if (responseDestination(xml) !== connection.acsUrl) throw refusal(deps, connection, 'Destination is not our ACS');
   if (!facts.confirmedUntil) throw refusal(deps, connection, 'no bearer confirmation for our ACS and request');
   if (!facts.id) throw refusal(deps, connection, 'assertion without ID');

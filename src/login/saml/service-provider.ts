@@ -31,7 +31,7 @@ export function serviceProvider(connection: SamlConnection, cache: CacheProvider
   return new SAML({
     issuer: connection.entityId,
     callbackUrl: connection.acsUrl,
-    entryPoint: connection.config.idp_sso_url,
+    entryPoint: connection.idpSsoUrl,
     idpCert: connection.idpCertificates,
     audience: connection.entityId,
     privateKey: connection.spKey,
