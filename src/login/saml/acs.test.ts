@@ -3,6 +3,7 @@
 // encrypted assertion, aal2 only when configured), the identity rules, and each known attack refused with its code.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { sessionCookieFor } from '../../../test/helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../../../test/helpers/app.ts';
 import { makeConfig } from '../../../test/helpers/config.ts';
 import { providerSecretsDir } from '../../../test/helpers/provider-secrets.ts';
@@ -17,6 +18,7 @@ import {
   startTestIdp,
 } from '../../../test/helpers/saml-idp.ts';
 import type { Config } from '../../config/schema.ts';
+import type { Sub } from '../../identity/ids.ts';
 
 const sp = makeKeyPair('gatehouse-sp');
 const person = { nameId: 'u-1001', attributes: { email: 'ada@corp.example', displayName: 'Ada Lovelace' } };
@@ -361,6 +363,62 @@ describe('SAML service provider: /auth/saml/<id>/start and /acs', async () => {
     });
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json(), { sign_in_url: '/auth/saml/corp/start' });
+  });
+
+  describe('GET /auth/saml/<id>/link (linking to the signed-in identity)', () => {
+    const signedIn = async () => {
+      const [row] = await t.sql<{ id: Sub }[]>`insert into identities (id, display_name, assurance, state)
+        values (${`usr_${samlId().slice(1, 23)}`}, 'Linker', 'ial1', 'active') returning id`;
+      const sub = (row as { id: Sub }).id;
+      return { sub, session: await sessionCookieFor(t.sql, sub, { aal: 'aal1', now: t.clock.now() }) };
+    };
+    const linkStart = async (session: string) => {
+      const response = await t.app.inject({ url: '/auth/saml/corp/link', headers: { cookie: session } });
+      assert.equal(response.statusCode, 302, response.body);
+      const location = new URL(String(response.headers.location));
+      const cookie = String(response.headers['set-cookie']).split(';')[0] as string;
+      return { cookie, request: readAuthnRequest(location.search.slice(1), sp.cert) };
+    };
+    const answer = (requestId: string, nameId: string) =>
+      responseFor(requestId, signElement(assertionFor(requestId, { nameId }), 'Assertion', idp.keys));
+
+    it('links the NameID to the signed-in identity and returns to settings; signing in with it then finds them', async () => {
+      const person = await signedIn();
+      const { cookie, request } = await linkStart(person.session);
+      const response = await post(`${cookie}; ${person.session}`, answer(request.id, 'u-link-1'));
+      assert.equal(response.statusCode, 303, response.body);
+      assert.equal(response.headers.location, '/settings');
+      assert.equal(await methodOwner('u-link-1'), person.sub);
+      const again = await start();
+      assert.equal((await post(again.cookie, answer(again.request.id, 'u-link-1'))).statusCode, 303);
+      // The linking session plus the one this SAML sign-in started: both are the linked identity's.
+      assert.equal((await t.sql`select count(*)::int as n from sessions where identity_id = ${person.sub}`)[0]?.n, 2);
+    });
+
+    it('refuses a NameID another identity holds with 409 method_conflict, and a link finished by another session', async () => {
+      const person = await signedIn();
+      const taken = await linkStart(person.session);
+      const conflict = await post(`${taken.cookie}; ${person.session}`, answer(taken.request.id, 'u-1001'));
+      assert.equal(conflict.statusCode, 409);
+      envelope(conflict, 'method_conflict');
+      assert.notEqual(await methodOwner('u-1001'), person.sub);
+
+      const other = await signedIn();
+      const started = await linkStart(person.session);
+      const elsewhere = await post(`${started.cookie}; ${other.session}`, answer(started.request.id, 'u-link-2'));
+      assert.equal(elsewhere.statusCode, 400);
+      envelope(elsewhere, 'saml_request_unknown');
+      assert.equal(await methodOwner('u-link-2'), undefined);
+    });
+
+    it('sends a signed-out browser to sign in first, coming back to the link', async () => {
+      const response = await t.app.inject({ url: '/auth/saml/corp/link?return_to=%2Fsettings' });
+      assert.equal(response.statusCode, 302);
+      assert.equal(
+        response.headers.location,
+        `/signin?return_to=${encodeURIComponent('/auth/saml/corp/link?return_to=%2Fsettings')}`,
+      );
+    });
   });
 });
 

@@ -4,6 +4,7 @@
 // response-checks.ts. Anything else is refused before an identity is looked at.
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
+import type { Sub } from '../../identity/ids.ts';
 import type { SamlConnection } from './connection.ts';
 import type { SamlDeps } from './deps.ts';
 import { assertionFacts, attributeValue, declaresDtd, responseDestination } from './response-checks.ts';
@@ -22,7 +23,13 @@ export interface Started {
   maxAgeSeconds: number;
 }
 
-export async function startSamlRoundTrip(deps: SamlDeps, connectionId: string, returnTo: string): Promise<Started> {
+/** `identityId`: the signed-in identity asking to link this connection; null to sign in. */
+export async function startSamlRoundTrip(
+  deps: SamlDeps,
+  connectionId: string,
+  returnTo: string,
+  identityId: Sub | null,
+): Promise<Started> {
   const connection = offeredConnection(deps, connectionId);
   let requestId: string | null = null;
   const saml = serviceProvider(connection, {
@@ -40,6 +47,7 @@ export async function startSamlRoundTrip(deps: SamlDeps, connectionId: string, r
     id: requestId,
     connection: connection.id,
     cookieHash: tokenHash(cookie),
+    identityId,
     returnTo,
     createdAt: now,
     expiresAt: new Date(now.getTime() + REQUEST_SECONDS * 1000),

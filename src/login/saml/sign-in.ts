@@ -1,33 +1,57 @@
 // What a verified SAML assertion leads to, by the identity rules of src/identity/external-accounts.ts: the account
 // is (saml, connection id, NameID), never the email, which the identity provider asserts but this service has not
 // verified, so it is recorded unverified and never finds or links an identity.
-import { signInWithExternalAccount } from '../../identity/external-accounts.ts';
+import { GatehouseError } from '../../http/errors.ts';
+import {
+  type ExternalAccount,
+  linkExternalAccount,
+  signInWithExternalAccount,
+} from '../../identity/external-accounts.ts';
+import type { Sub } from '../../identity/ids.ts';
 import type { SessionStart } from '../../session/http.ts';
 import type { SamlConnection } from './connection.ts';
 import type { SamlDeps } from './deps.ts';
 import type { SamlAssertion } from './round-trip.ts';
 
-export type SamlSignIn = { kind: 'signed_in'; start: SessionStart } | { kind: 'signup_closed' };
+export type SamlSignIn = { kind: 'signed_in'; start: SessionStart } | { kind: 'linked' } | { kind: 'signup_closed' };
+
+const accountOf = (connection: SamlConnection, assertion: SamlAssertion): ExternalAccount => ({
+  kind: 'saml',
+  provider: connection.id,
+  subject: assertion.nameId,
+  label: assertion.email ?? assertion.nameId,
+  displayName: assertion.displayName,
+  email: assertion.email ? { address: assertion.email, verified: false } : null,
+});
 
 export async function signInWithAssertion(
   deps: SamlDeps,
   facts: { clientIp: string; requestId: string },
   connection: SamlConnection,
   assertion: SamlAssertion,
+  /** The identity of the browser's live session, if any: a link completes only for the identity that started it. */
+  signedIn: Sub | null,
 ): Promise<SamlSignIn> {
+  const linkFor = assertion.request.identityId;
+  if (linkFor) {
+    // Signed out (or in as someone else) since the start: the link was asked for by another session.
+    if (signedIn !== linkFor) throw new GatehouseError('saml_request_unknown');
+    // Held by another identity: 409 method_conflict, audited by the attach rule.
+    await linkExternalAccount(
+      deps.sql,
+      deps.audit,
+      { actor: linkFor, ...facts },
+      linkFor,
+      accountOf(connection, assertion),
+    );
+    return { kind: 'linked' };
+  }
   const now = deps.clock();
   const result = await signInWithExternalAccount(
     deps.sql,
     deps.audit,
     { actor: null, ...facts },
-    {
-      kind: 'saml',
-      provider: connection.id,
-      subject: assertion.nameId,
-      label: assertion.email ?? assertion.nameId,
-      displayName: assertion.displayName,
-      email: assertion.email ? { address: assertion.email, verified: false } : null,
-    },
+    accountOf(connection, assertion),
     { signUp: connection.config.sign_up },
     now,
   );

@@ -1,9 +1,12 @@
 // The only SQL for saml_requests and saml_assertion_ids (migrations/0029_saml_sign_in.sql).
 import type { Executor } from '../../db/pool.ts';
+import type { Sub } from '../../identity/ids.ts';
 
 export interface SamlRequest {
   id: string;
   connection: string;
+  /** Who asked to link this connection to their identity; null for a sign-in. */
+  identityId: Sub | null;
   returnTo: string;
   createdAt: Date;
 }
@@ -12,9 +15,9 @@ export async function insertSamlRequest(
   sql: Executor,
   input: SamlRequest & { cookieHash: string; expiresAt: Date },
 ): Promise<void> {
-  await sql`insert into saml_requests (id, connection, cookie_hash, return_to, created_at, expires_at)
-            values (${input.id}, ${input.connection}, ${input.cookieHash}, ${input.returnTo}, ${input.createdAt},
-                    ${input.expiresAt})`;
+  await sql`insert into saml_requests (id, connection, cookie_hash, identity_id, return_to, created_at, expires_at)
+            values (${input.id}, ${input.connection}, ${input.cookieHash}, ${input.identityId}, ${input.returnTo},
+                    ${input.createdAt}, ${input.expiresAt})`;
 }
 
 /**
@@ -26,12 +29,21 @@ export async function consumeSamlRequest(
   match: { id: string; connection: string; cookieHash: string },
   now: Date,
 ): Promise<SamlRequest | null> {
-  const [row] = await sql<{ id: string; connection: string; return_to: string; created_at: Date }[]>`
+  const [row] = await sql<
+    { id: string; connection: string; identity_id: string | null; return_to: string; created_at: Date }[]
+  >`
     delete from saml_requests
     where id = ${match.id} and connection = ${match.connection} and cookie_hash = ${match.cookieHash}
       and expires_at > ${now}
-    returning id, connection, return_to, created_at`;
-  return row ? { id: row.id, connection: row.connection, returnTo: row.return_to, createdAt: row.created_at } : null;
+    returning id, connection, identity_id, return_to, created_at`;
+  if (!row) return null;
+  return {
+    id: row.id,
+    connection: row.connection,
+    identityId: row.identity_id as Sub | null,
+    returnTo: row.return_to,
+    createdAt: row.created_at,
+  };
 }
 
 /** Records an assertion ID as used; false when it already was (a replay), decided atomically by the primary key. */
