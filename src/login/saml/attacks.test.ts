@@ -33,6 +33,9 @@ describe('SAML service provider: POST /auth/saml/<id>/acs refuses known attacks'
     assert.equal(response.statusCode, 400);
     envelope(response, 'saml_response_invalid');
     assert.equal(await methodOwner('u-admin'), undefined);
+    const [record] = await t.sql`select details from audit_events
+                                 where event = 'signin.failed' and request_id = ${String(response.headers['x-request-id'])}`;
+    assert.deepEqual(record?.details, { method: 'saml', connection: 'corp', reason: 'saml_response_invalid' });
   });
 
   it('refuses XML signature wrapping: the signed original nested inside a forged assertion with the same ID', async () => {
