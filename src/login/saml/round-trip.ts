@@ -67,7 +67,27 @@ export interface SamlAssertion {
 
 const invalid = () => new GatehouseError('saml_response_invalid');
 
+/** Verifies a response posted to the ACS; a refusal is audited as a failed sign-in (forgeries and replays show). */
 export async function finishSamlRoundTrip(
+  deps: SamlDeps,
+  facts: { clientIp: string; requestId: string },
+  connection: SamlConnection,
+  samlResponse: string,
+  cookie: string | null,
+): Promise<SamlAssertion> {
+  return await verifyResponse(deps, connection, samlResponse, cookie).catch(async (error: unknown) => {
+    if (error instanceof GatehouseError)
+      await deps.audit.record({
+        event: 'signin.failed',
+        actor: null,
+        ...facts,
+        details: { method: 'saml', connection: connection.id, reason: error.code },
+      });
+    throw error;
+  });
+}
+
+async function verifyResponse(
   deps: SamlDeps,
   connection: SamlConnection,
   samlResponse: string,

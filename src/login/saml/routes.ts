@@ -74,17 +74,7 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     const cookie = readSamlCookie(request, deps.issuer);
     clearSamlCookie(reply, deps.issuer);
     const facts = { clientIp: request.clientIp, requestId: request.id };
-    const assertion = await finishSamlRoundTrip(deps, connection, samlResponse, cookie).catch(async (error) => {
-      // A refused response is a failed sign-in worth a record: forgeries and replays show up in the audit trail.
-      if (error instanceof GatehouseError)
-        await deps.audit.record({
-          event: 'signin.failed',
-          actor: null,
-          ...facts,
-          details: { method: 'saml', connection: connection.id, reason: error.code },
-        });
-      throw error;
-    });
+    const assertion = await finishSamlRoundTrip(deps, facts, connection, samlResponse, cookie);
     const session = await sessions.current(request);
     const outcome = await signInWithAssertion(deps, facts, connection, assertion, session?.identityId ?? null);
     if (outcome.kind === 'signup_closed') {
