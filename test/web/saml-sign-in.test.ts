@@ -139,6 +139,12 @@ describe('GET /admin/saml-connections and the console page "Single sign-on" (Chr
     await page.getByText('never counts: every sign-in here is single-factor (aal1)').waitFor();
     // openssl made both certificates for two days: each is flagged as expiring.
     assert.equal(await page.getByText('Warning').count(), 2);
+    // Long URLs wrap on a phone instead of widening the page (run in the page: no DOM types in the tests).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide = (await page.evaluate(`[...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > 390.5 && !e.closest('.visually-hidden'))
+      .map((e) => e.tagName.toLowerCase() + ' ' + (e.textContent || '').slice(0, 40)).slice(0, 5)`)) as string[];
+    assert.deepEqual(wide, []);
     assert.deepEqual(problems, []);
   });
 });
