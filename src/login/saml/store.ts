@@ -1,4 +1,4 @@
-// The only SQL for saml_requests and saml_assertion_ids (migrations/0029_saml_sign_in.sql).
+// The only SQL for saml_requests and saml_assertion_ids (migrations/0031_saml_sign_in.sql).
 import type { Executor } from '../../db/pool.ts';
 import type { Sub } from '../../identity/ids.ts';
 
