@@ -38,6 +38,9 @@ import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
+import { samlAdminRoutes } from './login/saml/admin-routes.ts';
+import { loadSamlConnections } from './login/saml/connection.ts';
+import { samlRoutes } from './login/saml/routes.ts';
 import { farcasterRoutes } from './login/web3/farcaster-routes.ts';
 import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
@@ -187,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
   await app.register(webRoutes, { dist: ui.dist, page, branding });
+  const samlConnections = loadSamlConnections(config);
   await app.register(localLoginRoutes, {
     sessions,
     deps: {
@@ -200,6 +204,19 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       issuer: config.server.issuer,
       directories: loadDirectories(config),
       logDirectoryFailure: (directory, error) => app.log.warn({ err: error, directory }, 'LDAP directory unavailable'),
+      samlConnections,
+    },
+  });
+  await app.register(samlRoutes, {
+    sessions,
+    shell,
+    deps: {
+      sql: deps.sql,
+      audit: deps.audit,
+      clock: deps.clock,
+      issuer: config.server.issuer,
+      connections: samlConnections,
+      logRefusal: (connection, error) => app.log.warn({ err: error, connection }, 'SAML response refused'),
     },
   });
   await app.register(signInMethodRoutes, { config });
@@ -316,6 +333,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       deliveryKey: deps.secrets.delivery,
       requireAdmin: services.requireAdmin,
     });
+  await app.register(samlAdminRoutes, { connections: samlConnections, requireAdmin: services.requireAdmin });
   await app.register(statusRoutes, {
     config,
     sql: deps.sql,

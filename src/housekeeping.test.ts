@@ -97,6 +97,12 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
               values ('channel-old', 'c', 't1', 'sign_in', ${clock.now()}, ${new Date(clock.now().getTime() - 1000)}),
                      ('channel-live', 'c', 't2', 'sign_in', ${clock.now()},
                       ${new Date(clock.now().getTime() + 300_000)})`;
+    await sql`insert into saml_requests (id, connection, cookie_hash, return_to, created_at, expires_at)
+              values ('_req-old', 'corp', 'c', '/', ${clock.now()}, ${new Date(clock.now().getTime() - 1000)}),
+                     ('_req-live', 'corp', 'c', '/', ${clock.now()}, ${new Date(clock.now().getTime() + 600_000)})`;
+    await sql`insert into saml_assertion_ids (connection, assertion_id, expires_at)
+              values ('corp', '_a-old', ${new Date(clock.now().getTime() - 1000)}),
+                     ('corp', '_a-live', ${new Date(clock.now().getTime() + 300_000)})`;
     const report = await runHousekeeping(sql, clock.now());
     assert.deepEqual(report, {
       sessions: 2,
@@ -108,6 +114,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       passkeyChallenges: 0,
       web3Messages: 1,
       farcasterChannels: 1,
+      samlState: 2,
       usedJtis: 1,
       pushedRequests: 0,
       authorizationCodes: 0,
@@ -136,6 +143,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       passkeyChallenges: 0,
       web3Messages: 1,
       farcasterChannels: 1,
+      samlState: 2,
       usedJtis: 1,
       pushedRequests: 0,
       authorizationCodes: 0,

@@ -12,6 +12,7 @@ import { deleteEndedRequestWindows } from './http/store.ts';
 import { purgeExpiredFederatedTransactions } from './login/federated/store.ts';
 import { purgeLoginRecords } from './login/local/retention.ts';
 import { deleteExpiredChallenges } from './login/passkey/store.ts';
+import { purgeExpiredSamlState } from './login/saml/store.ts';
 import { purgeExpiredFarcasterChannels } from './login/web3/farcaster-store.ts';
 import { purgeExpiredWeb3Messages } from './login/web3/store.ts';
 import { purgePushedRequests } from './oauth/pushed-request-store.ts';
@@ -32,6 +33,7 @@ export interface HousekeepingReport {
   passkeyChallenges: number;
   web3Messages: number;
   farcasterChannels: number;
+  samlState: number;
   usedJtis: number;
   pushedRequests: number;
   authorizationCodes: number;
@@ -53,6 +55,8 @@ export async function runHousekeeping(sql: Sql, now: Date): Promise<Housekeeping
     web3Messages: await purgeExpiredWeb3Messages(sql, now),
     // Likewise an expired Farcaster channel: the relay forgets it too.
     farcasterChannels: await purgeExpiredFarcasterChannels(sql, now),
+    // A request past its expiry cannot be answered, and an assertion past its NotOnOrAfter is refused anyway.
+    samlState: await purgeExpiredSamlState(sql, now),
     usedJtis: await purgeUsedJtis(sql, now),
     pushedRequests: await purgePushedRequests(sql, now),
     ...(await purgeOAuthRecords(sql, now)),

@@ -10,6 +10,7 @@ import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { gatewayChecks } from '../gateway/doctor-checks.ts';
 import { directoryChecks } from '../login/ldap/doctor-checks.ts';
+import { samlConnectionChecks } from '../login/saml/doctor-checks.ts';
 import { ethereumRpcChecks, farcasterRpcChecks } from '../login/web3/doctor-checks.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
 import { type Command, parseFlags } from './args.ts';
@@ -51,6 +52,7 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     ...statusChecks(report),
     ...gatewayChecks(config),
     ...(await directoryChecks(config)),
+    ...samlConnectionChecks(config, clock()),
     ...ethereum,
     ...farcaster,
   ];

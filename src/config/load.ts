@@ -4,7 +4,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import Value from 'typebox/value';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import { developmentIssuer } from './issuer-listener.ts';
-import { type Config, ConfigSchema, LdapDirectorySchema } from './schema.ts';
+import { type Config, ConfigSchema, LdapDirectorySchema, SamlConnectionSchema } from './schema.ts';
 import { problemsFromSchemaErrors } from './schema-errors.ts';
 import { checkSemantics, type Deferred } from './validate.ts';
 
@@ -95,6 +95,10 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   if (typeof ldap === 'object' && ldap !== null)
     for (const [id, entry] of Object.entries(ldap))
       (ldap as Record<string, unknown>)[id] = Value.Default(LdapDirectorySchema, entry);
+  const saml = withDefaults.saml;
+  if (typeof saml === 'object' && saml !== null)
+    for (const [id, entry] of Object.entries(saml))
+      (saml as Record<string, unknown>)[id] = Value.Default(SamlConnectionSchema, entry);
   const schemaProblems = problemsFromSchemaErrors(Value.Errors(ConfigSchema, withDefaults));
   if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
 
@@ -112,6 +116,11 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
     config.branding.logo_file = path.resolve(options.baseDir, config.branding.logo_file);
   for (const directory of Object.values(config.ldap))
     if (directory.ca_file !== '') directory.ca_file = path.resolve(options.baseDir, directory.ca_file);
+  for (const connection of Object.values(config.saml)) {
+    connection.idp_certificate_files = connection.idp_certificate_files.map((f) => path.resolve(options.baseDir, f));
+    if (connection.idp_metadata_file !== '')
+      connection.idp_metadata_file = path.resolve(options.baseDir, connection.idp_metadata_file);
+  }
   return { config, file: options.development ? null : file, development: options.development, deferred };
 }
 

@@ -137,6 +137,60 @@ export const LdapDirectorySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One SAML 2.0 identity provider users sign in through (`[saml.<id>]`), Gatehouse acting as the service provider.
+ * The service provider's own key pair is never here: it is the files `saml-<id>.key` (PEM private key, mode 0600) and
+ * `saml-<id>.crt` (its PEM certificate) in `secrets.dir`; it signs the AuthnRequest and decrypts encrypted assertions.
+ */
+export const SamlConnectionSchema = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      description: 'Name of the identity provider shown to people (e.g. "Example Corp single sign-on").',
+    }),
+    idp_metadata_file: text(
+      "The identity provider's SAML metadata (XML file; relative paths resolve against the config file): its entityID, the SingleSignOnService for HTTP-Redirect and its signing certificates are read from it at startup. Set this or the three idp_ keys below, not both. Only a file: metadata is not fetched from a URL.",
+    ),
+    idp_entity_id: text(
+      "The identity provider's entity id: the Issuer of its assertions must be exactly this. Empty when idp_metadata_file is set.",
+    ),
+    idp_sso_url: Type.String({
+      pattern: '^(https?://.*)?$',
+      default: '',
+      description:
+        "The identity provider's single sign-on service for the HTTP-Redirect binding, where the signed AuthnRequest goes. https only (http only for loopback). Empty when idp_metadata_file is set.",
+    }),
+    idp_certificate_files: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        "PEM certificate(s) the identity provider signs with; relative paths resolve against the config file. Only these keys verify a response or assertion: a key carried in the document (KeyInfo) is never trusted. Two during the identity provider's key rollover. Empty when idp_metadata_file is set.",
+    }),
+    email_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' }), {
+      minItems: 1,
+      description:
+        'Sign-in subjects (email addresses) in these domains are sent to this identity provider instead of a password step. A domain belongs to one connection or directory.',
+    }),
+    display_name_attribute: text(
+      'Attribute (its Name as the identity provider sends it) used as the display name of a new identity; missing: the NameID.',
+      'displayName',
+    ),
+    email_attribute: text(
+      'Attribute used as the email address of a new identity, recorded unverified: never used to find or link an identity, and it proves nothing until verified here.',
+      'email',
+    ),
+    sign_up: flag(
+      'A person the identity provider vouches for without a Gatehouse identity gets one at first sign-in. Off: only identities that already have this connection as a sign-in method sign in.',
+      true,
+    ),
+    mfa_authn_contexts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        "AuthnContextClassRef values that mean the identity provider did multi-factor authentication (e.g. https://refeds.org/profile/mfa). A sign-in whose signed AuthnStatement names one of them is aal2 here; every other sign-in through this connection is aal1. Empty (default): the identity provider's MFA never counts, since it is outside this service's control.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigSchema = Type.Object(
   {
     server: section('The HTTP listener and the public identity of the service.', {
@@ -528,6 +582,11 @@ export const ConfigSchema = Type.Object(
       default: {},
       description:
         'LDAP directories (`[ldap.<id>]`). The id is stored with every linked identity: renaming it orphans those links.',
+    }),
+    saml: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}$' }), SamlConnectionSchema, {
+      default: {},
+      description:
+        "SAML 2.0 identity providers (`[saml.<id>]`). The id is part of the service provider's entity id and URLs, and is stored with every linked identity: renaming it orphans those links and needs the identity provider reconfigured.",
     }),
     logging: section('Logs (JSON on stdout).', {
       level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {

@@ -5,6 +5,7 @@ import { ldapProblems } from './ldap-rules.ts';
 import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { genericProviderState, PROVIDER_IDS, providerState } from './provider-state.ts';
+import { samlProblems } from './saml-rules.ts';
 import { type Config, REDIRECT_PROVIDERS } from './schema.ts';
 
 export interface Deferred {
@@ -94,6 +95,7 @@ export function checkSemantics(config: Config): SemanticResult {
     problem('server.listen', 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080');
 
   problems.push(...ldapProblems(config));
+  problems.push(...samlProblems(config));
 
   const dbUrlProblem = databaseUrlProblem(config.database.url);
   if (dbUrlProblem) problem('database.url', dbUrlProblem);

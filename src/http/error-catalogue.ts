@@ -84,6 +84,30 @@ export const errorCatalogue = {
     description: 'An account with this email address already exists; it is never linked automatically.',
   },
 
+  // SAML sign-in (login/saml)
+  saml_connection_unknown: { status: 404, description: 'This single sign-on connection is not configured here.' },
+  saml_request_unknown: {
+    status: 400,
+    description:
+      'This single sign-on answer does not match a sign-in started in this browser, or was already used; start again.',
+  },
+  saml_response_invalid: {
+    status: 400,
+    description: "The identity provider's answer could not be verified, so it was not accepted; start again.",
+  },
+  saml_assertion_replayed: {
+    status: 400,
+    description: 'This single sign-on assertion was already used; start again.',
+  },
+  saml_xml_refused: {
+    status: 400,
+    description: 'The single sign-on answer declares a DTD, which SAML never needs; it was not read.',
+  },
+  saml_signup_closed: {
+    status: 403,
+    description: 'No account is linked to this single sign-on account, and new accounts cannot be created here.',
+  },
+
   // passkeys (src/login/passkey)
   passkeys_disabled: { status: 403, description: 'Passkeys are not enabled on this service.' },
   invalid_passkey_registration: {

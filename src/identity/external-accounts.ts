@@ -1,4 +1,4 @@
-// The identity rules for accounts held elsewhere (redirect providers today, wallets next), enforced here once
+// The identity rules for accounts held elsewhere (redirect providers, wallets, LDAP, SAML), enforced here once
 // (SPEC.md "What the service does" 2, "States and transitions"; DESIGN.md: nothing is ever linked by email alone):
 // - an external account is keyed by (kind, provider, external subject), never by email;
 // - a known external account signs in as the identity it belongs to;
@@ -22,7 +22,7 @@ import {
 
 /** An account at another provider, as that provider vouched for it (its signature or its API, checked by the caller). */
 export interface ExternalAccount {
-  kind: Extract<MethodKind, 'federated' | 'web3' | 'ldap'>;
+  kind: Extract<MethodKind, 'federated' | 'web3' | 'ldap' | 'saml'>;
   provider: string;
   /** The provider's stable id for the account (OIDC `sub`, a numeric user id, an address); never an email. */
   subject: string;

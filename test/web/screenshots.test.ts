@@ -107,6 +107,12 @@ const SHOTS_LIST: Shot[] = [
   { name: 'console-members', path: '/admin/console/members', as: 'owner', ready: 'owner@acme-robotics.dev' },
   { name: 'console-audit', path: '/admin/console/audit', as: 'owner', ready: 'client.created' },
   { name: 'console-status', path: '/admin/console/status', as: 'owner', ready: 'Signing keys' },
+  {
+    name: 'console-single-sign-on',
+    path: '/admin/console/single-sign-on',
+    as: 'owner',
+    ready: 'No SAML connections are configured.',
+  },
 ];
 
 for (const width of [1280, 390])

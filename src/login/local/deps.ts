@@ -5,6 +5,7 @@ import type { Config } from '../../config/schema.ts';
 import type { Secrets } from '../../crypto/secret-files.ts';
 import type { Sql } from '../../db/pool.ts';
 import type { Directory } from '../ldap/directory.ts';
+import type { SamlConnection } from '../saml/connection.ts';
 
 /** What local sign-in needs, passed in from app.ts. */
 export interface LocalLoginDeps {
@@ -21,6 +22,8 @@ export interface LocalLoginDeps {
   directories: Directory[];
   /** Where the cause of a directory failure goes (the log); the client sees directory_unavailable only. */
   logDirectoryFailure: (directoryId: string, error: Error) => void;
+  /** The `[saml.<id>]` connections; a subject in one's email domains is sent there instead of a password step. */
+  samlConnections?: Map<string, SamlConnection>;
 }
 
 /** The request facts rules need for audit records and throttling; rules never see the request itself. */

@@ -5,7 +5,9 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { assertSameOriginJson } from '../../http/csrf.ts';
 import { InvalidRequest } from '../../http/errors.ts';
+import { normalizeEmail } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { connectionForSubject, samlPaths } from '../saml/connection.ts';
 import { attemptContext, type LocalLoginDeps } from './deps.ts';
 import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
 import { clearLoginCookie, readLoginCookie, setLoginCookie } from './login-cookie.ts';
@@ -28,6 +30,9 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     '/auth/login',
     { schema: { body: body({ subject: Type.String({ minLength: 1, maxLength: 254 }) }) }, onRequest: sameOrigin },
     async (request, reply) => {
+      // A company domain with single sign-on: its identity provider, not a password here, decides who this is.
+      const saml = connectionForSubject(deps.samlConnections ?? new Map(), normalizeEmail(request.body.subject));
+      if (saml) return { sign_in_url: samlPaths(saml.id).start };
       const started = await signIn.start(attemptContext(request), request.body.subject);
       setLoginCookie(reply, deps.issuer, started.cookie, started.expiresIn);
       return {

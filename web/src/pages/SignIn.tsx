@@ -20,6 +20,11 @@ interface LoginStart {
   challenge_id: string;
 }
 
+/** A subject whose email domain signs in through its company's single sign-on (a SAML connection). */
+interface SingleSignOn {
+  sign_in_url: string;
+}
+
 interface VerifyResult {
   enrollment_required?: boolean;
 }
@@ -92,7 +97,10 @@ export function SignIn() {
     event.preventDefault();
     cancelPasskeyAutofill();
     void run(async () => {
-      setChallenge(await api<LoginStart>('POST', '/auth/login', { subject }));
+      const started = await api<LoginStart | SingleSignOn>('POST', '/auth/login', { subject });
+      if ('sign_in_url' in started)
+        return location.assign(`${started.sign_in_url}?return_to=${encodeURIComponent(returnTo)}`);
+      setChallenge(started);
       setAttempted(false);
     });
   };

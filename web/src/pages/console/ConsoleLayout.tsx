@@ -13,6 +13,7 @@ const SECTIONS = [
   ['identities', 'Identities'],
   ['members', 'Members'],
   ['audit', 'Audit log'],
+  ['single-sign-on', 'Single sign-on'],
   ['status', 'Status'],
 ] as const;
 

@@ -8,6 +8,7 @@ import { IdentityDetail } from './IdentityDetail.tsx';
 import { Mailbox } from './Mailbox.tsx';
 import { Members } from './Members.tsx';
 import { Resources } from './Resources.tsx';
+import { SamlConnections } from './SamlConnections.tsx';
 import { Status } from './Status.tsx';
 
 /** Console routes under /admin/console; the bare path opens the overview. */
@@ -21,5 +22,6 @@ export const consoleRoutes = [
   <Route key="members" path="/admin/console/members" component={Members} />,
   <Route key="audit" path="/admin/console/audit" component={AuditLog} />,
   <Route key="status" path="/admin/console/status" component={Status} />,
+  <Route key="single-sign-on" path="/admin/console/single-sign-on" component={SamlConnections} />,
   <Route key="mailbox" path="/admin/console/mailbox" component={Mailbox} />,
 ];

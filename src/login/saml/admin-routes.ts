@@ -1,0 +1,25 @@
+// GET /admin/saml-connections: the configured SAML connections for the console (owner guard first). There is no
+// write route: a connection is configured in `[saml.<id>]` (its keys are files in secrets.dir), and the service
+// reads it at startup.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { connectionView } from './admin-view.ts';
+import type { SamlConnection } from './connection.ts';
+
+export interface SamlAdminRouteOptions {
+  connections: Map<string, SamlConnection>;
+  /** The owner guard (src/admin/guard.ts), passed in: admin already depends on login, not the other way. */
+  requireAdmin: (request: FastifyRequest) => Promise<unknown>;
+}
+
+export const samlAdminRoutes: FastifyPluginAsyncTypebox<SamlAdminRouteOptions> = async (app, options) => {
+  app.addHook('preValidation', async (request) => {
+    await options.requireAdmin(request);
+  });
+  app.get(
+    '/admin/saml-connections',
+    { schema: { querystring: Type.Object({}, { additionalProperties: false }) } },
+    async () => ({ connections: [...options.connections.values()].map(connectionView) }),
+  );
+};

@@ -1,0 +1,51 @@
+// What the console shows of a SAML connection: everything the identity provider's administrator needs to set up
+// their side (entity id, ACS, metadata URL) and what the owner should watch (domains, sign-up, MFA rule,
+// certificate expiry). Read-only: connections live in `[saml.<id>]` of the configuration file, like LDAP directories.
+import { X509Certificate } from 'node:crypto';
+import type { SamlConnection } from './connection.ts';
+
+export interface CertificateView {
+  role: 'service_provider' | 'identity_provider';
+  subject: string;
+  expires_at: string;
+}
+
+export interface SamlConnectionView {
+  id: string;
+  name: string;
+  idp_entity_id: string;
+  idp_sso_url: string;
+  email_domains: string[];
+  sign_up: boolean;
+  mfa_authn_contexts: string[];
+  sp_entity_id: string;
+  acs_url: string;
+  metadata_url: string;
+  certificates: CertificateView[];
+}
+
+const certificateView = (role: CertificateView['role'], pem: string): CertificateView => {
+  const certificate = new X509Certificate(pem);
+  return { role, subject: certificate.subject, expires_at: new Date(certificate.validTo).toISOString() };
+};
+
+export function connectionView(connection: SamlConnection): SamlConnectionView {
+  const { config } = connection;
+  return {
+    id: connection.id,
+    name: config.name,
+    idp_entity_id: connection.idpEntityId,
+    idp_sso_url: connection.idpSsoUrl,
+    email_domains: config.email_domains,
+    sign_up: config.sign_up,
+    mfa_authn_contexts: config.mfa_authn_contexts,
+    sp_entity_id: connection.entityId,
+    acs_url: connection.acsUrl,
+    // The entity id is the metadata URL (connection.ts), so the two are the same address.
+    metadata_url: connection.entityId,
+    certificates: [
+      certificateView('service_provider', connection.spCertificate),
+      ...connection.idpCertificates.map((pem) => certificateView('identity_provider', pem)),
+    ],
+  };
+}

@@ -1,0 +1,112 @@
+// One configured SAML connection (`[saml.<id>]`) with what it needs at run time: the identity provider's signing
+// certificates (the only keys that may verify its answers), this service provider's key pair (saml-<id>.key and
+// saml-<id>.crt in secrets.dir), and the stable URLs the identity provider is configured with.
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ssoUrlProblem } from '../../config/saml-rules.ts';
+import type { Config } from '../../config/schema.ts';
+import { readConfiguredSecret } from '../../crypto/secret-files.ts';
+import { type IdpMetadata, parseIdpMetadata } from './idp-metadata.ts';
+
+export type SamlConnectionConfig = Config['saml'][string];
+
+export interface SamlConnection {
+  id: string;
+  config: SamlConnectionConfig;
+  /** This service provider's entity id: its metadata URL, stable for as long as the issuer and the id stay. */
+  entityId: string;
+  /** The assertion consumer service (HTTP-POST binding): every response's Destination and Recipient. */
+  acsUrl: string;
+  /** PEM private key: signs AuthnRequests, decrypts EncryptedAssertions. */
+  spKey: string;
+  /** PEM certificate of spKey, published in the metadata for signing and encryption. */
+  spCertificate: string;
+  /** From `[saml.<id>]`, or read from its idp_metadata_file at startup. */
+  idpEntityId: string;
+  idpSsoUrl: string;
+  idpCertificates: string[];
+}
+
+export const samlKeyFile = (id: string) => `saml-${id}.key`;
+export const samlCertificateFile = (id: string) => `saml-${id}.crt`;
+export const samlPaths = (id: string) => ({
+  metadata: `/auth/saml/${id}/metadata`,
+  start: `/auth/saml/${id}/start`,
+  acs: `/auth/saml/${id}/acs`,
+});
+
+const readCertificate = (file: string, what: string): string => {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`${what}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new Error(`${what}: ${file} is not a PEM certificate`);
+  }
+  return `${pem.trim()}\n`;
+};
+
+function identityProvider(id: string, connection: SamlConnectionConfig) {
+  if (connection.idp_metadata_file === '')
+    return {
+      idpEntityId: connection.idp_entity_id,
+      idpSsoUrl: connection.idp_sso_url,
+      idpCertificates: connection.idp_certificate_files.map((file) =>
+        readCertificate(file, `SAML connection ${id} idp_certificate_files`),
+      ),
+    };
+  const where = `SAML connection ${id} idp_metadata_file ${connection.idp_metadata_file}`;
+  let metadata: IdpMetadata;
+  try {
+    metadata = parseIdpMetadata(readFileSync(connection.idp_metadata_file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`${where}: ${code ? `cannot be read (${code})` : (error as Error).message}`);
+  }
+  const problem = ssoUrlProblem(metadata.ssoUrl);
+  if (problem) throw new Error(`${where}: its SingleSignOnService ${problem}`);
+  return { idpEntityId: metadata.entityId, idpSsoUrl: metadata.ssoUrl, idpCertificates: metadata.certificates };
+}
+
+export function loadSamlConnection(config: Config, id: string): SamlConnection {
+  const connection = config.saml[id];
+  if (!connection) throw new Error(`no [saml.${id}]`);
+  const base = config.server.issuer.replace(/\/$/, '');
+  const paths = samlPaths(id);
+  return {
+    id,
+    config: connection,
+    entityId: `${base}${paths.metadata}`,
+    acsUrl: `${base}${paths.acs}`,
+    // Trimmed: node-saml takes a PEM only when at most one newline follows its last line.
+    spKey: `${readConfiguredSecret(
+      path.join(config.secrets.dir, samlKeyFile(id)),
+      `SAML connection ${id} needs its service provider private key in ${samlKeyFile(id)} in secrets.dir`,
+    ).trim()}\n`,
+    spCertificate: readCertificate(
+      path.join(config.secrets.dir, samlCertificateFile(id)),
+      `SAML connection ${id} service provider certificate`,
+    ),
+    ...identityProvider(id, connection),
+  };
+}
+
+/** Every connection, loaded once at startup: a missing or unreadable key or certificate stops the start. */
+export function loadSamlConnections(config: Config): Map<string, SamlConnection> {
+  return new Map(Object.keys(config.saml).map((id) => [id, loadSamlConnection(config, id)]));
+}
+
+/** The connection serving a sign-in subject's email domain, if any. */
+export function connectionForSubject(connections: Map<string, SamlConnection>, subject: string): SamlConnection | null {
+  const at = subject.lastIndexOf('@');
+  if (at < 0) return null;
+  const domain = subject.slice(at + 1).toLowerCase();
+  for (const connection of connections.values())
+    if (connection.config.email_domains.includes(domain)) return connection;
+  return null;
+}

@@ -1,0 +1,89 @@
+// SAML 2.0 service provider routes, one set per `[saml.<id>]` connection (SPEC.md names no SAML paths; these are
+// documented in docs/identity.md): GET /auth/saml/<id>/metadata (SP metadata, also our entity id), GET
+// /auth/saml/<id>/start (SP-initiated: a signed AuthnRequest by HTTP-Redirect), GET /auth/saml/<id>/link (the same,
+// to link the connection to the signed-in identity) and POST /auth/saml/<id>/acs (the assertion consumer service,
+// HTTP-POST). Browser navigations get an HTML page on refusal; any other client the
+// JSON error envelope, with the same catalogue code.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
+import { addFormBodyParser } from '../../http/form-body.ts';
+import { type PageShell, sendPage } from '../../http/html-page.ts';
+import { safeReturnTo } from '../../http/return-to.ts';
+import type { Sub } from '../../identity/ids.ts';
+import type { SessionHttp } from '../../session/http.ts';
+import { refusalPage, signupClosedPage } from '../federated/pages.ts';
+import { clearSamlCookie, readSamlCookie, setSamlCookie } from './cookie.ts';
+import type { SamlDeps } from './deps.ts';
+import { finishSamlRoundTrip, offeredConnection, startSamlRoundTrip } from './round-trip.ts';
+import { serviceProviderMetadata } from './service-provider.ts';
+import { signInWithAssertion } from './sign-in.ts';
+
+export interface SamlRouteOptions {
+  deps: SamlDeps;
+  sessions: SessionHttp;
+  shell: PageShell;
+}
+
+const connectionParam = (request: FastifyRequest) => (request.params as { id: string }).id;
+const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+
+export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }: SamlRouteOptions) {
+  addFormBodyParser(app);
+  app.setErrorHandler((error, request, reply) => {
+    // Not a browser: the one error handler above writes the envelope.
+    if (!wantsHtml(request)) throw error;
+    const known = error instanceof GatehouseError && error.status < 500 ? error : null;
+    if (!known) request.log.error({ err: error }, 'SAML sign-in failed');
+    const code = known?.code ?? 'server_error';
+    const description = known?.publicDescription ?? 'The server could not complete the request.';
+    return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), shell);
+  });
+
+  app.get('/auth/saml/:id/metadata', async (request, reply) => {
+    const connection = offeredConnection(deps, connectionParam(request));
+    return reply.type('application/samlmetadata+xml').send(serviceProviderMetadata(connection));
+  });
+
+  const start = async (request: FastifyRequest, reply: FastifyReply, identityId: Sub | null) => {
+    const value =
+      new URLSearchParams(request.url.split('?')[1] ?? '').get('return_to') || (identityId ? '/settings' : '/');
+    // DESIGN.md "no open redirect": a return_to that is not a local path is refused, not quietly replaced.
+    if (safeReturnTo(value) !== value) throw new InvalidRequest('return_to must be a local path');
+    const started = await startSamlRoundTrip(deps, connectionParam(request), value, identityId);
+    setSamlCookie(reply, deps.issuer, started.cookie, started.maxAgeSeconds);
+    return reply.code(302).header('location', started.location).send();
+  };
+
+  app.get('/auth/saml/:id/start', async (request, reply) => start(request, reply, null));
+
+  // Links the connection to the signed-in identity; signed out, sign in first and come back here.
+  app.get('/auth/saml/:id/link', async (request, reply) => {
+    const session = await sessions.current(request);
+    if (!session || session.enrollmentOnly)
+      return reply
+        .code(302)
+        .header('location', `/signin?return_to=${encodeURIComponent(request.url)}`)
+        .send();
+    return start(request, reply, session.identityId);
+  });
+
+  app.post('/auth/saml/:id/acs', async (request: FastifyRequest, reply: FastifyReply) => {
+    const connection = offeredConnection(deps, connectionParam(request));
+    const samlResponse = (request.body as Record<string, string> | undefined)?.SAMLResponse;
+    if (typeof samlResponse !== 'string' || samlResponse === '') throw new InvalidRequest('SAMLResponse is required');
+    const cookie = readSamlCookie(request, deps.issuer);
+    clearSamlCookie(reply, deps.issuer);
+    const facts = { clientIp: request.clientIp, requestId: request.id };
+    const assertion = await finishSamlRoundTrip(deps, facts, connection, samlResponse, cookie);
+    const session = await sessions.current(request);
+    const outcome = await signInWithAssertion(deps, facts, connection, assertion, session?.identityId ?? null);
+    if (outcome.kind === 'signup_closed') {
+      if (!wantsHtml(request)) throw new GatehouseError('saml_signup_closed');
+      return sendPage(reply, 403, signupClosedPage(connection.config.name), shell);
+    }
+    if (outcome.kind === 'linked') return reply.code(303).header('location', assertion.request.returnTo).send();
+    await sessions.establish(request, reply, outcome.start);
+    // 303: the POST continues as a GET to where the sign-in started.
+    return reply.code(303).header('location', assertion.request.returnTo).send();
+  });
+}
