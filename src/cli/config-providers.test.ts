@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { parse } from 'smol-toml';
 import { scratchDir } from '../../test/helpers/config.ts';
 import { startStandIn } from '../../test/helpers/oidc-stand-in.ts';
 import { generateSecretFiles } from '../crypto/secret-files.ts';
+import { UsageError } from './args.ts';
 import type { ConfigIo } from './config-io.ts';
 import { runConfigProviders } from './config-providers.ts';
 
@@ -89,6 +92,63 @@ describe('gatehouse config providers', async () => {
     ]);
     assert.equal(code, 0);
     assert.match(out, /google: deferred: client_id is a placeholder/);
+  });
+
+  test('adds Apple: team and key ids in the TOML, the .p8 key only in its 0600 file in secrets.dir', async () => {
+    const file = fresh();
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const keyFile = path.join(dir, 'AuthKey_7M2QX4K9ZB.p8');
+    writeFileSync(keyFile, pem, { mode: 0o644 });
+    const { code, out } = await run([
+      '--config',
+      file,
+      '--provider',
+      'apple',
+      '--enable',
+      '--issuer',
+      upstream.base,
+      '--client-id',
+      'dev.acme.signin',
+      '--team-id',
+      'A1B2C3D4E5',
+      '--key-id',
+      '7M2QX4K9ZB',
+      '--client-secret-file',
+      keyFile,
+    ]);
+    assert.equal(code, 0, out);
+    const text = readFileSync(file, 'utf8');
+    const apple = (parse(text) as { providers: { apple: Record<string, unknown> } }).providers.apple;
+    assert.deepEqual(
+      { ...apple },
+      {
+        enabled: true,
+        issuer: upstream.base,
+        client_id: 'dev.acme.signin',
+        team_id: 'A1B2C3D4E5',
+        key_id: '7M2QX4K9ZB',
+      },
+    );
+    assert.doesNotMatch(text, /PRIVATE KEY|-----/);
+    assert.ok(!text.includes(pem.split('\n')[1] ?? 'no key line'), 'no line of the key is in the TOML');
+    const stored = path.join(secretsDir, 'provider-apple.p8');
+    assert.equal(readFileSync(stored, 'utf8'), pem);
+    assert.equal(statSync(stored).mode & 0o777, 0o600);
+    assert.match(out, /Wrote .*provider-apple\.p8 \(mode 0600\)/);
+    assert.match(out, /apple: enabled/);
+  });
+
+  test('--team-id or --key-id for a provider other than Apple is a usage error, changing nothing', async () => {
+    const file = fresh();
+    for (const flag of ['--team-id', '--key-id'])
+      await assert.rejects(
+        run(['--config', file, '--provider', 'google', '--enable', '--client-id', 'g-1', flag, 'A1B2C3D4E5']),
+        (error: Error) =>
+          error instanceof UsageError && /--team-id and --key-id are for apple only/.test(error.message),
+      );
+    assert.equal(readFileSync(file, 'utf8'), original);
   });
 
   test('refuses a secret on the command line and unknown combinations, changing nothing', async () => {

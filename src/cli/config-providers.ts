@@ -64,6 +64,9 @@ function applyTo(raw: Table, id: string, changes: Table): void {
   raw.providers = providers;
   if ((REDIRECT_PROVIDERS as readonly string[]).includes(id)) {
     if ('name' in changes) throw new UsageError('--name is only for a generic OpenID Connect provider');
+    // Said as the flags the person typed; left to the schema it would be "providers.google.team_id: unknown key".
+    if (id !== 'apple' && ('team_id' in changes || 'key_id' in changes))
+      throw new UsageError('--team-id and --key-id are for apple only');
     providers[id] = { ...((providers[id] as Table | undefined) ?? {}), ...changes };
     return;
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -15,6 +15,7 @@ import { formatCheck } from '../../src/delivery/check.ts';
 import { dkimRecord } from '../../src/delivery/dkim-key.ts';
 import type { DnsResolver } from '../../src/delivery/dns-report.ts';
 import { describeKey } from '../../src/oauth/keyring.ts';
+import { runCli, writeCliConfig } from '../helpers/cli.ts';
 import { makeConfig, scratchDir, smtpPasswordFile } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { freePort, makeCertificate, TestSmtpServer } from './smtp-server.ts';
@@ -231,6 +232,30 @@ describe('gatehouse doctor', () => {
     assert.equal(
       lines[2],
       `fail  database   ${redactDatabaseUrl(database.url)} is unreachable: connect ECONNREFUSED 127.0.0.1:1`,
+    );
+  });
+
+  test('an IP-address issuer leaves passkeys unavailable: a warning that says why and what to set', async () => {
+    const config = smtpConfig(credentials.password);
+    const lines = await doctor({ ...config, server: { ...config.server, issuer: 'http://127.0.0.1:8080' } });
+    assert.deepEqual(
+      lines.filter((line) => line.includes('passkeys')),
+      [
+        'warn  passkeys   unavailable: 127.0.0.1 is an IP address; passkeys need a domain name; set passkeys.rp_id or a domain issuer',
+      ],
+    );
+  });
+
+  test('an RP ID that is a public suffix of the issuer host stops doctor with exit 78 naming passkeys.rp_id', async () => {
+    const file = writeCliConfig();
+    writeFileSync(file, readFileSync(file, 'utf8').replace('http://localhost:8080', 'https://id.acme.dev'));
+    appendFileSync(file, '[passkeys]\nrp_id = "dev"\n');
+    const result = await runCli(['doctor', '--config', file]);
+    assert.equal(result.code, 78, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^gatehouse doctor: Invalid configuration in .*:\n {2}passkeys\.rp_id: .*"dev" is a public suffix/,
     );
   });
 });

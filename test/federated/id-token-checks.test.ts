@@ -44,7 +44,7 @@ describe('generic OpenID Connect: ID token validation (stand-in provider)', asyn
   });
   await t.app.listen({ host: '127.0.0.1', port });
 
-  const signIn = async (claims: Record<string, unknown>) => {
+  const signIn = async (claims: Record<string, unknown>, forged = false) => {
     const jar = new CookieJar();
     const started = await jar.fetch(`${issuer}/auth/federated/start?provider=idp`);
     const authorize = new URL(started.headers.get('location') ?? '');
@@ -58,6 +58,7 @@ describe('generic OpenID Connect: ID token validation (stand-in provider)', asyn
       exp: now + 600,
       ...claims,
     };
+    idp.forgeNextToken = forged;
     const callback = new URL(authorize.searchParams.get('redirect_uri') ?? '');
     callback.search = new URLSearchParams({ code: 'c', state: authorize.searchParams.get('state') ?? '' }).toString();
     const done = await jar.fetch(callback);
@@ -65,15 +66,17 @@ describe('generic OpenID Connect: ID token validation (stand-in provider)', asyn
   };
   const linked = async () => (await t.sql`select 1 from sign_in_methods where provider = 'idp'`).length;
 
-  const refusals: [string, Record<string, unknown>][] = [
+  const refusals: [string, Record<string, unknown>, forged?: boolean][] = [
     ['another audience', { aud: 'another-client' }],
     ["another provider's issuer", { iss: 'https://accounts.google.com' }],
     ['an expired token', { iat: Math.floor(Date.now() / 1000) - 7200, exp: Math.floor(Date.now() / 1000) - 3600 }],
     ['no nonce', { nonce: undefined }],
+    // The right claims under the published kid, signed with a key the provider never published.
+    ['a bad signature', {}, true],
   ];
-  for (const [what, claims] of refusals)
+  for (const [what, claims, forged] of refusals)
     test(`refuses an ID token with ${what} (federated_response_invalid), signing nobody in`, async () => {
-      const { done, body } = await signIn(claims);
+      const { done, body } = await signIn(claims, forged);
       assert.equal(done.status, 400);
       assert.match(body, /<code>federated_response_invalid<\/code>/);
       assert.equal(await linked(), 0);

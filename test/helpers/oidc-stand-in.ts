@@ -12,6 +12,11 @@ export interface StandIn {
   nextToken: Record<string, unknown>;
   /** What the token endpoint last received. */
   lastTokenRequest: URLSearchParams | null;
+  /**
+   * Sign the next ID token with a second key that /keys never publishes, under the published key's kid: a forged
+   * token that only a signature check tells apart. Cleared once used.
+   */
+  forgeNextToken: boolean;
 }
 
 const body = async (request: IncomingMessage) => {
@@ -24,7 +29,8 @@ const body = async (request: IncomingMessage) => {
 export async function startStandIn(discovery: (base: string) => Record<string, Record<string, unknown>>) {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'stand-in-1', alg: 'RS256', use: 'sig' };
-  const standIn: StandIn = { base: '', nextToken: {}, lastTokenRequest: null };
+  const unpublished = (await generateKeyPair('RS256')).privateKey;
+  const standIn: StandIn = { base: '', nextToken: {}, lastTokenRequest: null, forgeNextToken: false };
   const server = createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', standIn.base).pathname;
     const json = (status: number, value: unknown) =>
@@ -38,7 +44,8 @@ export async function startStandIn(discovery: (base: string) => Record<string, R
       const now = Math.floor(Date.now() / 1000);
       const idToken = await new SignJWT({ iat: now, exp: now + 600, ...standIn.nextToken })
         .setProtectedHeader({ alg: 'RS256', kid: 'stand-in-1' })
-        .sign(privateKey);
+        .sign(standIn.forgeNextToken ? unpublished : privateKey);
+      standIn.forgeNextToken = false;
       return json(200, { access_token: 'stand-in-access', token_type: 'Bearer', expires_in: 600, id_token: idToken });
     }
     return json(404, { error: 'not_found' });

@@ -76,3 +76,85 @@ describe('the audit log', () => {
     assert.notEqual(await actor.textContent(), owner.sub);
   });
 });
+
+describe('the overview for an organization with a web client', () => {
+  test("shows the provider's URLs and the client's values, each with a copy button that copies it, and a filled-in openid-client configuration", async () => {
+    const app = await call('POST', '/admin/applications', {
+      identifier: 'storefront',
+      name: 'Storefront',
+      environment: 'production',
+    });
+    const client = await call('POST', '/admin/clients', {
+      application_id: app.json.id,
+      name: 'Storefront Web',
+      kind: 'web',
+      redirect_uris: ['https://store.acme-robotics.dev/auth/callback'],
+      scopes: ['openid', 'profile', 'email'],
+      first_party: true,
+    });
+    assert.equal(client.status, 201);
+    const clientId = client.json.client_id as string;
+    const { page, problems } = await ownerPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+    await page.goto(`${t.url}/admin/console`);
+
+    const provider = page.getByRole('region', { name: 'Your identity provider' });
+    await provider.getByText(t.url, { exact: true }).waitFor();
+    const values = async (region: typeof provider) =>
+      Object.fromEntries(
+        await region
+          .locator('dl.copy-values > div')
+          .evaluateAll((rows) =>
+            rows.map((r) => [r.querySelector('dt')?.textContent, r.querySelector('code')?.textContent]),
+          ),
+      );
+    assert.deepEqual(await values(provider), {
+      Issuer: t.url,
+      Discovery: `${t.url}/.well-known/openid-configuration`,
+      JWKS: `${t.url}/.well-known/jwks.json`,
+    });
+
+    const section = page.getByRole('region', { name: 'Storefront Web (web)' });
+    assert.deepEqual(await values(section), {
+      Issuer: t.url,
+      'Client ID': clientId,
+      'Redirect URIs': 'https://store.acme-robotics.dev/auth/callback',
+      Scopes: 'openid profile email',
+    });
+
+    // Each value's button is named for it, and copies exactly the value shown.
+    for (const [name, expected] of [
+      ['Copy Discovery', `${t.url}/.well-known/openid-configuration`],
+      ['Copy JWKS', `${t.url}/.well-known/jwks.json`],
+    ] as const) {
+      await provider.getByRole('button', { name }).click();
+      await provider.getByRole('button', { name }).getByText('Copied').waitFor();
+      assert.equal(await page.evaluate('navigator.clipboard.readText()'), expected);
+    }
+    await section.getByRole('button', { name: 'Copy Client ID' }).click();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), clientId);
+    for (const name of ['Copy Issuer', 'Copy Redirect URIs', 'Copy Scopes'])
+      assert.equal(await section.getByRole('button', { name }).count(), 1, name);
+
+    // The openid-client configuration, opened and copied, carries this client's values.
+    await section.getByText('openid-client', { exact: true }).click();
+    const snippet = (await section.locator('details.snippet[open] pre').textContent()) ?? '';
+    for (const part of [
+      `new URL('${t.url}')`,
+      `'${clientId}'`,
+      "token_endpoint_auth_method: 'client_secret_post'",
+      "redirect_uri: 'https://store.acme-robotics.dev/auth/callback'",
+      "scope: 'openid profile email'",
+    ])
+      assert.ok(snippet.includes(part), `the snippet has ${part}`);
+    await section.getByRole('button', { name: 'Copy openid-client configuration for Storefront Web' }).click();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), snippet);
+    assert.deepEqual(await section.locator('details.snippet summary').allTextContents(), [
+      'openid-client',
+      'oauth4webapi',
+      'Auth.js',
+      'express-openid-connect',
+    ]);
+    assert.deepEqual(problems, []);
+  });
+});

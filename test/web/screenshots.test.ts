@@ -5,11 +5,16 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
+import pino from 'pino';
 import type { Page } from 'playwright-core';
-import { makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
+import { createConfiguredTransport } from '../../src/delivery/run.ts';
+import { createDeliveryWorker } from '../../src/delivery/worker.ts';
+import { loggerOptions } from '../../src/http/logger.ts';
+import { JSON_HEADERS, makeAccount, sessionCookieFor } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
+import { makeConfig } from '../helpers/config.ts';
 import { startConsoleApp } from '../helpers/console-app.ts';
-import { startMailbox } from '../helpers/mailbox.ts';
+import { consentTo } from '../helpers/grants.ts';
 import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.ts';
 
 const SHOTS = new URL('../../test-artifacts/screenshots/', import.meta.url);
@@ -37,14 +42,15 @@ function solidPng(width: number, height: number, [r, g, b]: [number, number, num
 const logo = new URL('logo.png', SHOTS).pathname;
 writeFileSync(logo, solidPng(96, 32, [122, 31, 92]));
 
-const { smtp, config } = await startMailbox();
-const { t, owner, call } = await startConsoleApp({
-  ...config,
-  organization: { id: 'acme', name: 'Acme Robotics', owner_subject: '' },
-  self_service: { enabled: true },
-  branding: { accent_color: '#7a1f5c', logo_file: logo },
-});
-test.after(() => smtp.stop());
+// The development mailbox (a loopback issuer allows it), so its console page is among the shots.
+const { t, owner, call } = await startConsoleApp(
+  makeConfig({
+    organization: { id: 'acme', name: 'Acme Robotics', owner_subject: '' },
+    self_service: { enabled: true },
+    delivery: { kind: 'dev_mailbox' },
+    branding: { accent_color: '#7a1f5c', logo_file: logo },
+  }),
+);
 
 const shop = await call('POST', '/admin/applications', { identifier: 'shop', name: 'Shop', environment: 'production' });
 const web = await call('POST', '/admin/clients', {
@@ -61,16 +67,51 @@ await call('POST', '/admin/resources', {
   scopes: ['orders:read', 'orders:write'],
 });
 const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'dana.reyes@acme-robotics.dev' });
+const shopWeb = { id: web.json.client_id, redirectUris: web.json.redirect_uris } as never;
 const { challenge } = pkcePair();
 const consentUrl = authorizeUrl({
-  client: {
-    id: web.json.client_id as never,
-    redirectUris: web.json.redirect_uris as string[],
-  } as never,
+  client: shopWeb,
   challenge,
   redirectUri: 'https://shop.acme-robotics.dev/auth/callback',
   scope: 'openid profile email',
 });
+// A grant for the identity page's table; narrower than the consent shot asks for, so that page still asks.
+await consentTo(
+  t,
+  shopWeb,
+  await sessionCookieFor(t.sql, person.sub, { aal: 'aal2', now: t.clock.now() }),
+  'openid email',
+);
+
+// A kept sign-up message for the Mailbox page: its long link is what has to fit the phone.
+const signup = await t.app.inject({
+  method: 'POST',
+  url: '/account/signup',
+  headers: { ...JSON_HEADERS, origin: t.url },
+  payload: {
+    email: 'mae.jemison@acme-robotics.dev',
+    password: 'endeavour mission passphrase 1992',
+    display_name: 'Mae',
+  },
+});
+assert.equal(signup.statusCode, 201, signup.body);
+const transport = createConfiguredTransport(t.config, {
+  deliveryKey: t.secrets.delivery,
+  mailbox: { sql: t.sql, clock: t.clock.now, notice: () => {} },
+});
+assert.ok(transport);
+const kept = await createDeliveryWorker({
+  sql: t.sql,
+  transport,
+  deliveryKey: t.secrets.delivery,
+  from: '',
+  clock: t.clock.now,
+  log: pino(loggerOptions('silent'), t.logs),
+}).runOnce();
+assert.equal(kept.sent, 1);
+
+/** A link's fragment that is well formed but matches nothing: the page renders, and says what the server answered. */
+const DUMMY_LINK = '#verification_id=ver_screenshot&secret=not-a-real-secret';
 
 async function signedIn(page: Page, sub: string, aal: 'aal1' | 'aal2', enrollmentOnly = false) {
   const cookie = await sessionCookieFor(t.sql, sub as never, { aal, now: t.clock.now(), enrollmentOnly });
@@ -95,6 +136,14 @@ const SHOTS_LIST: Shot[] = [
   },
   { name: 'signup', path: '/signup', ready: 'Create an account' },
   { name: 'forgot-password', path: '/forgot-password', ready: /Forgot|Reset/ },
+  { name: 'reset-password', path: `/account/password/reset${DUMMY_LINK}`, ready: 'Set new password' },
+  { name: 'verify-email', path: `/account/email/verify${DUMMY_LINK}`, ready: 'Sign up again for a new link' },
+  {
+    name: 'verify-new-email',
+    path: `/account/email/change/verify${DUMMY_LINK}`,
+    as: 'person',
+    ready: 'Ask again from your account',
+  },
   { name: 'enroll', path: '/enroll', as: 'enrolling', ready: /authenticat/i },
   { name: 'settings', path: '/settings', as: 'person', ready: 'Where you are signed in' },
   { name: 'consent', path: consentUrl, as: 'person', ready: 'Use another account' },
@@ -104,6 +153,12 @@ const SHOTS_LIST: Shot[] = [
   { name: 'console-clients', path: '/admin/console/clients', as: 'owner', ready: 'Shop Web' },
   { name: 'console-resources', path: '/admin/console/resources', as: 'owner', ready: 'Orders API' },
   { name: 'console-identities', path: '/admin/console/identities', as: 'owner', ready: 'dana.reyes@acme-robotics.dev' },
+  {
+    name: 'console-identity',
+    path: `/admin/console/identities/${person.sub}`,
+    as: 'owner',
+    ready: 'Shop Web',
+  },
   { name: 'console-members', path: '/admin/console/members', as: 'owner', ready: 'owner@acme-robotics.dev' },
   { name: 'console-audit', path: '/admin/console/audit', as: 'owner', ready: 'client.created' },
   { name: 'console-status', path: '/admin/console/status', as: 'owner', ready: 'Signing keys' },
@@ -112,6 +167,12 @@ const SHOTS_LIST: Shot[] = [
     path: '/admin/console/single-sign-on',
     as: 'owner',
     ready: 'No SAML connections are configured.',
+  },
+  {
+    name: 'console-mailbox',
+    path: '/admin/console/mailbox',
+    as: 'owner',
+    ready: 'Confirm your email address for Acme Robotics',
   },
 ];
 

@@ -1,4 +1,5 @@
-// The sign-in page offers other methods and sign-up only when GET /auth/providers says they can be used.
+// The sign-in and sign-up pages offer other methods, and sign-in offers sign-up, only when GET /auth/providers says
+// they can be used.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Config } from '../../src/config/schema.ts';
@@ -27,7 +28,7 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
     assert.deepEqual(problems, []);
   });
 
-  test('offers a sign-up link when self-service works, a button with its mark per startable provider, and none for a provider without a flow', async () => {
+  test('offers a sign-up link when self-service works, a button with its mark per startable provider, and none for a provider without a flow; the sign-up page offers the same', async () => {
     const { page, problems, screenshot, methods } = await openSignIn(
       makeConfig({
         self_service: { enabled: true },
@@ -65,6 +66,28 @@ describe('GET /signin: other sign-in methods (Chromium)', () => {
     assert.equal(await page.getByRole('link', { name: 'Continue with GitHub' }).count(), 1);
     assert.equal(await page.getByRole('link', { name: 'Create an account' }).getAttribute('href'), '/signup');
     await screenshot('signin-other-methods');
+
+    // The sign-up page offers the same providers (a new upstream account becomes a new account), GitLab still not.
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    const group = page.getByRole('region', { name: 'Or sign up with' });
+    await group.waitFor();
+    await page.getByRole('button', { name: 'Create account' }).waitFor();
+    const signUpButtons = group.getByRole('link');
+    assert.deepEqual(await signUpButtons.allTextContents(), ['G Continue with GitHub']);
+    assert.equal(
+      await group
+        .locator('.provider-mark')
+        .allTextContents()
+        .then((m) => m.join()),
+      'G',
+    );
+    assert.equal(
+      await signUpButtons.first().getAttribute('href'),
+      '/auth/federated/start?provider=github&return_to=%2F',
+    );
+    assert.equal(await page.getByText('GitLab').count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Other ways to sign in' }).count(), 0);
+    await screenshot('signup-other-methods');
     assert.deepEqual(problems, []);
   });
 });

@@ -1,5 +1,6 @@
-// Minimal client-library configurations for one Gatehouse client, with its values filled in. Kept in one module so
-// they can be aligned with docs/integrations.md. Every snippet authenticates a confidential client with
+// Minimal client-library configurations for one Gatehouse client, with its values filled in. Each sets the options and
+// makes the calls of the configuration test/integrations/snippets/ runs (and docs/integrations.md quotes);
+// test/integrations/console-snippets.test.ts holds them to that. Every snippet authenticates a confidential client with
 // client_secret_post: Gatehouse refuses HTTP Basic (token_endpoint_auth_method client_secret_basic).
 import type { Client } from './types.ts';
 
@@ -45,7 +46,10 @@ const url = client.buildAuthorizationUrl(config, {
   code_challenge_method: 'S256',
 });
 // At the callback:
-const tokens = await client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: code_verifier });`;
+const tokens = await client.authorizationCodeGrant(config, currentUrl, {
+  pkceCodeVerifier: code_verifier,
+  idTokenExpected: true,
+});`;
 
 const oauth4webapi = (v: SnippetValues) => `import * as oauth from 'oauth4webapi';
 
@@ -55,15 +59,22 @@ const as = await oauth
   .then((response) => oauth.processDiscoveryResponse(issuer, response));
 const client = { client_id: '${v.clientId}' };
 const clientAuth = ${v.confidential ? `oauth.ClientSecretPost(${SECRET})` : 'oauth.None()'};
-const redirect_uri = '${v.redirectUri}';
-const scope = '${v.scope}';
+const redirectUri = '${v.redirectUri}';
 // PKCE: keep code_verifier in the user's session until the callback.
 const code_verifier = oauth.generateRandomCodeVerifier();
-const code_challenge = await oauth.calculatePKCECodeChallenge(code_verifier);
+const url = new URL(as.authorization_endpoint);
+url.search = new URLSearchParams({
+  response_type: 'code',
+  client_id: client.client_id,
+  redirect_uri: redirectUri,
+  scope: '${v.scope}',
+  code_challenge: await oauth.calculatePKCECodeChallenge(code_verifier),
+  code_challenge_method: 'S256',
+}).toString();
 // At the callback:
 const params = oauth.validateAuthResponse(as, client, currentUrl);
-const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirect_uri, code_verifier);
-const result = await oauth.processAuthorizationCodeResponse(as, client, response);`;
+const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, code_verifier);
+const result = await oauth.processAuthorizationCodeResponse(as, client, response, { requireIdToken: true });`;
 
 const authJs = (v: SnippetValues) => `// auth.ts (Auth.js / NextAuth v5)
 import NextAuth from 'next-auth';
@@ -111,6 +122,8 @@ const userManager = new UserManager({
   redirect_uri: '${v.redirectUri}',
   response_type: 'code',
   scope: '${v.scope}',
+  // Name and email come from userinfo: the ID token carries the sign-in, not the profile.
+  loadUserInfo: true,
 });
 await userManager.signinRedirect();
 // At the callback:
