@@ -15,13 +15,8 @@ import { loggerOptions } from './http/logger.ts';
 import { prepareDatabase, type RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
 
-/**
- * `auto` is one worker per CPU the process may use (cgroup and affinity limits included). The release executable
- * runs one process: node:cluster forks `process.argv[1]`, which a single executable application does not have as a
- * script, so its workers exited before listening (test/packaging/release.test.ts); issue 26 keeps this open.
- */
+/** `auto` is one worker per CPU the process may use (cgroup and affinity limits included). */
 export function workerCount(setting: Config['server']['workers']): number {
-  if (runsFromReleaseExecutable()) return 1;
   return setting === 'auto' ? availableParallelism() : setting;
 }
 
@@ -44,6 +39,12 @@ export async function startSupervisor(loaded: LoadedConfig, count: number): Prom
   const slots = new Map<Worker, { slot: number; startedAt: number; listening: boolean }>();
   const failures = new Map<number, number>();
 
+  // node:cluster forks `process.execPath` with `execArgv`, a script (`process.argv[1]`) and the arguments after it.
+  // The release executable has no script: argv[1] repeats the name it was started by (perhaps through a symlink or
+  // PATH), so the worker is given the executable's resolved path instead, which its entry (packaging/build/
+  // sea-entry.ts) recognises and drops. execArgv holds the V8 options of the executable's SEA configuration, which
+  // the worker applies by itself: passed on, they would arrive as the command name.
+  if (runsFromReleaseExecutable()) cluster.setupPrimary({ exec: process.execPath, execArgv: [] });
   const fork = (slot: number) => {
     const worker = cluster.fork(env);
     slots.set(worker, { slot, startedAt: Date.now(), listening: false });

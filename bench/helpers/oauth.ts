@@ -6,7 +6,7 @@ import { s256Challenge } from '../../src/oauth/pkce.ts';
 import type { TestApp } from '../../test/helpers/app.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../../test/helpers/oauth-fixtures.ts';
 import { LeanConnection } from './lean-http.ts';
-import { type BenchServer, startServer, warmUp } from './server.ts';
+import { type BenchServer, type StartServerOptions, startServer, warmUp } from './server.ts';
 
 export interface OAuthBench {
   server: BenchServer;
@@ -19,7 +19,7 @@ export interface OAuthBench {
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-export async function startOAuthBench(options: { compileCacheDir?: string } = {}): Promise<OAuthBench> {
+export async function startOAuthBench(options: StartServerOptions = {}): Promise<OAuthBench> {
   const server = await startServer(options);
   const { sql, secrets, config } = server;
   const fixtureApp = { sql, config, clock: { now: () => new Date() } } as unknown as TestApp;

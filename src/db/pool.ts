@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { poolSocketFactory } from './pool-socket.ts';
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: stores take this first so callers choose the transaction boundary. */
@@ -24,6 +25,9 @@ export function createPool(url: string, options: PoolOptions): Sql {
     // Notices (e.g. "relation already exists, skipping") are not operator news.
     onnotice: () => {},
     connection: { application_name: 'gatehouse' },
+    // A connection lost under load must fail its queries, not strand them (pool-socket.ts). Not in postgres.js's
+    // type declarations, though documented in its README.
+    ...({ socket: poolSocketFactory() } as object),
   });
 }
 

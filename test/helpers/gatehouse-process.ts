@@ -73,11 +73,14 @@ export async function startGatehouse(options: {
   databaseUrl: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** A release executable (`npm run release`) to run instead of this checkout's src/main.ts. */
+  executable?: string;
 }): Promise<GatehouseProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: options.databaseUrl, ...options.env };
   delete env.GATEHOUSE_CONFIG;
   delete env.GATEHOUSE_LISTEN;
-  const child = spawn(process.execPath, [MAIN, 'serve', '--config', options.configFile], {
+  const [command, ...first] = options.executable ? [options.executable] : [process.execPath, MAIN];
+  const child = spawn(command as string, [...first, 'serve', '--config', options.configFile], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { readMigrations } from '../../src/db/migrate.ts';
 import { scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { type LogRecord, startGatehouse, writeNodeConfig } from '../helpers/gatehouse-process.ts';
 import { makeHost, runInstaller, SERVICE_UID } from './installer-harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -245,5 +246,42 @@ describe('the x64 executable against PostgreSQL', () => {
     assert.equal(asset.status, 200);
     const built = readFileSync(path.join(ROOT, 'web/dist', script));
     assert.deepEqual(Buffer.from(await asset.arrayBuffer()), built);
+  });
+
+  test('with server.workers = 2 the supervisor forks two workers of the executable itself, and both answer requests', async () => {
+    const database = await createTestDatabase();
+    const dir = scratchDir('gatehouse-sea-workers-');
+    const configFile = writeNodeConfig({ dir, secretsDir: path.join(dir, 'secrets'), workers: 2 });
+    const node = await startGatehouse({ configFile, databaseUrl: database.url, executable: executable('x64') });
+    let exitCode: number | null = null;
+    try {
+      assert.match(node.stderr(), /\n {2}workers: 2 processes \(server\.workers\)\n/);
+      await node.waitForLog((r) => r.msg === 'listening' && r.workers === 2);
+      const workers = node.logs.filter((r) => r.msg === 'worker listening').map((r) => r.pid as number);
+      assert.equal(new Set(workers).size, 2);
+      assert.ok(!workers.includes(node.pid), 'the workers are processes of their own');
+      // Each worker runs the same executable with the supervisor's command line.
+      for (const pid of workers)
+        assert.deepEqual(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(-4, -1), [
+          'serve',
+          '--config',
+          configFile,
+        ]);
+      // Round-robin hands fresh connections to the workers in turn: a few requests reach both.
+      const answeredBy = (r: LogRecord) => typeof r.status === 'number' && r.path === '/health/ready';
+      for (let attempt = 0; new Set(node.logs.filter(answeredBy).map((r) => r.pid)).size < 2; attempt += 1) {
+        assert.ok(attempt < 20, `only ${[...new Set(node.logs.filter(answeredBy).map((r) => r.pid))]} answered`);
+        const ready = await fetch(`${node.url}/health/ready`, { headers: { connection: 'close' } });
+        assert.deepEqual(await ready.json(), { status: 'ok' });
+      }
+      assert.deepEqual(
+        [...new Set(node.logs.filter(answeredBy).map((r) => r.pid as number))].sort(),
+        [...workers].sort(),
+      );
+    } finally {
+      exitCode = await node.stop();
+    }
+    assert.equal(exitCode, 0);
+    assert.equal(node.logs.filter((r) => r.msg === 'stopped').length, 3, 'both workers and the supervisor stopped');
   });
 });

@@ -1,0 +1,93 @@
+// server.workers = 2 against 1 on this machine, in the same run: client_credentials tokens (RS256 signing, CPU-bound
+// on the event loop and the thread pool) at concurrency 32 on keep-alive connections, through the lean client. Both
+// nodes run for the whole scenario and are measured in turn, so each round compares them under the same background
+// load. Also the idle RSS of the whole node: the supervisor and its workers added up.
+import { readFileSync } from 'node:fs';
+import { FORM, form, formRequestsPerSecond, type OAuthBench, startOAuthBench } from '../helpers/oauth.ts';
+import { ISSUER, processRssMegabytes } from '../helpers/server.ts';
+import { type BenchContext, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
+
+/** The node's processes: the server process and, with workers, its children (Linux /proc). */
+function nodeProcesses(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+  return [pid, ...children.map(Number)];
+}
+
+const nodeRss = (bench: OAuthBench) =>
+  nodeProcesses(bench.server.pid).reduce((sum, pid) => sum + processRssMegabytes(pid), 0);
+
+const tokens = (bench: OAuthBench, durationMs: number) =>
+  formRequestsPerSecond(
+    bench.server.url,
+    '/oauth/token',
+    form({
+      grant_type: 'client_credentials',
+      client_id: bench.service.clientId,
+      client_secret: bench.service.secret,
+      scope: 'read',
+      resource: bench.service.audience,
+    }),
+    32,
+    durationMs,
+  );
+
+async function warmUpTokens(bench: OAuthBench, context: BenchContext) {
+  const { errors } = await tokens(bench, context.warmUpMs);
+  if (errors > 0) throw new Error(`warm-up: ${errors} unexpected token responses`);
+}
+
+const withWorkers = (workers: number) =>
+  startOAuthBench({ settings: { server: { issuer: ISSUER, listen: '127.0.0.1:0', workers } } });
+
+export const scenario: Scenario = {
+  name: 'server-workers',
+  description: `POST /oauth/token grant_type=client_credentials, concurrency 32, keep-alive, lean client: a node with server.workers = 2 against one with server.workers = 1, both running, measured in alternate rounds. Idle RSS is the whole node's (supervisor and workers). ${FORM['content-type']} bodies.`,
+  async run(context: BenchContext) {
+    const one = await withWorkers(1);
+    const two = await withWorkers(2);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const idleOne = nodeRss(one);
+      const idleTwo = nodeRss(two);
+      const processesTwo = nodeProcesses(two.server.pid).length;
+      if (processesTwo !== 3) throw new Error(`the two-worker node has ${processesTwo} processes, not 3`);
+      await warmUpTokens(one, context);
+      await warmUpTokens(two, context);
+      const rateOne: number[] = [];
+      const rateTwo: number[] = [];
+      const cpuOne: number[] = [];
+      let errors = 0;
+      await sampled(context.rounds, async () => {
+        const a = await withServerCpu(one.server, () => tokens(one, context.roundMs));
+        rateOne.push(a.perSecond);
+        cpuOne.push(a.cpuMicrosPerRequest);
+        const b = await tokens(two, context.roundMs);
+        rateTwo.push(b.perSecond);
+        errors += a.errors + b.errors;
+        return 0;
+      });
+      if (errors > 0) throw new Error(`${errors} unexpected token responses`);
+      const ratios = rateTwo.map((rate, i) => rate / (rateOne[i] as number));
+      return {
+        metrics: [
+          { name: 'client_credentials, server.workers = 1', unit: 'req/s', samples: rateOne },
+          { name: 'client_credentials, server.workers = 2', unit: 'req/s', samples: rateTwo },
+          { name: 'two workers / one, per round', unit: '×', samples: ratios },
+          { name: 'server CPU per token, one worker', unit: 'µs', samples: cpuOne },
+          { name: 'idle RSS of the node, server.workers = 1', unit: 'MB', samples: [idleOne] },
+          { name: 'idle RSS of the node, server.workers = 2 (supervisor + 2 workers)', unit: 'MB', samples: [idleTwo] },
+        ],
+        ratios: [
+          {
+            name: 'client_credentials: two workers / one',
+            value: median(rateTwo) / median(rateOne),
+            target: { atLeast: 1.6 },
+          },
+        ],
+      };
+    } finally {
+      await two.server.stop();
+      await one.server.stop();
+    }
+  },
+};
