@@ -1,6 +1,6 @@
 // What a route's `schema` may carry beyond what Fastify validates: the parts the published contract reads
 // (src/openapi/document.ts). Fastify ignores keys it does not know, so these document without changing behaviour.
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 
 /** Security requirement objects (OpenAPI 3.1 §4.8.30), naming schemes from src/openapi/security.ts. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;
@@ -35,3 +35,24 @@ declare module 'fastify' {
     };
   }
 }
+
+/** An answer without a body (204, or a 200 of RFC 7009 revocation). */
+export const noBody = (description: string) => Type.Unsafe<void>({ type: 'null', description });
+
+/** A redirect with no body; where it goes is the Location header. */
+export const redirect = (description: string) =>
+  Type.Unsafe<void>({
+    type: 'null',
+    description,
+    headers: { location: { schema: Type.String(), description: 'Where to go next.' } },
+  });
+
+/** A body of another media type than JSON (an HTML page, a stylesheet, an image). */
+export const mediaAnswer = (description: string, ...mediaTypes: string[]): TSchema =>
+  Type.Unsafe({
+    description,
+    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: Type.String() }])),
+  });
+
+/** A server-rendered HTML page. */
+export const htmlPage = (description: string): TSchema => mediaAnswer(description, 'text/html');

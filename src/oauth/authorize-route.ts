@@ -6,7 +6,7 @@ import type { Audit } from '../audit/audit.ts';
 import { assertSameOriginForm } from '../http/csrf.ts';
 import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
-import { SESSION } from '../http/route-schema.ts';
+import { htmlPage, redirect, SESSION } from '../http/route-schema.ts';
 import type { SessionHttp } from '../session/http.ts';
 import {
   type AuthorizeDeps,
@@ -18,7 +18,7 @@ import {
 } from './authorize.ts';
 import { formParams, forwardedQuery, rawQuery } from './form.ts';
 import { consentPage, errorPage, type PageShell, sendPage } from './pages.ts';
-import { AuthorizeQuery, ConsentForm, htmlPage, redirect } from './route-schemas.ts';
+import { AuthorizeQuery, ConsentForm } from './route-schemas.ts';
 
 // The consent form carries the authorization request's query as URLSearchParams writes it. The request line that
 // brought it is at most Node's 16 KB header limit, and re-encoding can triple a character ("/" becomes "%2F").

@@ -4,7 +4,7 @@
 // client. The authorization endpoint, the consent
 // and logout forms, and introspection (backends only) get no CORS headers (DESIGN.md "Security invariants").
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
-import { Type } from 'typebox';
+import { noBody } from '../http/route-schema.ts';
 
 // Callback form: an async hook costs a promise and a microtask turn on every token and userinfo response.
 export const corsHeaders: onSendHookHandler = (_request, reply, payload, done) => {
@@ -18,7 +18,7 @@ export function allowPreflight(app: FastifyInstance, path: string, methods: stri
   const schema = {
     summary: `CORS preflight for ${path}`,
     tags: ['oauth'],
-    response: { 204: Type.Null({ description: 'The methods and headers a browser client may use.' }) },
+    response: { 204: noBody('The methods and headers a browser client may use.') },
   };
   app.options(path, { schema }, async (_request, reply) =>
     reply

@@ -1,12 +1,11 @@
 // Userinfo, introspection, revocation and logout routes: parse, one call, reply.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
 import { isSameOrigin } from '../http/csrf.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { parseFormBody } from '../http/form-body.ts';
-import { ACCESS_TOKEN, CLIENT } from '../http/route-schema.ts';
+import { ACCESS_TOKEN, CLIENT, htmlPage, noBody, redirect } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { presentedToken } from './bearer.ts';
@@ -22,13 +21,11 @@ import { pushAuthorizationRequest } from './par.ts';
 import { revokeToken } from './revocation.ts';
 import {
   ClientErrors,
-  htmlPage,
   IntrospectionAnswer,
   LogoutParameters,
   ParAnswer,
   ParErrors,
   ParForm,
-  redirect,
   TokenParameterForm,
   UserinfoAnswer,
   UserinfoErrors,
@@ -106,7 +103,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     security: CLIENT,
     handlerParses: { form: TokenParameterForm },
     response: {
-      200: Type.Null({ description: 'Revoked, or the token was unknown (RFC 7009 §2.2).' }),
+      200: noBody('Revoked, or the token was unknown (RFC 7009 §2.2).'),
       ...ClientErrors,
     },
   };

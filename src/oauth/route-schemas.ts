@@ -1,7 +1,7 @@
 // The OAuth/OIDC endpoints' request parameters and answers, for the published contract (src/openapi/). The handlers
 // parse their query and form parameters themselves (form.ts: RFC 6749 codes, repeated parameters refused), so these
 // document and are not what Fastify validates with; the answers are what the handlers send.
-import { type TSchema, Type } from 'typebox';
+import { Type } from 'typebox';
 import { errorResponses } from '../http/error-responses.ts';
 
 const text = (description: string) => Type.Optional(Type.String({ description }));
@@ -34,14 +34,6 @@ const authorizationParameters = {
 };
 
 export const AuthorizeQuery = form(authorizationParameters);
-
-/** A redirect with no body; where it goes is the Location header. */
-export const redirect = (description: string): TSchema =>
-  Type.Null({ description, headers: { location: { schema: Type.String(), description: 'Where to go next.' } } });
-
-/** A server-rendered HTML page. */
-export const htmlPage = (description: string): TSchema =>
-  Type.Unsafe({ description, content: { 'text/html': { schema: Type.String() } } });
 
 export const TokenForm = form({
   grant_type: Type.String({ description: 'authorization_code, refresh_token or client_credentials.' }),
