@@ -48,6 +48,8 @@ export const ClientWithSecret = closed({
   ...clientProperties,
   client_secret: Type.Optional(Type.String({ description: 'Shown once; store it now.' })),
 });
+/** A rotated secret: the client id and its new secret, shown this once. */
+export const RotatedSecret = closed({ client_id: Type.String(), client_secret: Type.String() });
 export const ClientPage = closed({ clients: Type.Array(Client), next_cursor: NextCursor });
 
 export const Resource = closed({

@@ -136,7 +136,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   );
   app.post<Id>(
     '/admin/clients/:id/secret',
-    { schema: { ...remove, ...doc("Replaces a client's secret", { 200: answers.ClientWithSecret }, 'not_found') } },
+    { schema: { ...remove, ...doc("Replaces a client's secret", { 200: answers.RotatedSecret }, 'not_found') } },
     async (request) => clients.rotateClientSecret(deps, actor(request), request.params.id),
   );
   app.delete<Id>(

@@ -26,6 +26,7 @@ import {
   ParAnswer,
   ParErrors,
   ParForm,
+  RevocationErrors,
   TokenParameterForm,
   UserinfoAnswer,
   UserinfoErrors,
@@ -104,7 +105,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     handlerParses: { form: TokenParameterForm },
     response: {
       200: noBody('Revoked, or the token was unknown (RFC 7009 §2.2).'),
-      ...ClientErrors,
+      ...RevocationErrors,
     },
   };
   app.post('/oauth/revoke', { onSend: corsHeaders, schema: revocation }, async (request, reply) => {

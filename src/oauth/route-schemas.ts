@@ -107,6 +107,7 @@ export const IntrospectionAnswer = Type.Object(
 );
 
 export const ClientErrors = errorResponses('invalid_client', 'rate_limited');
+export const RevocationErrors = errorResponses('invalid_client', 'unauthorized_client', 'rate_limited');
 
 export const ParForm = form({ ...clientAuthentication, ...authorizationParameters });
 export const ParAnswer = answer({ request_uri: Type.String(), expires_in: Type.Integer() });

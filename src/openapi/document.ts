@@ -148,11 +148,18 @@ function acceptsNoBody(body: unknown): boolean {
   return Array.isArray(anyOf) && anyOf.some((member) => member.type === 'null');
 }
 
+/** `GET /admin/clients/:id` → `getAdminClientsById`: unique, since method and path are. */
 function operationId({ method, url }: CollectedRoute): string {
-  const words = url
-    .split(/[^A-Za-z0-9]+/)
+  const words = openApiPath(url)
+    .split('/')
     .filter(Boolean)
-    .map((word) => word[0]?.toUpperCase() + word.slice(1));
+    .map((segment) => {
+      const parameter = /^\{(.+)\}$/.exec(segment)?.[1];
+      const word = (parameter ? `by-${parameter}` : segment).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string = '') =>
+        c.toUpperCase(),
+      );
+      return word.charAt(0).toUpperCase() + word.slice(1);
+    });
   return `${method.toLowerCase()}${words.join('')}`;
 }
 

@@ -85,6 +85,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
           { 201: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }) },
           'passkeys_disabled',
           'invalid_passkey_registration',
+          'method_conflict',
         ),
       },
       onRequest: selfService,
