@@ -94,6 +94,7 @@ export class ContractChecker {
 // hooks after it, leaving apps and pools open): the file's process then exits 1, which node:test reports as the file
 // failing, with this list on stderr.
 const problems: string[] = [];
+let checked = 0;
 after(() => {
   if (problems.length === 0) return;
   process.exitCode = 1;
@@ -116,10 +117,12 @@ export function watchAnswers(app: FastifyInstance, checker = contractChecker()):
       contentType: reply.getHeader('content-type') as string | undefined,
       body: payload == null ? '' : payload.toString(),
     });
+    checked += 1;
     if (problem) problems.push(problem);
     return payload;
   });
 }
 
-/** The problems found so far in this file (the contract test asserts on them directly). */
+/** The problems found so far in this file, and how many answers were checked (the contract test asserts on both). */
 export const contractProblems = (): readonly string[] => problems;
+export const answersChecked = (): number => checked;
