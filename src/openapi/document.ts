@@ -90,6 +90,18 @@ function envelopeCodes(entry: Json): string[] | undefined {
   return (json.schema.properties as { error: { enum: string[] } }).error.enum;
 }
 
+const errorAnswer = (codes: readonly string[]): Json => ({
+  description: `Error: ${[...new Set(codes)].sort().join(', ')}.`,
+  content: { 'application/json': { schema: envelopeRef(codes) } },
+});
+
+/** The HTTP layer's codes by status: an operation that adds none of its own refers to components.responses. */
+const COMMON_BY_STATUS = errorCodesByStatus([...COMMON_ERRORS, ...BODY_ERRORS]);
+const commonName = (status: string) => `Error${status}`;
+const commonRef = (status: string): Json => ({ $ref: `#/components/responses/${commonName(status)}` });
+const sameCodes = (a: readonly string[], b: readonly string[] | undefined) =>
+  b !== undefined && [...new Set(a)].sort().join() === [...new Set(b)].sort().join();
+
 const envelopeRef = (codes: readonly string[]): Json => ({
   allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }],
   properties: { error: { enum: [...new Set(codes)].sort() } },
@@ -116,7 +128,8 @@ function operation(route: CollectedRoute): Json {
     const content = { 'application/json': { schema: envelopeRef(list) } };
     const existing = responses[status];
     if (existing && !envelopeCodes(existing)) existing.content = { ...(existing.content as Json), ...content };
-    else responses[status] = { description: `Error: ${[...new Set(list)].sort().join(', ')}.`, content };
+    else if (sameCodes(list, COMMON_BY_STATUS.get(Number(status)))) responses[status] = commonRef(status);
+    else responses[status] = errorAnswer(list);
   }
 
   const op: Json = { operationId: operationId(route) };
@@ -198,6 +211,9 @@ export function buildOpenApiDocument(routes: readonly CollectedRoute[], options:
     paths: sortedPaths,
     components: {
       schemas: { ErrorEnvelope: { ...plain(errorEnvelopeSchema([])), properties: envelopeProperties() } },
+      responses: Object.fromEntries(
+        [...COMMON_BY_STATUS].map(([status, codes]) => [commonName(String(status)), errorAnswer(codes)]),
+      ),
       securitySchemes: securitySchemes(options.issuer),
     },
   };

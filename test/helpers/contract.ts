@@ -12,7 +12,7 @@ import { openApiPath } from '../../src/openapi/document.ts';
 type Json = Record<string, unknown>;
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  responses: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
 }
 
 export interface ObservedAnswer {
@@ -58,8 +58,11 @@ export class ContractChecker {
     const operation = this.operation(method, answer.route);
     if (!operation) return null;
     const where = `${answer.method} ${answer.route} → ${answer.status}`;
-    const response = operation.responses[String(answer.status)];
-    if (!response) return `${where}: status not in the contract (${answer.body.slice(0, 200)})`;
+    const found = operation.responses[String(answer.status)];
+    if (!found) return `${where}: status not in the contract (${answer.body.slice(0, 200)})`;
+    // A shared answer (components.responses): its schema is validated where it is defined.
+    const ref = found.$ref;
+    const response = ref ? this.#resolve(ref) : found;
     const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase();
     if (!response.content || answer.method === 'HEAD' || answer.body === '') {
       if (answer.body !== '' && answer.method !== 'HEAD') return `${where}: a body where the contract has none`;
@@ -74,19 +77,28 @@ export class ContractChecker {
     } catch {
       return `${where}: the body is not JSON`;
     }
-    const validate = this.#validator(method, answer.route, String(answer.status));
+    const at = ref
+      ? `${ref}/${pointer('content', 'application/json', 'schema')}`
+      : `#/${pointer('paths', openApiPath(answer.route), method.toLowerCase(), 'responses', String(answer.status), 'content', 'application/json', 'schema')}`;
+    const validate = this.#validator(at);
     if (validate(body)) return null;
     return `${where}: ${this.#ajv.errorsText(validate.errors)} in ${answer.body.slice(0, 300)}`;
   }
 
-  #validator(method: string, route: string, status: string): ValidateFunction {
-    const ref = `contract#/${pointer('paths', openApiPath(route), method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`;
-    let validate = this.#validators.get(ref);
+  #validator(at: string): ValidateFunction {
+    let validate = this.#validators.get(at);
     if (!validate) {
-      validate = this.#ajv.compile({ $ref: ref });
-      this.#validators.set(ref, validate);
+      validate = this.#ajv.compile({ $ref: `contract${at}` });
+      this.#validators.set(at, validate);
     }
     return validate;
+  }
+
+  /** A local reference (`#/components/responses/Error500`) in the document. */
+  #resolve(ref: string): { content?: Record<string, unknown> } {
+    let node: unknown = this.#document;
+    for (const part of ref.slice(2).split('/')) node = (node as Json)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+    return node as { content?: Record<string, unknown> };
   }
 }
 

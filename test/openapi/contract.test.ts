@@ -61,6 +61,7 @@ describe('api/openapi.json', () => {
     const document = JSON.parse(committed()) as Json;
     // RFC 9449 §7.1: at a protected resource, DPoP proof errors are 401 rather than the catalogue's 400.
     const moved = new Set(['401 invalid_dpop_proof', '401 use_dpop_nonce']);
+    const shared = (document.components as { responses: Record<string, Json> }).responses;
     for (const { path, method, operation } of operations(document)) {
       const where = `${method.toUpperCase()} ${path}`;
       assert.ok(
@@ -71,7 +72,9 @@ describe('api/openapi.json', () => {
       // POST /oauth/userinfo reads only the Authorization header (OIDC Core §5.3.1).
       if (['post', 'put', 'patch', 'delete'].includes(method) && where !== 'POST /oauth/userinfo')
         assert.ok(operation.requestBody, `${where}: no request body`);
-      for (const [status, response] of Object.entries(operation.responses)) {
+      for (const [status, found] of Object.entries(operation.responses)) {
+        const response = found.$ref ? shared[String(found.$ref).split('/').at(-1) as string] : found;
+        assert.ok(response, `${where} ${status}: ${found.$ref} is not defined`);
         for (const code of envelopeCodes(response) ?? []) {
           assert.ok(isErrorCode(code), `${where} ${status}: ${code} is not catalogued`);
           const expected = errorCatalogue[code].status;
@@ -195,5 +198,9 @@ describe('real answers against the document', async () => {
       String(checker.problem({ ...token, body: JSON.stringify({ ...envelope, error: 'email_taken' }) })),
       /allowed value/,
     );
+    // A shared answer (components.responses) is checked as strictly.
+    const fault = { ...live, status: 500, body: JSON.stringify({ ...envelope, error: 'server_error' }) };
+    assert.equal(checker.problem(fault), null);
+    assert.match(String(checker.problem({ ...fault, body: JSON.stringify(envelope) })), /allowed value/);
   });
 });
