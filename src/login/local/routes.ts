@@ -121,7 +121,13 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
         body: body({ token: opaqueId, password }),
         response: {
           200: SessionStarted,
-          ...errorResponses('invalid_enrollment_token', 'weak_password', 'rate_limited', 'csrf_rejected'),
+          ...errorResponses(
+            'invalid_enrollment_token',
+            'weak_password',
+            'method_conflict',
+            'rate_limited',
+            'csrf_rejected',
+          ),
         },
       },
       onRequest: sameOrigin,
