@@ -105,6 +105,7 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
     'wallet_message_invalid',
     'wallet_signature_invalid',
     'wallet_contract_unverifiable',
+    'chain_unavailable',
     'federated_signup_closed',
     'method_conflict',
     'rate_limited',
