@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { htmlPage, mediaAnswer } from '../http/route-schema.ts';
-import { readAssets } from './assets.ts';
-import { ACCENT_PATH, accentCss, type Branding, LOGO_PATH } from './branding.ts';
+import { ASSET_MEDIA_TYPES, readAssets } from './assets.ts';
+import { ACCENT_PATH, accentCss, type Branding, LOGO_MEDIA_TYPES, LOGO_PATH } from './branding.ts';
 import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
 
 export interface WebRouteOptions {
@@ -23,7 +23,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRouteOptions):
     summary: "A file of the web UI's build (content-hashed name)",
     tags: ['web'],
     response: {
-      200: mediaAnswer('The file.', 'application/javascript', 'text/css', 'image/svg+xml', 'image/png', 'font/woff2'),
+      200: mediaAnswer('The file.', ...ASSET_MEDIA_TYPES),
       ...errorResponses('not_found'),
     },
   };
@@ -54,7 +54,7 @@ export async function webRoutes(app: FastifyInstance, options: WebRouteOptions):
     summary: "The branding's logo",
     tags: ['web'],
     response: {
-      200: mediaAnswer('The logo image.', 'image/svg+xml', 'image/png', 'image/jpeg', 'image/webp'),
+      200: mediaAnswer('The logo image.', ...LOGO_MEDIA_TYPES),
       ...errorResponses('not_found'),
     },
   };
