@@ -127,7 +127,10 @@ function operation(route: CollectedRoute): Json {
   for (const [status, list] of codes) {
     const content = { 'application/json': { schema: envelopeRef(list) } };
     const existing = responses[status];
-    if (existing && !envelopeCodes(existing)) existing.content = { ...(existing.content as Json), ...content };
+    const alsoOther = Object.keys((existing?.content as Json | undefined) ?? {}).some((t) => t !== 'application/json');
+    // A page of the route's own at this status keeps its media types beside the envelope.
+    if (existing && (alsoOther || !envelopeCodes(existing)))
+      existing.content = { ...(existing.content as Json), ...content };
     else if (sameCodes(list, COMMON_BY_STATUS.get(Number(status)))) responses[status] = commonRef(status);
     else responses[status] = errorAnswer(list);
   }

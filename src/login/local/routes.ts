@@ -43,7 +43,11 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
               { additionalProperties: false },
             ),
             Type.Object(
-              { sign_in_url: Type.String({ description: "A SAML domain: where the browser goes to sign in at its IdP." }) },
+              {
+                sign_in_url: Type.String({
+                  description: 'A SAML domain: where the browser goes to sign in at its IdP.',
+                }),
+              },
               { additionalProperties: false },
             ),
           ]),
