@@ -130,6 +130,7 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
         'saml_xml_refused',
       ),
       ...refusal(403, 'No account is linked and none may be created.', 'saml_signup_closed'),
+      ...refusal(409, 'The SAML identity is linked to another account.', 'method_conflict'),
       ...unknown,
     },
   };
