@@ -53,9 +53,12 @@ import { Keyring } from './oauth/keyring.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { TokenStateCache } from './oauth/token-state-cache.ts';
 import { listenForTokenState } from './oauth/token-state-listener.ts';
+import { collectRoutes } from './openapi/collect.ts';
+import { openApiRoutes } from './openapi/routes.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
+import { VERSION } from './version.ts';
 import { ACCENT_PATH, brandHeaderHtml, brandIndex, loadBranding } from './web/branding.ts';
 import { htmlNotFound } from './web/not-found.ts';
 import { webRoutes } from './web/routes.ts';
@@ -135,6 +138,11 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     ...(deps.https ? { serverFactory: httpsServerFactory(deps.https) } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
+  // Every route from here on is recorded for the OpenAPI document (src/openapi/).
+  const routes = collectRoutes(app);
+  // Response schemas document the contract (and tests check answers against it); bodies are still written by
+  // JSON.stringify, so a schema that missed a field never silently drops it (docs/decisions.md, "OpenAPI").
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   const ui = readUiBuild();
   const branding = loadBranding(config);
@@ -344,6 +352,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   });
 
   await app.register(metricsRoutes, { metrics, bearerKey: deps.secrets.metrics });
+  await app.register(openApiRoutes, { routes, issuer: config.server.issuer, version: VERSION });
   // Last: its routes take whatever lies under gateway.route_prefix, which config validation keeps clear of ours.
   if (config.gateway.enabled)
     await app.register(gatewayPlugin, {

@@ -5,6 +5,7 @@ import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typ
 import type { FastifyRequest } from 'fastify';
 import { assertSelfServiceAvailable } from '../delivery/status.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
+import { noBody } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { listConnections, removeConnection } from './connections.ts';
@@ -15,6 +16,8 @@ import { listMyGrants, revokeMyGrant } from './grants.ts';
 import { changePassword } from './password-change.ts';
 import { requestPasswordReset, resetPassword } from './password-reset.ts';
 import { changeProfile, readProfile } from './profile.ts';
+import * as answers from './response-schemas.ts';
+import { anonymousDoc, signedInDoc, VERIFICATION_ERRORS } from './response-schemas.ts';
 import { listMySessions, revokeMyOtherSessions, revokeMySession } from './sessions.ts';
 import { signUp } from './signup.ts';
 import { disableTotp, regenerateRecoveryCodes, totpStatus } from './totp-management.ts';
@@ -50,7 +53,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/signup',
     {
       onRequest: anonymous,
-      schema: { body: body({ email, password, display_name: Type.String({ minLength: 1, maxLength: 200 }) }) },
+      schema: {
+        body: body({ email, password, display_name: Type.String({ minLength: 1, maxLength: 200 }) }),
+        ...anonymousDoc(
+          'Signs up with email and password; a verification message follows',
+          { 201: answers.SignedUp },
+          'weak_password',
+          'rate_limited',
+        ),
+      },
     },
     async (request, reply) => {
       const { identityId } = await signUp(deps, attemptContext(request), {
@@ -62,7 +73,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     },
   );
 
-  app.post('/account/email/verify', { onRequest: anonymous, schema: { body: body(verification) } }, async (request) => {
+  const verify = {
+    body: body(verification),
+    ...anonymousDoc('Verifies the email address of a sign-up', { 200: answers.EmailVerified }, ...VERIFICATION_ERRORS),
+  };
+  app.post('/account/email/verify', { onRequest: anonymous, schema: verify }, async (request) => {
     const { identityId } = await verifySignupEmail(deps, attemptContext(request), {
       verificationId: request.body.verification_id,
       secret: request.body.secret,
@@ -72,7 +87,17 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
 
   app.post(
     '/account/password/forgot',
-    { onRequest: anonymous, schema: { body: body({ email }) } },
+    {
+      onRequest: anonymous,
+      schema: {
+        body: body({ email }),
+        ...anonymousDoc(
+          'Sends a password reset message if the address is registered',
+          { 202: answers.ResetSent },
+          'rate_limited',
+        ),
+      },
+    },
     async (request, reply) => {
       await requestPasswordReset(deps, attemptContext(request), request.body.email);
       return reply.code(202).send({ status: 'sent_if_registered' });
@@ -81,7 +106,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
 
   app.post(
     '/account/password/reset',
-    { onRequest: anonymous, schema: { body: body({ ...verification, password }) } },
+    {
+      onRequest: anonymous,
+      schema: {
+        body: body({ ...verification, password }),
+        ...anonymousDoc(
+          'Sets a new password with a reset message',
+          { 200: answers.PasswordReset },
+          ...VERIFICATION_ERRORS,
+          'weak_password',
+        ),
+      },
+    },
     async (request) => {
       await resetPassword(deps, attemptContext(request), {
         verificationId: request.body.verification_id,
@@ -94,7 +130,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
 
   app.post(
     '/account/password/change',
-    { schema: { body: body({ current_password: password, new_password: password }) } },
+    {
+      schema: {
+        body: body({ current_password: password, new_password: password }),
+        ...signedInDoc(
+          'Changes your password; your other sessions end',
+          { 200: answers.PasswordChanged },
+          'reauthentication_failed',
+          'weak_password',
+          'rate_limited',
+        ),
+      },
+    },
     async (request) => {
       const result = await changePassword(deps, attemptContext(request), await signedIn(request), {
         currentPassword: request.body.current_password,
@@ -104,11 +151,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     },
   );
 
-  app.get('/account/profile', async (request) => readProfile(deps, (await signedIn(request)).identityId));
+  app.get('/account/profile', { schema: signedInDoc('Your profile', { 200: answers.Profile }) }, async (request) =>
+    readProfile(deps, (await signedIn(request)).identityId),
+  );
 
   app.patch(
     '/account/profile',
-    { schema: { body: body({ display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }) } },
+    {
+      schema: {
+        body: body({ display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
+        ...signedInDoc('Changes your profile', { 200: answers.Profile }),
+      },
+    },
     async (request) =>
       changeProfile(deps, attemptContext(request), (await signedIn(request)).identityId, {
         displayName: request.body.display_name,
@@ -117,7 +171,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
 
   app.post(
     '/account/email/change',
-    { schema: { body: body({ new_email: email, password }) } },
+    {
+      schema: {
+        body: body({ new_email: email, password }),
+        ...signedInDoc(
+          'Starts changing your email address; a verification message goes to the new one',
+          { 202: answers.EmailChangeStarted },
+          'reauthentication_failed',
+          'email_taken',
+          'rate_limited',
+        ),
+      },
+    },
     async (request, reply) => {
       await startEmailChange(deps, attemptContext(request), (await signedIn(request)).identityId, {
         newEmail: request.body.new_email,
@@ -129,7 +194,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
 
   app.post(
     '/account/email/change/verify',
-    { onRequest: anonymous, schema: { body: body(verification) } },
+    {
+      onRequest: anonymous,
+      schema: {
+        body: body(verification),
+        ...anonymousDoc(
+          'Finishes an email change',
+          { 200: answers.EmailChanged },
+          ...VERIFICATION_ERRORS,
+          'email_taken',
+        ),
+      },
+    },
     async (request) =>
       completeEmailChange(deps, attemptContext(request), {
         verificationId: request.body.verification_id,
@@ -137,47 +213,107 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       }),
   );
 
-  app.get('/account/totp', async (request) => totpStatus(deps, (await signedIn(request)).identityId));
+  app.get(
+    '/account/totp',
+    { schema: signedInDoc('Whether TOTP is enrolled', { 200: answers.TotpStatus }) },
+    async (request) => totpStatus(deps, (await signedIn(request)).identityId),
+  );
 
-  app.post('/account/totp/disable', { schema: { body: body({ password, code }) } }, async (request, reply) => {
+  const totpDisable = {
+    body: body({ password, code }),
+    ...signedInDoc(
+      'Removes TOTP; the session may then only enroll again',
+      { 200: answers.TotpDisabled },
+      'reauthentication_failed',
+      'totp_not_enrolled',
+      'rate_limited',
+    ),
+  };
+  app.post('/account/totp/disable', { schema: totpDisable }, async (request, reply) => {
     await disableTotp(deps, attemptContext(request), await signedIn(request), request.body, (tx, start) =>
       sessions.establish(request, reply, start, tx),
     );
     return { enrollment_required: true };
   });
 
-  app.post('/auth/recovery-codes', { schema: { body: body({ password, code }) } }, async (request) => ({
+  const recoveryCodes = {
+    body: body({ password, code }),
+    ...signedInDoc(
+      'Replaces your recovery codes',
+      { 200: answers.RecoveryCodes },
+      'reauthentication_failed',
+      'totp_not_enrolled',
+      'rate_limited',
+    ),
+  };
+  app.post('/auth/recovery-codes', { schema: recoveryCodes }, async (request) => ({
     recovery_codes: await regenerateRecoveryCodes(deps, attemptContext(request), await signedIn(request), request.body),
   }));
 
-  app.get('/account/connections', async (request) => ({
-    connections: await listConnections(deps, (await signedIn(request)).identityId),
-  }));
+  app.get(
+    '/account/connections',
+    { schema: signedInDoc('Your sign-in methods', { 200: answers.Connections }) },
+    async (request) => ({
+      connections: await listConnections(deps, (await signedIn(request)).identityId),
+    }),
+  );
 
   const removal = Type.Union([
     body({ password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })) }),
     Type.Null(),
   ]);
-  app.post('/account/connections/:id/remove', { schema: { params: id, body: removal } }, async (request, reply) => {
+  const removeConnectionSchema = {
+    params: id,
+    body: removal,
+    ...signedInDoc(
+      'Removes a sign-in method',
+      { 204: noBody('Removed.') },
+      'not_found',
+      'last_sign_in_method',
+      'reauthentication_required',
+      'reauthentication_failed',
+      'rate_limited',
+    ),
+  };
+  app.post('/account/connections/:id/remove', { schema: removeConnectionSchema }, async (request, reply) => {
     const password = request.body?.password;
     await removeConnection(deps, attemptContext(request), await signedIn(request), request.params.id, password);
     return reply.code(204).send();
   });
 
-  app.get('/account/sessions', async (request) => ({ sessions: await listMySessions(deps, await signedIn(request)) }));
+  app.get(
+    '/account/sessions',
+    { schema: signedInDoc('Your sessions', { 200: answers.Sessions }) },
+    async (request) => ({ sessions: await listMySessions(deps, await signedIn(request)) }),
+  );
 
-  app.post('/account/sessions/:id/revoke', { schema: { params: id, body: empty } }, async (request, reply) => {
+  const revokeSession = {
+    params: id,
+    body: empty,
+    ...signedInDoc('Ends one of your sessions', { 204: noBody('Ended.') }, 'not_found'),
+  };
+  app.post('/account/sessions/:id/revoke', { schema: revokeSession }, async (request, reply) => {
     await revokeMySession(deps, attemptContext(request), await signedIn(request), request.params.id);
     return reply.code(204).send();
   });
 
-  app.post('/account/sessions/revoke-others', { schema: { body: empty } }, async (request) => ({
+  const revokeOthers = { body: empty, ...signedInDoc('Ends your other sessions', { 200: answers.OthersRevoked }) };
+  app.post('/account/sessions/revoke-others', { schema: revokeOthers }, async (request) => ({
     revoked: await revokeMyOtherSessions(deps, attemptContext(request), await signedIn(request)),
   }));
 
-  app.get('/account/grants', async (request) => ({ grants: await listMyGrants(deps, await signedIn(request)) }));
+  app.get(
+    '/account/grants',
+    { schema: signedInDoc('The applications you gave access', { 200: answers.Grants }) },
+    async (request) => ({ grants: await listMyGrants(deps, await signedIn(request)) }),
+  );
 
-  app.post('/account/grants/:id/revoke', { schema: { params: id, body: empty } }, async (request, reply) => {
+  const revokeGrant = {
+    params: id,
+    body: empty,
+    ...signedInDoc("Revokes an application's access", { 204: noBody('Revoked.') }, 'not_found'),
+  };
+  app.post('/account/grants/:id/revoke', { schema: revokeGrant }, async (request, reply) => {
     await revokeMyGrant(deps, attemptContext(request), await signedIn(request), request.params.id);
     return reply.code(204).send();
   });

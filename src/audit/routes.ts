@@ -2,8 +2,10 @@
 // console. Reads only; the owner guard runs before the query is validated, so anonymous callers learn nothing.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Sql } from '../db/pool.ts';
+import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
+import { SESSION } from '../http/route-schema.ts';
 import { createChainVerifier } from './chain-status.ts';
 import { AuditQuerySchema, auditPage, type NamesOf } from './listing.ts';
 
@@ -25,12 +27,62 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteOptions> = async (
   });
   const verify = createChainVerifier(options.sql, options.auditKey, options.clock);
 
-  app.get('/admin/audit', { schema: { querystring: AuditQuerySchema } }, async (request) =>
+  const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+  const listing = {
+    summary: 'The audit log, filtered and paged, newest first',
+    tags: ['admin'],
+    security: SESSION,
+    querystring: AuditQuerySchema,
+    response: {
+      200: Type.Object(
+        {
+          records: Type.Array(
+            Type.Object(
+              {
+                id: Type.String(),
+                event: Type.String(),
+                actor_name: Nullable(Type.String()),
+                subject_name: Nullable(Type.String()),
+              },
+              { additionalProperties: true },
+            ),
+          ),
+          next_cursor: Nullable(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+      ...errorResponses(...ADMIN_ERRORS),
+    },
+  };
+  app.get('/admin/audit', { schema: listing }, async (request) =>
     auditPage(options.sql, request.query, options.namesOf),
   );
   app.get(
     '/admin/audit/verify',
-    { schema: { querystring: Type.Object({}, { additionalProperties: false }) } },
+    {
+      schema: {
+        summary: "Verifies the audit chains' integrity",
+        tags: ['admin'],
+        security: SESSION,
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: Type.Object(
+            {
+              ok: Type.Boolean(),
+              chains: Type.Integer(),
+              records: Type.Integer(),
+              checked_at: Type.String({ format: 'date-time' }),
+              first_broken: Nullable(Type.Object({}, { additionalProperties: true })),
+              breaks: Type.Array(Type.Object({}, { additionalProperties: true })),
+              pending_records: Type.Integer(),
+              oldest_pending_at: Nullable(Type.String({ format: 'date-time' })),
+            },
+            { additionalProperties: false },
+          ),
+          ...errorResponses(...ADMIN_ERRORS),
+        },
+      },
+    },
     async () => verify(),
   );
 };

@@ -5,6 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Sql } from '../db/pool.ts';
+import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
+import { SESSION } from '../http/route-schema.ts';
 import { readMailbox } from './dev-mailbox.ts';
 
 export interface MailboxRouteOptions {
@@ -23,7 +25,35 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<MailboxRouteOptions> = asy
   app.addHook('preValidation', async (request) => {
     await options.requireAdmin(request);
   });
-  app.get('/admin/mailbox', { schema: { querystring: Query } }, async (request) => ({
+  const schema = {
+    summary: "The development mailbox's kept messages, newest first (delivery.kind dev_mailbox only)",
+    tags: ['admin'],
+    security: SESSION,
+    querystring: Query,
+    response: {
+      200: Type.Object(
+        {
+          messages: Type.Array(
+            Type.Object(
+              {
+                id: Type.String(),
+                template: Type.String(),
+                to: Type.String(),
+                subject: Type.String(),
+                text: Type.String(),
+                link: Type.Union([Type.String(), Type.Null()]),
+                kept_at: Type.String({ format: 'date-time' }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      ...errorResponses(...ADMIN_ERRORS),
+    },
+  };
+  app.get('/admin/mailbox', { schema }, async (request) => ({
     messages: await readMailbox(options.sql, options.deliveryKey, Number(request.query.limit ?? 50)),
   }));
 };

@@ -136,6 +136,13 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
     return reply.from(forwardPath, fromOptions);
   };
   const prefix = deps.routePrefix.replace(/\/$/, '');
+  // Hidden from the OpenAPI document: these paths come from configuration, not from Gatehouse's contract.
   for (const url of [prefix, `${prefix}/*`])
-    app.route({ method: [...HTTP_METHODS], url, bodyLimit: Math.max(1, deps.bodyLimitBytes), handler });
+    app.route({
+      method: [...HTTP_METHODS],
+      url,
+      schema: { hide: true },
+      bodyLimit: Math.max(1, deps.bodyLimitBytes),
+      handler,
+    });
 }

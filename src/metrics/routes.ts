@@ -3,7 +3,9 @@
 // is 401 invalid_token with WWW-Authenticate (RFC 6750 §3), so the route reveals nothing without it.
 import type { FastifyInstance } from 'fastify';
 import { constantTimeEqual } from '../crypto/primitives.ts';
+import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError } from '../http/errors.ts';
+import { METRICS_TOKEN, mediaAnswer } from '../http/route-schema.ts';
 import type { Metrics } from './registry.ts';
 
 export interface MetricsRouteDeps {
@@ -16,7 +18,13 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+)$/;
 
 export async function metricsRoutes(app: FastifyInstance, deps: MetricsRouteDeps): Promise<void> {
   const expected = deps.bearerKey.toString('base64url');
-  app.get('/metrics', async (request, reply) => {
+  const schema = {
+    summary: 'Prometheus metrics (text exposition format)',
+    tags: ['operations'],
+    security: METRICS_TOKEN,
+    response: { 200: mediaAnswer('The metrics.', 'text/plain'), ...errorResponses('invalid_token') },
+  };
+  app.get('/metrics', { schema }, async (request, reply) => {
     const presented = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? '';
     if (!constantTimeEqual(presented, expected))
       throw new GatehouseError('invalid_token', 'Send the metrics bearer token as Authorization: Bearer <token>', {

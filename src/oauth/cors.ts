@@ -4,6 +4,7 @@
 // client. The authorization endpoint, the consent
 // and logout forms, and introspection (backends only) get no CORS headers (DESIGN.md "Security invariants").
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
+import { noBody } from '../http/route-schema.ts';
 
 // Callback form: an async hook costs a promise and a microtask turn on every token and userinfo response.
 export const corsHeaders: onSendHookHandler = (_request, reply, payload, done) => {
@@ -14,7 +15,12 @@ export const corsHeaders: onSendHookHandler = (_request, reply, payload, done) =
 
 /** Answers the preflight for `path`. */
 export function allowPreflight(app: FastifyInstance, path: string, methods: string): void {
-  app.options(path, async (_request, reply) =>
+  const schema = {
+    summary: `CORS preflight for ${path}`,
+    tags: ['oauth'],
+    response: { 204: noBody('The methods and headers a browser client may use.') },
+  };
+  app.options(path, { schema }, async (_request, reply) =>
     reply
       .code(204)
       .header('access-control-allow-origin', '*')

@@ -7,6 +7,7 @@ import { corsHeaders } from './cors.ts';
 import { DPOP_ALGORITHMS } from './dpop-proof.ts';
 import { grantTypes } from './grants/index.ts';
 import type { Keyring } from './keyring.ts';
+import { DiscoveryAnswer, JwksAnswer } from './route-schemas.ts';
 
 export const ACR_VALUES = ['aal1', 'aal2'];
 
@@ -71,10 +72,20 @@ export function discoveryDocument(issuer: string) {
 
 export async function discoveryRoutes(app: FastifyInstance, deps: { issuer: string; keyring: Keyring }) {
   const document = discoveryDocument(deps.issuer);
-  app.get('/.well-known/openid-configuration', { onSend: corsHeaders }, async (_request, reply) =>
+  const discovery = {
+    summary: 'OpenID Connect Discovery 1.0 metadata (also RFC 8414)',
+    tags: ['oauth'],
+    response: { 200: DiscoveryAnswer },
+  };
+  app.get('/.well-known/openid-configuration', { onSend: corsHeaders, schema: discovery }, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=3600').send(document),
   );
-  app.get('/.well-known/jwks.json', { onSend: corsHeaders }, async (_request, reply) =>
+  const jwks = {
+    summary: 'The public keys ID and access tokens are signed with',
+    tags: ['oauth'],
+    response: { 200: JwksAnswer },
+  };
+  app.get('/.well-known/jwks.json', { onSend: corsHeaders, schema: jwks }, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').send(await deps.keyring.jwks()),
   );
 }

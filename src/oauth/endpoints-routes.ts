@@ -5,6 +5,7 @@ import type { Sql } from '../db/pool.ts';
 import { isSameOrigin } from '../http/csrf.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { parseFormBody } from '../http/form-body.ts';
+import { ACCESS_TOKEN, CLIENT, htmlPage, noBody, redirect } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { presentedToken } from './bearer.ts';
@@ -18,6 +19,18 @@ import { LOGOUT_PARAMETERS, type LogoutParams, type LogoutPlan, planLogout } fro
 import { errorPage, logoutConfirmPage, type PageShell, sendPage, signedOutPage } from './pages.ts';
 import { pushAuthorizationRequest } from './par.ts';
 import { revokeToken } from './revocation.ts';
+import {
+  ClientErrors,
+  IntrospectionAnswer,
+  LogoutParameters,
+  ParAnswer,
+  ParErrors,
+  ParForm,
+  RevocationErrors,
+  TokenParameterForm,
+  UserinfoAnswer,
+  UserinfoErrors,
+} from './route-schemas.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenVerifier } from './tokens.ts';
 import { userinfoClaims } from './userinfo.ts';
@@ -45,12 +58,25 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     return userinfoClaims(deps, presented, resource);
   };
   allowPreflight(app, '/oauth/userinfo', 'GET, POST');
-  app.get('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
-  app.post('/oauth/userinfo', { onSend: corsHeaders }, userinfo);
+  const userinfoSchema = {
+    summary: "UserInfo (OIDC Core §5.3): the claims of the access token's user",
+    tags: ['oauth'],
+    security: ACCESS_TOKEN,
+    response: { 200: UserinfoAnswer, ...UserinfoErrors },
+  };
+  app.get('/oauth/userinfo', { onSend: corsHeaders, schema: userinfoSchema }, userinfo);
+  app.post('/oauth/userinfo', { onSend: corsHeaders, schema: userinfoSchema }, userinfo);
 
   // Not async: a request the node's caches answer is answered without a promise, in JSON text built once per token
   // (introspection.ts).
-  app.post('/oauth/introspect', (request, reply) => {
+  const introspection = {
+    summary: 'Token introspection (RFC 7662) for confidential clients',
+    tags: ['oauth'],
+    security: CLIENT,
+    handlerParses: { form: TokenParameterForm },
+    response: { 200: IntrospectionAnswer, ...ClientErrors },
+  };
+  app.post('/oauth/introspect', { schema: introspection }, (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     reply.header('content-type', 'application/json; charset=utf-8');
     return answerIntrospection(deps, formParams(request), attemptContext(request));
@@ -58,14 +84,31 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
 
   // RFC 9126 §2: 201 with the request_uri; like the token endpoint, never cached and open to browser clients.
   allowPreflight(app, '/oauth/par', 'POST');
-  app.post('/oauth/par', { onSend: corsHeaders }, async (request, reply) => {
+  const par = {
+    summary: 'Pushed authorization request (RFC 9126)',
+    tags: ['oauth'],
+    security: CLIENT,
+    handlerParses: { form: ParForm },
+    response: { 201: ParAnswer, ...ParErrors },
+  };
+  app.post('/oauth/par', { onSend: corsHeaders, schema: par }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const pushed = await pushAuthorizationRequest(deps, formParams(request), attemptContext(request));
     return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 
   allowPreflight(app, '/oauth/revoke', 'POST');
-  app.post('/oauth/revoke', { onSend: corsHeaders }, async (request, reply) => {
+  const revocation = {
+    summary: 'Token revocation (RFC 7009)',
+    tags: ['oauth'],
+    security: CLIENT,
+    handlerParses: { form: TokenParameterForm },
+    response: {
+      200: noBody('Revoked, or the token was unknown (RFC 7009 §2.2).'),
+      ...RevocationErrors,
+    },
+  };
+  app.post('/oauth/revoke', { onSend: corsHeaders, schema: revocation }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
     const context = attemptContext(request);
@@ -88,7 +131,18 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
           .send()
       : sendPage(reply, 200, signedOutPage(), deps.shell);
   };
-  app.get('/oauth/logout', async (request, reply) => {
+  const logoutAnswers = {
+    200: htmlPage('The confirmation page, or the signed-out page.'),
+    302: redirect('To post_logout_redirect_uri, signed out.'),
+    400: htmlPage('An error page naming the error code and the request id.'),
+  };
+  const logoutGet = {
+    summary: 'RP-Initiated Logout 1.0 end-session endpoint',
+    tags: ['oauth'],
+    handlerParses: { query: LogoutParameters },
+    response: logoutAnswers,
+  };
+  app.get('/oauth/logout', { schema: logoutGet }, async (request, reply) => {
     // Parsed like a form body: a repeated parameter is refused, as at the authorization endpoint.
     let params: LogoutParams;
     try {
@@ -107,7 +161,17 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     if (error instanceof GatehouseError && error.code === 'invalid_request') return logoutError(request, reply, error);
     throw error;
   };
-  app.post('/oauth/logout', { errorHandler: logoutFormError }, async (request, reply) => {
+  const logoutPost = {
+    summary: 'End-session endpoint by form POST; only the confirmation form (same origin) signs out',
+    tags: ['oauth'],
+    handlerParses: { form: LogoutParameters },
+    response: {
+      200: htmlPage('The signed-out page.'),
+      303: redirect('Cross-origin: to GET /oauth/logout with the same parameters; confirmed: to the redirect URI.'),
+      400: htmlPage('An error page naming the error code and the request id.'),
+    },
+  };
+  app.post('/oauth/logout', { errorHandler: logoutFormError, schema: logoutPost }, async (request, reply) => {
     const params = formParams(request);
     if (!isSameOrigin(request, deps.sessions.issuerOrigin))
       return reply

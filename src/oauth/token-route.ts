@@ -3,6 +3,7 @@
 // (RFC 9449 §5) is verified before the grant runs, which binds its tokens to the proof's key.
 import type { FastifyInstance } from 'fastify';
 import { echoInput, InvalidRequest } from '../http/errors.ts';
+import { CLIENT } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import { rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
@@ -11,6 +12,7 @@ import { UnsupportedGrantType } from './errors.ts';
 import { formParams } from './form.ts';
 import { findGrant } from './grants/index.ts';
 import type { GrantDeps } from './grants/types.ts';
+import { TokenAnswer, TokenErrors, TokenForm } from './route-schemas.ts';
 
 /** Client authentication's parameters (client-auth.ts), read whatever the grant. */
 const CLIENT_PARAMETERS = ['client_id', 'client_secret', 'client_assertion', 'client_assertion_type'];
@@ -23,7 +25,14 @@ export interface TokenRouteDeps extends GrantDeps {
 
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
   allowPreflight(app, '/oauth/token', 'POST');
-  app.post('/oauth/token', { onSend: corsHeaders }, async (request, reply) => {
+  const schema = {
+    summary: 'Token endpoint (RFC 6749 §3.2): exchanges a code, a refresh token or client credentials',
+    tags: ['oauth'],
+    security: CLIENT,
+    handlerParses: { form: TokenForm },
+    response: { 200: TokenAnswer, ...TokenErrors },
+  };
+  app.post('/oauth/token', { onSend: corsHeaders, schema }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const body = formParams(request);
     if (!body.grant_type) throw new InvalidRequest('grant_type is required');

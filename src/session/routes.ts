@@ -3,6 +3,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Audit } from '../audit/audit.ts';
+import { errorResponses } from '../http/error-responses.ts';
+import { noBody, SESSION } from '../http/route-schema.ts';
 import type { SessionHttp } from './http.ts';
 
 export interface SessionRouteOptions {
@@ -15,7 +17,17 @@ const emptyBody = Type.Object({}, { additionalProperties: false });
 export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRouteOptions> = async (app, options) => {
   const { sessions, audit } = options;
 
-  app.post('/auth/logout', { schema: { body: emptyBody } }, async (request, reply) => {
+  const schema = {
+    summary: "Signs out: ends the caller's session",
+    tags: ['session'],
+    security: SESSION,
+    body: emptyBody,
+    response: {
+      204: noBody('Signed out; the cookie is cleared.'),
+      ...errorResponses('login_required', 'csrf_rejected'),
+    },
+  };
+  app.post('/auth/logout', { schema }, async (request, reply) => {
     const session = await sessions.require(request, { allowEnrollmentOnly: true });
     await sessions.end(request, reply);
     await audit.record({

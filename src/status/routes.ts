@@ -8,6 +8,8 @@ import type { Config } from '../config/schema.ts';
 import type { Migration } from '../db/migrate.ts';
 import type { Sql } from '../db/pool.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
+import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
+import { SESSION } from '../http/route-schema.ts';
 import type { Keyring } from '../oauth/keyring.ts';
 import type { StatusReport } from './report.ts';
 
@@ -53,7 +55,26 @@ export const statusRoutes: FastifyPluginAsyncTypebox<StatusRouteOptions> = async
   app.addHook('preValidation', async (request) => {
     await options.requireAdmin(request);
   });
-  app.get('/admin/status', { schema: { querystring: Type.Object({}, { additionalProperties: false }) } }, async () =>
-    status(),
-  );
+  const schema = {
+    summary: 'What `gatehouse doctor` reports: database, delivery, providers, TLS, signing keys',
+    tags: ['admin'],
+    security: SESSION,
+    querystring: Type.Object({}, { additionalProperties: false }),
+    response: {
+      200: Type.Object(
+        {
+          status: Type.String(),
+          checked_at: Type.String({ format: 'date-time' }),
+          database: Type.Object({}, { additionalProperties: true }),
+          delivery: Type.Object({}, { additionalProperties: true }),
+          providers: Type.Object({}, { additionalProperties: true }),
+          tls: Type.Object({}, { additionalProperties: true }),
+          signing_keys: Type.Object({}, { additionalProperties: true }),
+        },
+        { additionalProperties: false },
+      ),
+      ...errorResponses(...ADMIN_ERRORS),
+    },
+  };
+  app.get('/admin/status', { schema }, async () => status());
 };

@@ -21,6 +21,11 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
+/** The media types assets are served as, for the published contract (routes.ts). */
+export const ASSET_MEDIA_TYPES = [
+  ...new Set([...Object.values(CONTENT_TYPES), 'application/octet-stream'].map((type) => type.split(';')[0] as string)),
+];
+
 // Vite's names: `index-<hash>.js`. Hidden files and anything stranger are not served.
 const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 

@@ -27,6 +27,9 @@ const SIGNATURES: [string, (b: Buffer) => boolean][] = [
   ['image/webp', (b) => b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP'],
 ];
 
+/** The media types a logo is served as, for the published contract (routes.ts). */
+export const LOGO_MEDIA_TYPES = SIGNATURES.map(([type]) => type);
+
 export class BrandingError extends Error {
   constructor(problem: string) {
     super(`branding.logo_file ${problem}`);

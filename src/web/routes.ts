@@ -2,9 +2,11 @@
 // page paths (index.html with the branding in its head, never cached, under a strict CSP). Without a build the
 // pages answer 503 with a message saying how to build it.
 import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
-import { readAssets } from './assets.ts';
-import { ACCENT_PATH, accentCss, type Branding, LOGO_PATH } from './branding.ts';
+import { htmlPage, mediaAnswer } from '../http/route-schema.ts';
+import { ASSET_MEDIA_TYPES, readAssets } from './assets.ts';
+import { ACCENT_PATH, accentCss, type Branding, LOGO_MEDIA_TYPES, LOGO_PATH } from './branding.ts';
 import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
 
 export interface WebRouteOptions {
@@ -17,7 +19,15 @@ export interface WebRouteOptions {
 export async function webRoutes(app: FastifyInstance, options: WebRouteOptions): Promise<void> {
   const { dist, page, branding } = options;
   const assets = readAssets(`${dist}assets`);
-  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+  const asset = {
+    summary: "A file of the web UI's build (content-hashed name)",
+    tags: ['web'],
+    response: {
+      200: mediaAnswer('The file.', ...ASSET_MEDIA_TYPES),
+      ...errorResponses('not_found'),
+    },
+  };
+  app.get<{ Params: { name: string } }>('/assets/:name', { schema: asset }, async (request, reply) => {
     const asset = assets.get(request.params.name);
     if (!asset) throw new NotFound('No such asset');
     return (
@@ -31,11 +41,24 @@ export async function webRoutes(app: FastifyInstance, options: WebRouteOptions):
   });
 
   const css = accentCss(branding);
-  app.get(ACCENT_PATH, async (_request, reply) =>
+  const accent = {
+    summary: "The branding's accent colour",
+    tags: ['web'],
+    response: { 200: mediaAnswer('A stylesheet.', 'text/css') },
+  };
+  app.get(ACCENT_PATH, { schema: accent }, async (_request, reply) =>
     // Short-lived: an operator who changes the colour sees it after a restart and a few minutes at most.
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=300').send(css),
   );
-  app.get(LOGO_PATH, async (_request, reply) => {
+  const logo = {
+    summary: "The branding's logo",
+    tags: ['web'],
+    response: {
+      200: mediaAnswer('The logo image.', ...LOGO_MEDIA_TYPES),
+      ...errorResponses('not_found'),
+    },
+  };
+  app.get(LOGO_PATH, { schema: logo }, async (_request, reply) => {
     const { logo } = branding;
     if (!logo) throw new NotFound('No logo is configured');
     return reply
@@ -46,8 +69,13 @@ export async function webRoutes(app: FastifyInstance, options: WebRouteOptions):
       .send(logo.body);
   });
 
+  const pageSchema = {
+    summary: 'A page of the web UI (sign-in, sign-up, account, console)',
+    tags: ['web'],
+    response: { 200: htmlPage('The page.'), ...errorResponses('not_ready') },
+  };
   for (const path of PAGE_PATHS) {
-    app.get(path, async (_request, reply) => {
+    app.get(path, { schema: pageSchema }, async (_request, reply) => {
       if (page === null) throw new GatehouseError('not_ready', 'The web UI is not built: run `npm run build:web`');
       return reply.header('content-security-policy', PAGE_CSP).type('text/html; charset=utf-8').send(page);
     });

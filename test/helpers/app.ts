@@ -9,6 +9,7 @@ import { generateSecretFiles, loadSecrets, type Secrets } from '../../src/crypto
 import { readMigrations } from '../../src/db/migrate.ts';
 import type { Sql } from '../../src/db/pool.ts';
 import { makeConfig, scratchDir } from './config.ts';
+import { watchAnswers } from './contract.ts';
 import { createTestDatabase } from './database.ts';
 
 /** Captures every log line the app writes, so tests can assert what never reaches a log. */
@@ -87,6 +88,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logStream: logs,
   };
   const { app, services } = await buildApp(deps);
+  // Every answer the tests see is checked against the published contract (test/helpers/contract.ts).
+  watchAnswers(app);
   options.extend?.(app);
   let url = '';
   if (options.listen) url = await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });

@@ -3,10 +3,12 @@
 // callback, GET and POST (response_mode=form_post) /auth/federated/callback. These are browser navigations, so every
 // outcome is a redirect or an HTML page, never a JSON envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
 import { addFormBodyParser } from '../../http/form-body.ts';
 import { type PageShell, sendPage } from '../../http/html-page.ts';
 import { safeReturnTo } from '../../http/return-to.ts';
+import { htmlPage, redirect, SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { completeCallback } from './callback.ts';
 import { clearFederatedCookie, readFederatedCookie, setFederatedCookie } from './cookie.ts';
@@ -52,9 +54,39 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, sh
     return reply.code(302).header('location', started.location.href).send();
   };
 
-  app.get('/auth/federated/start', async (request, reply) => start(reply, 'sign_in', queryOf(request), null));
+  const refusal = (description: string) => htmlPage(description);
+  const pages = {
+    400: refusal('A refusal page: the sign-in attempt or the provider answer was not accepted.'),
+    403: refusal('A refusal page: sign-up is closed, or self-service is disabled.'),
+    404: refusal('A refusal page: the provider is not offered here.'),
+    500: refusal('A refusal page: the server could not complete the request.'),
+    503: refusal('A refusal page: a service this sign-in needs is unavailable.'),
+  };
+  const providerQuery = Type.Object(
+    {
+      provider: Type.String({ description: 'A provider id from GET /auth/providers.' }),
+      return_to: Type.Optional(Type.String({ description: 'A local path to return to.' })),
+    },
+    { additionalProperties: true },
+  );
+  const startSchema = {
+    summary: 'Starts signing in with a redirect provider',
+    tags: ['sign-in'],
+    handlerParses: { query: providerQuery },
+    response: { 302: redirect("To the provider's authorization endpoint."), ...pages },
+  };
+  app.get('/auth/federated/start', { schema: startSchema }, async (request, reply) =>
+    start(reply, 'sign_in', queryOf(request), null),
+  );
 
-  app.get('/account/connections/start', async (request, reply) => {
+  const linkSchema = {
+    summary: 'Starts linking a redirect-provider account to yours',
+    tags: ['account'],
+    security: SESSION,
+    handlerParses: { query: providerQuery },
+    response: { 302: redirect("To the provider's authorization endpoint, or to sign in first."), ...pages },
+  };
+  app.get('/account/connections/start', { schema: linkSchema }, async (request, reply) => {
     if (!deps.selfService) throw new GatehouseError('self_service_disabled');
     const session = await sessions.current(request);
     // Signed out: sign in first, then come back here (the whole path is local, so it is a safe return_to).
@@ -89,8 +121,29 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, sh
         return sendPage(reply, 403, signupClosedPage(outcome.provider.name), shell);
     }
   };
-  app.get(CALLBACK_PATH, async (request, reply) => callback(request, reply, 'GET'));
-  app.post(CALLBACK_PATH, async (request, reply) => callback(request, reply, 'POST'));
+  const callbackParameters = Type.Object(
+    { state: Type.Optional(Type.String()), code: Type.Optional(Type.String()), error: Type.Optional(Type.String()) },
+    { additionalProperties: true },
+  );
+  const callbackAnswers = {
+    303: redirect('Signed in or linked: to the return_to path.'),
+    409: refusal('The email address belongs to another account; it is never linked automatically.'),
+    ...pages,
+  };
+  const callbackGet = {
+    summary: "The providers' redirect back",
+    tags: ['sign-in'],
+    handlerParses: { query: callbackParameters },
+    response: callbackAnswers,
+  };
+  app.get(CALLBACK_PATH, { schema: callbackGet }, async (request, reply) => callback(request, reply, 'GET'));
+  const callbackPost = {
+    summary: "The providers' redirect back as a form POST (response_mode=form_post)",
+    tags: ['sign-in'],
+    handlerParses: { form: callbackParameters },
+    response: callbackAnswers,
+  };
+  app.post(CALLBACK_PATH, { schema: callbackPost }, async (request, reply) => callback(request, reply, 'POST'));
 }
 
 type FederatedStart = Parameters<typeof startRoundTrip>[1]['identityId'];

@@ -4,9 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { assertSameOriginJson } from '../../http/csrf.ts';
+import { errorResponses } from '../../http/error-responses.ts';
 import { InvalidRequest } from '../../http/errors.ts';
+import { SESSION } from '../../http/route-schema.ts';
 import { normalizeEmail } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { SessionStarted } from '../../session/route-schemas.ts';
 import { connectionForSubject, samlPaths } from '../saml/connection.ts';
 import { attemptContext, type LocalLoginDeps } from './deps.ts';
 import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
@@ -28,7 +31,31 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
 
   app.post(
     '/auth/login',
-    { schema: { body: body({ subject: Type.String({ minLength: 1, maxLength: 254 }) }) }, onRequest: sameOrigin },
+    {
+      schema: {
+        summary: 'Starts a password sign-in for an email address or username',
+        tags: ['sign-in'],
+        body: body({ subject: Type.String({ minLength: 1, maxLength: 254 }) }),
+        response: {
+          200: Type.Union([
+            Type.Object(
+              { transaction_id: Type.String(), challenge_id: Type.String(), expires_in: Type.Integer() },
+              { additionalProperties: false },
+            ),
+            Type.Object(
+              {
+                sign_in_url: Type.String({
+                  description: 'A SAML domain: where the browser goes to sign in at its IdP.',
+                }),
+              },
+              { additionalProperties: false },
+            ),
+          ]),
+          ...errorResponses('rate_limited', 'csrf_rejected'),
+        },
+      },
+      onRequest: sameOrigin,
+    },
     async (request, reply) => {
       // A company domain with single sign-on: its identity provider, not a password here, decides who this is.
       const saml = connectionForSubject(deps.samlConnections ?? new Map(), normalizeEmail(request.body.subject));
@@ -54,6 +81,20 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
           totp: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
           recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
         }),
+        summary: 'Finishes a password sign-in with the password and, when enrolled, a TOTP or recovery code',
+        tags: ['sign-in'],
+        response: {
+          200: SessionStarted,
+          ...errorResponses(
+            'invalid_login_transaction',
+            'invalid_credentials',
+            'invalid_totp_code',
+            'rate_limited',
+            'csrf_rejected',
+            'directory_unavailable',
+            'directory_signup_closed',
+          ),
+        },
       },
       onRequest: sameOrigin,
     },
@@ -77,7 +118,24 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
 
   app.post(
     '/auth/enroll',
-    { schema: { body: body({ token: opaqueId, password }) }, onRequest: sameOrigin },
+    {
+      schema: {
+        summary: 'Sets the password from an enrollment link and signs in',
+        tags: ['sign-in'],
+        body: body({ token: opaqueId, password }),
+        response: {
+          200: SessionStarted,
+          ...errorResponses(
+            'invalid_enrollment_token',
+            'weak_password',
+            'method_conflict',
+            'rate_limited',
+            'csrf_rejected',
+          ),
+        },
+      },
+      onRequest: sameOrigin,
+    },
     async (request, reply) => {
       const start = await enrollWithToken(deps, attemptContext(request), request.body);
       const session = await sessions.establish(request, reply, start);
@@ -85,7 +143,20 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     },
   );
 
-  app.post('/account/totp/start', { schema: { body: body({}) } }, async (request) => {
+  const totpStart = {
+    summary: 'Starts TOTP enrollment: the secret, its otpauth URI and a QR code',
+    tags: ['account'],
+    security: SESSION,
+    body: body({}),
+    response: {
+      200: Type.Object(
+        { otpauth_uri: Type.String(), secret: Type.String(), qr_svg: Type.String({ description: 'An SVG image.' }) },
+        { additionalProperties: false },
+      ),
+      ...errorResponses('login_required', 'csrf_rejected', 'totp_already_enrolled'),
+    },
+  };
+  app.post('/account/totp/start', { schema: totpStart }, async (request) => {
     const session = await sessions.require(request, { allowEnrollmentOnly: true });
     const started = await startTotpEnrollment(deps, attemptContext(request), session);
     // The QR code is drawn here, not in the page, so the page needs no QR library and no inline data from elsewhere.
@@ -97,7 +168,28 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
 
   app.post(
     '/account/totp/complete',
-    { schema: { body: body({ code: Type.String({ pattern: '^[0-9]{6}$' }) }) } },
+    {
+      schema: {
+        summary: 'Finishes TOTP enrollment with a first code; answers the recovery codes once',
+        tags: ['account'],
+        security: SESSION,
+        body: body({ code: Type.String({ pattern: '^[0-9]{6}$' }) }),
+        response: {
+          200: Type.Object(
+            { recovery_codes: Type.Array(Type.String()), aal: Type.String(), amr: Type.Array(Type.String()) },
+            { additionalProperties: false },
+          ),
+          ...errorResponses(
+            'login_required',
+            'csrf_rejected',
+            'invalid_totp_code',
+            'totp_already_enrolled',
+            'totp_enrollment_not_started',
+            'rate_limited',
+          ),
+        },
+      },
+    },
     async (request, reply) => {
       const session = await sessions.require(request, { allowEnrollmentOnly: true });
       const done = await completeTotpEnrollment(deps, attemptContext(request), session, request.body.code);

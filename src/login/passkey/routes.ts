@@ -3,11 +3,15 @@
 // the login cookie. Every state change passes the CSRF rule (DESIGN.md "CSRF").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
 import { randomToken } from '../../crypto/primitives.ts';
 import { assertSelfServiceAvailable } from '../../delivery/status.ts';
 import { assertSameOriginJson } from '../../http/csrf.ts';
+import { type DocumentedError, errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts';
+import { noBody, SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { SessionStarted } from '../../session/route-schemas.ts';
 import { attemptContext } from '../local/deps.ts';
 import { clearLoginCookie, readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
 import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
@@ -35,18 +39,54 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
   const selfService = async () => assertSelfServiceAvailable(deps.config);
   const sameOrigin = async (request: FastifyRequest) => assertSameOriginJson(request, sessions.issuerOrigin);
 
-  app.post('/account/passkeys/options', { schema: { body: withPassword }, onRequest: selfService }, async (request) => {
-    const session = await account(request);
-    await requireRecentAuthentication(deps, attemptContext(request), session, request.body?.password);
-    const started = await startRegistration(deps, session);
-    return { challenge_id: started.challengeId, options: started.options, expires_in: CEREMONY_SECONDS };
+  const accountDoc = (summary: string, ok: Record<number, TSchema>, ...errors: DocumentedError[]) => ({
+    summary,
+    tags: ['account'],
+    security: SESSION,
+    response: {
+      ...ok,
+      ...errorResponses(...SIGNED_IN_ERRORS, 'self_service_disabled', 'delivery_not_configured', ...errors),
+    },
   });
+  const Ceremony = Type.Object(
+    {
+      challenge_id: Type.String(),
+      options: Type.Object({}, { additionalProperties: true, description: 'WebAuthn options (JSON) for the browser.' }),
+      expires_in: Type.Integer(),
+    },
+    { additionalProperties: false },
+  );
+  const ceremony = accountDoc(
+    'Starts registering a passkey: the WebAuthn creation options',
+    { 200: Ceremony },
+    'passkeys_disabled',
+    'reauthentication_required',
+    'reauthentication_failed',
+    'rate_limited',
+  );
+  app.post(
+    '/account/passkeys/options',
+    { schema: { body: withPassword, ...ceremony }, onRequest: selfService },
+    async (request) => {
+      const session = await account(request);
+      await requireRecentAuthentication(deps, attemptContext(request), session, request.body?.password);
+      const started = await startRegistration(deps, session);
+      return { challenge_id: started.challengeId, options: started.options, expires_in: CEREMONY_SECONDS };
+    },
+  );
 
   app.post(
     '/account/passkeys',
     {
       schema: {
         body: body({ challenge_id: challengeId, name: Type.Optional(passkeyName), credential: RegistrationCredential }),
+        ...accountDoc(
+          'Finishes registering a passkey',
+          { 201: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }) },
+          'passkeys_disabled',
+          'invalid_passkey_registration',
+          'method_conflict',
+        ),
       },
       onRequest: selfService,
     },
@@ -62,20 +102,52 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
     },
   );
 
-  app.get('/account/passkeys', { onRequest: selfService }, async (request) => ({
+  const listed = accountDoc('Lists your passkeys', {
+    200: Type.Object(
+      { passkeys: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true })) },
+      { additionalProperties: false },
+    ),
+  });
+  app.get('/account/passkeys', { schema: listed, onRequest: selfService }, async (request) => ({
     passkeys: await listMyPasskeys(deps, await account(request)),
   }));
 
   app.patch(
     '/account/passkeys/:id',
-    { schema: { params, body: body({ name: passkeyName }) }, onRequest: selfService },
+    {
+      schema: {
+        params,
+        body: body({ name: passkeyName }),
+        ...accountDoc(
+          'Renames a passkey',
+          { 200: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: true }) },
+          'not_found',
+        ),
+      },
+      onRequest: selfService,
+    },
     async (request) =>
       renamePasskey(deps, attemptContext(request), await account(request), request.params.id, request.body.name),
   );
 
   app.delete(
     '/account/passkeys/:id',
-    { schema: { params, body: withPassword }, onRequest: selfService },
+    {
+      schema: {
+        params,
+        body: withPassword,
+        ...accountDoc(
+          'Removes a passkey',
+          { 204: noBody('Removed.') },
+          'not_found',
+          'last_sign_in_method',
+          'reauthentication_required',
+          'reauthentication_failed',
+          'rate_limited',
+        ),
+      },
+      onRequest: selfService,
+    },
     async (request, reply) => {
       const session = await account(request);
       await removePasskey(deps, attemptContext(request), session, request.params.id, request.body?.password);
@@ -86,7 +158,12 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
   app.post(
     '/auth/passkey/options',
     {
-      schema: { body: body({ subject: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })) }) },
+      schema: {
+        summary: 'Starts a passkey sign-in: the WebAuthn request options',
+        tags: ['sign-in'],
+        body: body({ subject: Type.Optional(Type.String({ minLength: 1, maxLength: 254 })) }),
+        response: { 200: Ceremony, ...errorResponses('passkeys_disabled', 'rate_limited', 'csrf_rejected') },
+      },
       onRequest: sameOrigin,
     },
     async (request, reply) => {
@@ -101,7 +178,21 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
   app.post(
     '/auth/passkey/verify',
     {
-      schema: { body: body({ challenge_id: challengeId, credential: AuthenticationCredential }) },
+      schema: {
+        summary: 'Finishes a passkey sign-in',
+        tags: ['sign-in'],
+        body: body({ challenge_id: challengeId, credential: AuthenticationCredential }),
+        response: {
+          200: SessionStarted,
+          ...errorResponses(
+            'passkeys_disabled',
+            'invalid_credentials',
+            'invalid_login_transaction',
+            'rate_limited',
+            'csrf_rejected',
+          ),
+        },
+      },
       onRequest: sameOrigin,
     },
     async (request, reply) => {

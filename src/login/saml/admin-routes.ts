@@ -4,6 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { ADMIN_ERRORS, errorResponses } from '../../http/error-responses.ts';
+import { SESSION } from '../../http/route-schema.ts';
 import { connectionView } from './admin-view.ts';
 import type { SamlConnection } from './connection.ts';
 
@@ -19,7 +21,21 @@ export const samlAdminRoutes: FastifyPluginAsyncTypebox<SamlAdminRouteOptions> =
   });
   app.get(
     '/admin/saml-connections',
-    { schema: { querystring: Type.Object({}, { additionalProperties: false }) } },
+    {
+      schema: {
+        summary: 'The configured SAML connections',
+        tags: ['admin'],
+        security: SESSION,
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: Type.Object(
+            { connections: Type.Array(Type.Object({ id: Type.String() }, { additionalProperties: true })) },
+            { additionalProperties: false },
+          ),
+          ...errorResponses(...ADMIN_ERRORS),
+        },
+      },
+    },
     async () => ({ connections: [...options.connections.values()].map(connectionView) }),
   );
 };

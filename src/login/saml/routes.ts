@@ -5,10 +5,14 @@
 // HTTP-POST). Browser navigations get an HTML page on refusal; any other client the
 // JSON error envelope, with the same catalogue code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { ErrorCode } from '../../http/error-catalogue.ts';
+import { errorEnvelopeSchema } from '../../http/error-responses.ts';
 import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
 import { addFormBodyParser } from '../../http/form-body.ts';
 import { type PageShell, sendPage } from '../../http/html-page.ts';
 import { safeReturnTo } from '../../http/return-to.ts';
+import { mediaAnswer, redirect, SESSION } from '../../http/route-schema.ts';
 import type { Sub } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { refusalPage, signupClosedPage } from '../federated/pages.ts';
@@ -39,7 +43,25 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), shell);
   });
 
-  app.get('/auth/saml/:id/metadata', async (request, reply) => {
+  // Browsers (Accept: text/html) get a refusal page, other clients the envelope with the same code.
+  const refusal = (status: number, description: string, ...codes: ErrorCode[]) => ({
+    [status]: Type.Unsafe({
+      description,
+      content: {
+        'text/html': { schema: Type.String() },
+        'application/json': { schema: errorEnvelopeSchema(codes) },
+      },
+    }),
+  });
+  const connectionId = Type.Object({ id: Type.String({ description: 'The `[saml.<id>]` connection.' }) });
+  const unknown = refusal(404, 'No such SAML connection here.', 'saml_connection_unknown');
+  const metadata = {
+    summary: "A SAML connection's service provider metadata (its entity id)",
+    tags: ['sign-in'],
+    params: connectionId,
+    response: { 200: mediaAnswer('SAML 2.0 metadata.', 'application/samlmetadata+xml'), ...unknown },
+  };
+  app.get('/auth/saml/:id/metadata', { schema: metadata }, async (request, reply) => {
     const connection = offeredConnection(deps, connectionParam(request));
     return reply.type('application/samlmetadata+xml').send(serviceProviderMetadata(connection));
   });
@@ -54,10 +76,29 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     return reply.code(302).header('location', started.location).send();
   };
 
-  app.get('/auth/saml/:id/start', async (request, reply) => start(request, reply, null));
+  const returnTo = Type.Object(
+    { return_to: Type.Optional(Type.String({ description: 'A local path to return to.' })) },
+    { additionalProperties: true },
+  );
+  const startSchema = {
+    summary: 'Starts a SAML sign-in: a signed AuthnRequest to the identity provider (HTTP-Redirect)',
+    tags: ['sign-in'],
+    params: connectionId,
+    handlerParses: { query: returnTo },
+    response: { 302: redirect('To the identity provider.'), ...unknown },
+  };
+  app.get('/auth/saml/:id/start', { schema: startSchema }, async (request, reply) => start(request, reply, null));
 
   // Links the connection to the signed-in identity; signed out, sign in first and come back here.
-  app.get('/auth/saml/:id/link', async (request, reply) => {
+  const linkSchema = {
+    summary: 'Starts linking a SAML identity to yours',
+    tags: ['account'],
+    security: SESSION,
+    params: connectionId,
+    handlerParses: { query: returnTo },
+    response: { 302: redirect('To the identity provider, or to sign in first.'), ...unknown },
+  };
+  app.get('/auth/saml/:id/link', { schema: linkSchema }, async (request, reply) => {
     const session = await sessions.current(request);
     if (!session || session.enrollmentOnly)
       return reply
@@ -67,7 +108,33 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     return start(request, reply, session.identityId);
   });
 
-  app.post('/auth/saml/:id/acs', async (request: FastifyRequest, reply: FastifyReply) => {
+  const acs = {
+    summary: 'The assertion consumer service (HTTP-POST binding)',
+    tags: ['sign-in'],
+    params: connectionId,
+    handlerParses: {
+      form: Type.Object(
+        { SAMLResponse: Type.String(), RelayState: Type.Optional(Type.String()) },
+        { additionalProperties: true },
+      ),
+    },
+    response: {
+      303: redirect('Signed in or linked: to where the sign-in started.'),
+      ...refusal(
+        400,
+        'The SAML response was refused.',
+        'invalid_request',
+        'saml_request_unknown',
+        'saml_response_invalid',
+        'saml_assertion_replayed',
+        'saml_xml_refused',
+      ),
+      ...refusal(403, 'No account is linked and none may be created.', 'saml_signup_closed'),
+      ...refusal(409, 'The SAML identity is linked to another account.', 'method_conflict'),
+      ...unknown,
+    },
+  };
+  app.post('/auth/saml/:id/acs', { schema: acs }, async (request: FastifyRequest, reply: FastifyReply) => {
     const connection = offeredConnection(deps, connectionParam(request));
     const samlResponse = (request.body as Record<string, string> | undefined)?.SAMLResponse;
     if (typeof samlResponse !== 'string' || samlResponse === '') throw new InvalidRequest('SAMLResponse is required');

@@ -8,8 +8,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { randomToken } from '../../crypto/primitives.ts';
 import { assertSameOriginJson } from '../../http/csrf.ts';
+import { errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts';
 import { GatehouseError } from '../../http/errors.ts';
+import { SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { SessionStarted } from '../../session/route-schemas.ts';
 import { readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
 import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
 import type { FarcasterDeps } from './deps.ts';
@@ -45,12 +48,36 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
     const qrSvg = await QRCode.toString(started.url, { type: 'svg', margin: 2 });
     return { channel: started.channel, url: started.url, qr_svg: qrSvg, expires_in: started.expiresIn };
   };
-  app.post('/auth/web3/farcaster/start', { schema: { body: startBody }, onRequest: sameOrigin }, start('sign_in'));
-  app.post(
-    '/account/connections/farcaster/start',
-    { schema: { body: startBody }, onRequest: sameOrigin },
-    start('link'),
+  const Started = Type.Object(
+    {
+      channel: Type.String(),
+      url: Type.String({ description: 'The deep link for the Farcaster app.' }),
+      qr_svg: Type.String({ description: 'A QR code of the link (SVG).' }),
+      expires_in: Type.Integer(),
+    },
+    { additionalProperties: false },
   );
+  const startErrors = [
+    'provider_not_available',
+    'farcaster_relay_unavailable',
+    'rate_limited',
+    'csrf_rejected',
+  ] as const;
+  const signInStart = {
+    summary: 'Starts Sign In With Farcaster: a relay channel and the link for the Farcaster app',
+    tags: ['sign-in'],
+    body: startBody,
+    response: { 200: Started, ...errorResponses(...startErrors) },
+  };
+  app.post('/auth/web3/farcaster/start', { schema: signInStart, onRequest: sameOrigin }, start('sign_in'));
+  const linkStart = {
+    summary: 'Starts linking a Farcaster account to yours',
+    tags: ['account'],
+    security: SESSION,
+    body: startBody,
+    response: { 200: Started, ...errorResponses(...startErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled') },
+  };
+  app.post('/account/connections/farcaster/start', { schema: linkStart, onRequest: sameOrigin }, start('link'));
 
   const complete =
     (purpose: Purpose) =>
@@ -63,19 +90,47 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
         cookie: readLoginCookie(request, deps.issuer),
         signedIn,
       });
-      if (outcome.kind === 'pending') return reply.code(202).send({ state: 'pending' });
-      if (outcome.kind === 'linked') return { linked: outcome.subject };
+      if (outcome.kind === 'pending') return reply.code(202).send({ state: 'pending' } as never);
+      if (outcome.kind === 'linked') return { linked: outcome.subject } as never; // only when purpose is 'link'
       const session = await sessions.establish(request, reply, outcome.start);
-      return { aal: session.aal, amr: session.amr, enrollment_required: false };
+      return { aal: session.aal, amr: session.amr, enrollment_required: false } as never; // only for 'sign_in'
     };
-  app.post(
-    '/auth/web3/farcaster/complete',
-    { schema: { body: completeBody }, onRequest: sameOrigin },
-    complete('sign_in'),
+  const Pending = Type.Object(
+    { state: Type.Literal('pending', { description: 'Not signed in the Farcaster app yet; ask again.' }) },
+    { additionalProperties: false },
   );
+  const completeErrors = [
+    'provider_not_available',
+    'wallet_message_invalid',
+    'farcaster_signature_invalid',
+    'federated_signup_closed',
+    'method_conflict',
+    'chain_unavailable',
+    'farcaster_relay_unavailable',
+    'rate_limited',
+    'csrf_rejected',
+  ] as const;
+  const signInComplete = {
+    summary: 'Asks whether the Farcaster app signed the message; signs in when it did',
+    tags: ['sign-in'],
+    body: completeBody,
+    response: { 200: SessionStarted, 202: Pending, ...errorResponses(...completeErrors) },
+  };
+  app.post('/auth/web3/farcaster/complete', { schema: signInComplete, onRequest: sameOrigin }, complete('sign_in'));
+  const linkComplete = {
+    summary: 'Asks whether the Farcaster app signed the message; links the account when it did',
+    tags: ['account'],
+    security: SESSION,
+    body: completeBody,
+    response: {
+      200: Type.Object({ linked: Type.String({ description: 'The method linked.' }) }, { additionalProperties: false }),
+      202: Pending,
+      ...errorResponses(...completeErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled'),
+    },
+  };
   app.post(
     '/account/connections/farcaster/complete',
-    { schema: { body: completeBody }, onRequest: sameOrigin },
+    { schema: linkComplete, onRequest: sameOrigin },
     complete('link'),
   );
 };

@@ -8,8 +8,11 @@ import { Type } from 'typebox';
 import type { Hex } from 'viem';
 import { randomToken } from '../../crypto/primitives.ts';
 import { assertSameOriginJson } from '../../http/csrf.ts';
+import { errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts';
 import { GatehouseError } from '../../http/errors.ts';
+import { SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { SessionStarted } from '../../session/route-schemas.ts';
 import { readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
 import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
 import type { EthereumDeps } from './deps.ts';
@@ -57,12 +60,29 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
       setLoginCookie(reply, deps.issuer, cookie, LOGIN_TRANSACTION_SECONDS);
       return { message: started.message, expires_in: started.expiresIn };
     };
-  app.post('/auth/web3/ethereum/start', { schema: { body: startBody }, onRequest: sameOrigin }, start('sign_in'));
-  app.post(
-    '/account/connections/ethereum/start',
-    { schema: { body: startBody }, onRequest: sameOrigin },
-    start('link'),
+  const Started = Type.Object(
+    {
+      message: Type.String({ description: 'The EIP-4361 message for the wallet to sign.' }),
+      expires_in: Type.Integer(),
+    },
+    { additionalProperties: false },
   );
+  const startErrors = ['provider_not_available', 'rate_limited', 'csrf_rejected'] as const;
+  const signInStart = {
+    summary: 'Starts Sign-In with Ethereum: the message to sign',
+    tags: ['sign-in'],
+    body: startBody,
+    response: { 200: Started, ...errorResponses(...startErrors) },
+  };
+  app.post('/auth/web3/ethereum/start', { schema: signInStart, onRequest: sameOrigin }, start('sign_in'));
+  const linkStart = {
+    summary: 'Starts linking a wallet to your account: the message to sign',
+    tags: ['account'],
+    security: SESSION,
+    body: startBody,
+    response: { 200: Started, ...errorResponses(...startErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled') },
+  };
+  app.post('/account/connections/ethereum/start', { schema: linkStart, onRequest: sameOrigin }, start('link'));
 
   const complete =
     (purpose: Purpose) =>
@@ -76,18 +96,40 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
         cookie: readLoginCookie(request, deps.issuer),
         signedIn,
       });
-      if (outcome.kind === 'linked') return { linked: outcome.subject };
+      if (outcome.kind === 'linked') return { linked: outcome.subject } as never; // only when purpose is 'link'
       const session = await sessions.establish(request, reply, outcome.start);
-      return { aal: session.aal, amr: session.amr, enrollment_required: false };
+      return { aal: session.aal, amr: session.amr, enrollment_required: false } as never; // only for 'sign_in'
     };
-  app.post(
-    '/auth/web3/ethereum/complete',
-    { schema: { body: completeBody }, onRequest: sameOrigin },
-    complete('sign_in'),
-  );
-  app.post(
-    '/account/connections/ethereum/complete',
-    { schema: { body: completeBody }, onRequest: sameOrigin },
-    complete('link'),
-  );
+  const completeErrors = [
+    'provider_not_available',
+    'wallet_message_invalid',
+    'wallet_signature_invalid',
+    'wallet_contract_unverifiable',
+    'chain_unavailable',
+    'federated_signup_closed',
+    'method_conflict',
+    'rate_limited',
+    'csrf_rejected',
+  ] as const;
+  const signInComplete = {
+    summary: 'Finishes Sign-In with Ethereum with the signed message',
+    tags: ['sign-in'],
+    body: completeBody,
+    response: { 200: SessionStarted, ...errorResponses(...completeErrors) },
+  };
+  app.post('/auth/web3/ethereum/complete', { schema: signInComplete, onRequest: sameOrigin }, complete('sign_in'));
+  const linkComplete = {
+    summary: 'Finishes linking a wallet with the signed message',
+    tags: ['account'],
+    security: SESSION,
+    body: completeBody,
+    response: {
+      200: Type.Object(
+        { linked: Type.String({ description: 'The wallet subject linked.' }) },
+        { additionalProperties: false },
+      ),
+      ...errorResponses(...completeErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled'),
+    },
+  };
+  app.post('/account/connections/ethereum/complete', { schema: linkComplete, onRequest: sameOrigin }, complete('link'));
 };

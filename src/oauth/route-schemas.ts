@@ -1,0 +1,156 @@
+// The OAuth/OIDC endpoints' request parameters and answers, for the published contract (src/openapi/). The handlers
+// parse their query and form parameters themselves (form.ts: RFC 6749 codes, repeated parameters refused), so these
+// document and are not what Fastify validates with; the answers are what the handlers send.
+import { Type } from 'typebox';
+import { errorResponses } from '../http/error-responses.ts';
+
+const text = (description: string) => Type.Optional(Type.String({ description }));
+const form = (properties: Type.TProperties) => Type.Object(properties, { additionalProperties: true });
+const answer = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+/** Client authentication's form parameters (client-auth.ts): client_secret_post, private_key_jwt or a public client. */
+const clientAuthentication = {
+  client_id: text('The client id (every client sends it with client_secret_post or as a public client).'),
+  client_secret: text('client_secret_post: the client secret.'),
+  client_assertion: text('private_key_jwt (RFC 7523): a JWT signed with one of the client keys.'),
+  client_assertion_type: text('urn:ietf:params:oauth:client-assertion-type:jwt-bearer with client_assertion.'),
+};
+
+const authorizationParameters = {
+  response_type: text('code (the only response type).'),
+  client_id: text('The client id.'),
+  redirect_uri: text('One of the client redirect URIs, exactly (loopback: any port).'),
+  scope: text('Space-separated scopes.'),
+  state: text('Echoed back to the redirect URI.'),
+  nonce: text('Put into the ID token.'),
+  code_challenge: text('PKCE S256 challenge (required).'),
+  code_challenge_method: text('S256 (required).'),
+  prompt: text('none, login or consent.'),
+  max_age: text('Seconds since the last sign-in before a new one is required.'),
+  login_hint: text('Prefills the sign-in form.'),
+  acr_values: text('aal1 or aal2.'),
+  resource: text('RFC 8707 resource indicator (may repeat).'),
+  request_uri: text('RFC 9126: the request_uri from the pushed authorization request endpoint.'),
+};
+
+export const AuthorizeQuery = form(authorizationParameters);
+
+export const TokenForm = form({
+  grant_type: Type.String({ description: 'authorization_code, refresh_token or client_credentials.' }),
+  ...clientAuthentication,
+  code: text('authorization_code: the code.'),
+  redirect_uri: text('authorization_code: the redirect URI the authorization request named.'),
+  code_verifier: text('authorization_code: the PKCE verifier.'),
+  refresh_token: text('refresh_token: the refresh token (rotated on use).'),
+  scope: text('refresh_token, client_credentials: the scopes wanted.'),
+  resource: text('RFC 8707 resource indicator.'),
+});
+
+export const TokenAnswer = answer({
+  access_token: Type.String(),
+  token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')]),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+  id_token: Type.Optional(Type.String()),
+  refresh_token: Type.Optional(Type.String()),
+});
+
+export const TokenErrors = errorResponses(
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
+  'rate_limited',
+);
+
+export const UserinfoAnswer = Type.Object(
+  {
+    sub: Type.String(),
+    name: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    email_verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const UserinfoErrors = errorResponses(
+  'invalid_token',
+  'insufficient_scope',
+  ['invalid_dpop_proof', 401],
+  ['use_dpop_nonce', 401],
+);
+
+export const TokenParameterForm = form({
+  ...clientAuthentication,
+  token: Type.String({ description: 'The token.' }),
+  token_type_hint: text('access_token or refresh_token.'),
+});
+
+export const IntrospectionAnswer = Type.Object(
+  {
+    active: Type.Boolean(),
+    scope: Type.Optional(Type.String()),
+    client_id: Type.Optional(Type.String()),
+    sub: Type.Optional(Type.String()),
+    iss: Type.Optional(Type.String()),
+    aud: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+    exp: Type.Optional(Type.Integer()),
+    iat: Type.Optional(Type.Integer()),
+    jti: Type.Optional(Type.String()),
+    token_type: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true, description: 'RFC 7662 §2.2; an active access token adds its other claims.' },
+);
+
+export const ClientErrors = errorResponses('invalid_client', 'rate_limited');
+export const RevocationErrors = errorResponses('invalid_client', 'unauthorized_client', 'rate_limited');
+
+export const ParForm = form({ ...clientAuthentication, ...authorizationParameters });
+export const ParAnswer = answer({ request_uri: Type.String(), expires_in: Type.Integer() });
+export const ParErrors = errorResponses(
+  'invalid_client',
+  'unauthorized_client',
+  'unsupported_response_type',
+  'invalid_scope',
+  'invalid_target',
+  'request_not_supported',
+  'rate_limited',
+);
+
+export const LogoutParameters = form({
+  id_token_hint: text('An ID token this issuer issued to the relying party.'),
+  client_id: text('The relying party.'),
+  post_logout_redirect_uri: text('Where to go after sign-out: one of the client post-logout redirect URIs.'),
+  state: text('Echoed to post_logout_redirect_uri.'),
+});
+
+export const ConsentForm = form({
+  request: Type.String({ description: 'The authorization request, as the consent page carries it.' }),
+  csrf: Type.String({ description: "The consent page's token." }),
+  decision: Type.Optional(Type.String({ description: 'allow or deny.' })),
+});
+
+export const DiscoveryAnswer = Type.Object(
+  { issuer: Type.String(), jwks_uri: Type.String() },
+  { additionalProperties: true, description: 'OpenID Connect Discovery 1.0 §3 metadata.' },
+);
+
+export const JwksAnswer = answer({
+  keys: Type.Array(
+    Type.Object(
+      {
+        kty: Type.Literal('RSA'),
+        kid: Type.String(),
+        n: Type.String(),
+        e: Type.String(),
+        use: Type.Literal('sig'),
+        alg: Type.Literal('RS256'),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+});
