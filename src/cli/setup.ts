@@ -14,25 +14,13 @@ import { migrate } from '../db/migrate.ts';
 import { displayTextProblem } from '../http/display-text.ts';
 import { ensureBootstrap, markSetupCompleted } from '../identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from '../login/local/enrollment-link.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import { type CommandInput, type OptionValues, UsageError } from './args.ts';
 import { withDatabase } from './database.ts';
+import type { SETUP_OPTIONS } from './options.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 import { askMissing, processTerminal, type Question, type Terminal } from './prompts.ts';
 
-const FLAGS = {
-  config: { type: 'string' },
-  domain: { type: 'string' },
-  'org-name': { type: 'string' },
-  'org-id': { type: 'string' },
-  owner: { type: 'string' },
-  'database-url': { type: 'string' },
-  'secrets-dir': { type: 'string' },
-  'data-dir': { type: 'string' },
-  tls: { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  listen: { type: 'string' },
-} as const;
+type SetupValues = OptionValues<typeof SETUP_OPTIONS>;
 
 /** What is wrong with a domain answer, or null: `id.example.com`, or `localhost:8080` for development. */
 function domainProblem(domain: string): string | null {
@@ -122,9 +110,15 @@ async function askTlsFiles(
 }
 
 /** The setup command with its terminal passed in, so tests can answer the prompts. */
-export async function runSetup(args: string[], terminal: Terminal): Promise<number> {
-  const { values } = parseFlags(args, FLAGS);
-  const answers: Record<string, string | undefined> = { ...values };
+export async function runSetup(values: SetupValues, terminal: Terminal): Promise<number> {
+  const answers: Record<string, string | undefined> = {
+    domain: values.domain,
+    'org-name': values['org-name'],
+    'org-id': values['org-id'],
+    owner: values.owner,
+    'tls-cert': values['tls-cert'],
+    'tls-key': values['tls-key'],
+  };
   const missing = QUESTIONS.filter(({ key }) => !answers[key]);
   if (missing.length > 0 && !terminal.interactive)
     throw new UsageError(`Missing ${missing.map(({ key }) => `--${key}`).join(', ')} (no terminal to ask on)`);
@@ -208,7 +202,4 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
   return 0;
 }
 
-export const setupCommand: Command = {
-  summary: 'Write the config, generate secret files, migrate, and create the organization and initial owner.',
-  run: (args) => runSetup(args, processTerminal()),
-};
+export const setup = ({ values }: CommandInput<SetupValues>) => runSetup(values, processTerminal());
