@@ -28,6 +28,11 @@ export const SETUP_OPTIONS = {
       "local: install PostgreSQL from the distribution's packages (apt) and create a database; external: use --database-url; embedded: evaluation only",
   },
   'database-url': DATABASE_URL_OPTION,
+  'database-name': {
+    type: 'string',
+    value: 'NAME',
+    description: 'with --database local: the role and database to create (default gatehouse)',
+  },
   'secrets-dir': { type: 'string', value: 'DIR', description: 'secret files (default: secrets/ beside the config)' },
   'data-dir': { type: 'string', value: 'DIR', description: 'local state (default: data/ beside the config)' },
   tls: {
@@ -42,16 +47,26 @@ export const SETUP_OPTIONS = {
   delivery: {
     type: 'string',
     value: 'KIND',
-    choices: ['smtp', 'direct_mx', 'webhook', 'dev_mailbox'],
-    description: 'how verification messages leave (then `gatehouse config delivery` sets its details)',
+    choices: ['smtp', 'direct_mx', 'webhook', 'dev_mailbox', 'none'],
+    description: 'how verification messages leave; set and checked as `gatehouse config delivery` does',
   },
   'delivery-from': { type: 'string', value: 'ADDRESS', description: 'sender address of verification messages' },
+  'smtp-host': { type: 'string', value: 'HOST', description: '--delivery smtp: relay host' },
+  'smtp-port': { type: 'string', value: 'PORT', description: '--delivery smtp: relay port' },
+  'smtp-username': { type: 'string', value: 'NAME', description: '--delivery smtp: relay user name' },
+  'smtp-password-file': {
+    type: 'string',
+    value: 'FILE',
+    description: '--delivery smtp: read the relay password from FILE',
+  },
+  'webhook-url': { type: 'string', value: 'URL', description: '--delivery webhook: endpoint' },
   provider: {
     type: 'string',
     value: 'ID',
-    multiple: true,
-    description: 'enable a redirect sign-in provider (repeatable); `gatehouse config providers` adds its client',
+    description: 'enable a sign-in provider (google, github, ...); more with `gatehouse config providers` afterwards',
   },
+  'client-id': { type: 'string', value: 'ID', description: '--provider: client id registered at the provider' },
+  'client-secret-file': { type: 'string', value: 'FILE', description: '--provider: read the client secret from FILE' },
 } as const satisfies OptionSpecs;
 
 export const DELIVERY_OPTIONS = {

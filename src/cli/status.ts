@@ -135,9 +135,10 @@ function lines(summary: StatusSummary): string[] {
     `migrations: ${full.migrations ? (full.migrations.pending.length === 0 ? `all ${full.migrations.known} applied` : color.yellow(`${full.migrations.pending.length} pending: ${full.migrations.pending.join(', ')}`)) : '-'}`,
     `delivery:   ${full.delivery.kind}, ${full.delivery.state === 'ready' ? full.delivery.state : color.yellow(full.delivery.state)}: ${full.delivery.reason}`,
     ...full.providers.map(
-      (p, i) => `${i === 0 ? 'providers: ' : '           '} ${level(p.status, `${p.name}: ${p.detail}`)}`,
+      (p, i) =>
+        `${i === 0 ? 'providers: ' : '           '} ${level(p.status, p.name === 'providers' ? p.detail : `${p.name}: ${p.detail}`)}`,
     ),
-    `tls:        ${full.tls.mode}${full.tls.expires_at ? `, certificate expires ${full.tls.expires_at} (${full.tls.days_left} days)` : ''}: ${full.tls.detail}`,
+    `tls:        ${full.tls.detail.startsWith(full.tls.mode) ? '' : `${full.tls.mode}: `}${full.tls.detail}${full.tls.expires_at ? `; certificate expires ${full.tls.expires_at} (${full.tls.days_left} days)` : ''}`,
     ...full.signing_keys.map(
       (k, i) =>
         `${i === 0 ? 'keys:      ' : '           '} ${k.kid} ${k.signing ? 'signing' : k.retired_at ? `retired ${k.retired_at}` : 'published'}, ${k.age_days === null ? 'initial key (age not recorded)' : `${k.age_days} days old`}`,

@@ -49,7 +49,8 @@ echo "journalctl $*" >> "$STUB/calls"
 printf '{"level":30,"msg":"from the journal"}\\n'
 `;
 
-export function systemdStub(serviceConfig: string): SystemdStub {
+/** `serviceConfig`: the file the service runs with; env.SERVICE_CONFIG may be set later, before it starts. */
+export function systemdStub(serviceConfig = ''): SystemdStub {
   const dir = scratchDir('gatehouse-systemd-');
   const bin = path.join(dir, 'bin');
   mkdirSync(bin);
