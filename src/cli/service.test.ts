@@ -1,26 +1,30 @@
 // start, stop, restart, status and the config commands' restart and rollback, against a stubbed systemd whose
 // gatehouse.service is a real `gatehouse serve` (test/helpers/systemd-stub.ts).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { before, describe, test } from 'node:test';
-import { freePort, runCli, writeCliConfig } from '../../test/helpers/cli.ts';
+import { after, before, describe, test } from 'node:test';
+import { freePort, MAIN, runCli, writeCliConfig } from '../../test/helpers/cli.ts';
 import { scratchDir } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { systemdStub } from '../../test/helpers/systemd-stub.ts';
 import { loadConfig } from '../config/load.ts';
 import { VERSION } from '../version.ts';
 
-async function serviceConfig(): Promise<{ file: string; port: number }> {
-  const { url } = await createTestDatabase();
+/** Points the config at a fresh database and a free port for the service (the file itself is made beforehand, at
+ * suite level, so it lives as long as the suite). */
+async function serveFrom(file: string): Promise<{ port: number; drop: () => Promise<void> }> {
+  // Dropped by the suite: a hook's own after() would run as soon as the hook ends.
+  const { url, drop } = await createTestDatabase({ autoDrop: false });
   const port = await freePort();
-  const file = writeCliConfig();
   const text = readFileSync(file, 'utf8').replace(
     'issuer = "http://localhost:8080"',
     `issuer = "http://localhost:${port}"\nlisten = "127.0.0.1:${port}"`,
   );
   writeFileSync(file, `${text}[database]\nurl = "${url}"\n`, { mode: 0o600 });
-  return { file, port };
+  return { port, drop };
 }
 
 const backups = (file: string) => readdirSync(path.dirname(file)).filter((f) => f.startsWith('gatehouse.toml.bak-'));
@@ -28,15 +32,21 @@ const backups = (file: string) => readdirSync(path.dirname(file)).filter((f) => 
 describe('gatehouse start, status, config and stop with systemd', () => {
   // One service through its life: each step is a test of its own (they run in order), so a slow start on a busy
   // machine counts against one step's time limit, not the whole sequence's.
-  let file = '';
+  const file = writeCliConfig();
   let port = 0;
-  const systemd = systemdStub();
+  let dropDatabase = async () => {};
+  const systemd = systemdStub(file);
+  after(async () => {
+    await runCli(['stop'], { env: systemd.env });
+    await dropDatabase();
+  });
   const cli = (args: string[]) => runCli([...args, '--config', file], { env: systemd.env });
   let good = '';
 
   before(async () => {
-    ({ file, port } = await serviceConfig());
-    systemd.env.SERVICE_CONFIG = file;
+    const service = await serveFrom(file);
+    port = service.port;
+    dropDatabase = service.drop;
   });
 
   test('status before start: not ready, exit 1', async () => {
@@ -224,6 +234,37 @@ describe('gatehouse logs', () => {
     const result = await runCli(['logs', '--file', file, '-n', '3']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, 'line 498\nline 499\nline 500\n');
+  });
+
+  test('--follow --file prints the last lines, then each line appended, until stopped', async () => {
+    const file = path.join(scratchDir(), 'gatehouse.log');
+    writeFileSync(file, 'first\nsecond\n');
+    const child = spawn(process.execPath, [MAIN, 'logs', '--file', file, '--lines', '1', '--follow'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    after(() => child.kill('SIGKILL'));
+    let output = '';
+    const seen = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (output.includes(text)) {
+            child.stdout.off('data', onData);
+            resolve();
+          }
+        };
+        const onData = (chunk: Buffer) => {
+          output += chunk;
+          check();
+        };
+        child.stdout.on('data', onData);
+        check();
+      });
+    await seen('second\n');
+    appendFileSync(file, 'third\n');
+    await seen('third\n');
+    child.kill('SIGTERM');
+    await once(child, 'close');
+    assert.equal(output, 'second\nthird\n');
   });
 
   test('--lines must be a whole number', async () => {

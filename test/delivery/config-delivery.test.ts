@@ -223,7 +223,10 @@ describe('gatehouse config delivery', () => {
     );
     assert.match(readFileSync(file, 'utf8'), /kind = "smtp"/);
     assert.equal(readFileSync(path.join(path.dirname(file), 'secrets', 'smtp-password'), 'utf8'), 'wrong-password-9Zr');
-    assert.match(terminal.output, /Kept the new configuration although its check failed \(--force\)\.\nRestart the service/);
+    assert.match(
+      terminal.output,
+      /Kept the new configuration although its check failed \(--force\)\.\nRestart the service/,
+    );
   });
 
   test('an invalid value is refused before anything is written or backed up', async () => {
