@@ -102,6 +102,7 @@ function addLegacy(parent: Commander, spec: CommandSpec, load: () => Promise<Com
   const cmd = parent
     .command(name)
     .summary(spec.summary)
+    .description(`${spec.summary}\n\nIts options are listed in README "Command line".`)
     .allowUnknownOption()
     .allowExcessArguments()
     .argument('[args...]')
