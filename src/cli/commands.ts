@@ -1,38 +1,227 @@
-import type { Command } from './args.ts';
+// Every `gatehouse` command, as data (src/cli/args.ts says how one is declared). A command's module is imported
+// only when that command runs: `serve` then never loads setup, doctor, audit verification and the rest, which keeps
+// the long-running process smaller, and `--help` loads none of them.
+import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION, legacy } from './args.ts';
+import { DELIVERY_OPTIONS, PROVIDERS_OPTIONS, SAVE_OPTIONS, SETUP_OPTIONS } from './options.ts';
 
-// Each command's module is loaded only when that command runs: `serve` then never loads setup, doctor, audit
-// verification and the rest, which keeps the long-running process smaller.
-export const commands: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import('./serve.ts')).serveCommand,
-  setup: async () => (await import('./setup.ts')).setupCommand,
-  migrate: async () => (await import('./migrate.ts')).migrateCommand,
-  info: async () => (await import('./info.ts')).infoCommand,
-  audit: async () => (await import('./audit.ts')).auditCommand,
-  doctor: async () => (await import('./doctor.ts')).doctorCommand,
-  config: async () => (await import('./config.ts')).configCommand,
-  owner: async () => (await import('./owner.ts')).ownerCommand,
-  keys: async () => (await import('./keys.ts')).keysCommand,
-  backup: async () => (await import('./backup.ts')).backupCommand,
-  restore: async () => (await import('./restore.ts')).restoreCommand,
-  users: async () => (await import('./users.ts')).usersCommand,
-  update: async () => (await import('./update.ts')).updateCommand,
-  upgrade: async () => (await import('./update.ts')).upgradeCommand,
-  export: async () => (await import('./registry.ts')).exportCommand,
-  import: async () => (await import('./registry.ts')).importCommand,
-  help: async () => helpCommand,
-};
-
-/** The usage text: `gatehouse help` prints it, and an unknown command gets it on stderr. Loads every command. */
-export async function usage(): Promise<string> {
-  const lines: string[] = [];
-  for (const [name, load] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${(await load()).summary}`);
-  return `Usage: gatehouse <command> [--config FILE] [options]\n\nCommands:\n${lines.join('\n')}\n`;
-}
-
-const helpCommand: Command = {
-  summary: 'List the commands.',
-  async run() {
-    process.stdout.write(await usage());
-    return 0;
+const CONFIG_ONLY = { config: CONFIG_OPTION } as const;
+const WITH_DATABASE = { config: CONFIG_OPTION, 'database-url': DATABASE_URL_OPTION } as const;
+const WAIT = {
+  config: CONFIG_OPTION,
+  timeout: {
+    type: 'string',
+    value: 'SECONDS',
+    description: 'how long to wait for /health/ready (default 60)',
   },
-};
+} as const;
+
+export const commands: CommandSpec[] = [
+  command({
+    name: 'serve',
+    summary: 'Run the service (no config file: a development instance under ./.gatehouse).',
+    options: CONFIG_ONLY,
+    load: async () => (await import('./serve.ts')).serve,
+  }),
+  command({
+    name: 'setup',
+    summary: 'Write the config, generate secret files, migrate, and create the organization and initial owner.',
+    description:
+      'Write the config, generate secret files, migrate, and create the organization and initial owner. Asks on a terminal for what the flags leave out; safe to run again (secrets are kept, the database is authoritative).',
+    options: SETUP_OPTIONS,
+    examples: [
+      'gatehouse setup --domain id.example.com --org-name Acme --org-id acme --owner alice@example.com --database local',
+    ],
+    load: async () => (await import('./setup.ts')).setup,
+  }),
+  command({
+    name: 'migrate',
+    summary: 'Apply pending database migrations and exit (serve also does this before listening).',
+    options: WITH_DATABASE,
+    load: async () => (await import('./migrate.ts')).migrateDatabase,
+  }),
+  command({
+    name: 'info',
+    summary: 'Print the version and the effective configuration summary (no secrets).',
+    options: { ...CONFIG_ONLY, json: JSON_OPTION },
+    load: async () => (await import('./info.ts')).info,
+  }),
+  command({
+    name: 'doctor',
+    summary: 'Check the configuration, database, secrets, keys, TLS, providers and delivery; say what is still to do.',
+    description:
+      'Check the configuration, database, secrets, keys, TLS, providers and delivery; every problem comes with what to do. Exits 1 when something needed is broken.',
+    options: { ...CONFIG_ONLY, json: JSON_OPTION },
+    load: async () => (await import('./doctor.ts')).doctor,
+  }),
+  command({
+    name: 'status',
+    summary: 'Is the service running and ready: version, uptime, listener; --full adds database, TLS, keys and more.',
+    description:
+      'Is the service running and ready: version, uptime (from systemd, or the development instance), and whether the listener answers /health/ready. --full adds the database, migrations, delivery, providers, TLS certificate expiry and signing key ages. Exits 1 when the listener is not ready.',
+    options: {
+      ...CONFIG_ONLY,
+      full: { type: 'boolean', description: 'add database, migrations, delivery, providers, TLS and keys' },
+      json: JSON_OPTION,
+    },
+    load: async () => (await import('./status.ts')).status,
+  }),
+  command({
+    name: 'logs',
+    summary: "Show the service's log lines (the systemd journal, or --file).",
+    options: {
+      lines: { type: 'string', short: 'n', value: 'N', description: 'how many of the last lines (default 100)' },
+      follow: { type: 'boolean', short: 'f', description: 'keep printing new lines until interrupted' },
+      file: {
+        type: 'string',
+        value: 'FILE',
+        description: 'read this file instead of the journal (where stdout is sent when not under systemd)',
+      },
+    },
+    load: async () => (await import('./logs.ts')).logs,
+  }),
+  command({
+    name: 'start',
+    summary: 'Start gatehouse.service (systemd) and wait until it is ready.',
+    options: WAIT,
+    load: async () => (await import('./service-control.ts')).start,
+  }),
+  command({
+    name: 'stop',
+    summary: 'Stop gatehouse.service (systemd).',
+    load: async () => (await import('./service-control.ts')).stop,
+  }),
+  command({
+    name: 'restart',
+    summary: 'Restart gatehouse.service (systemd) and wait until it is ready.',
+    options: WAIT,
+    load: async () => (await import('./service-control.ts')).restart,
+  }),
+  {
+    name: 'audit',
+    summary: 'Audit chain commands.',
+    subcommands: [
+      command({
+        name: 'verify',
+        summary: 'Check every audit chain and name the first broken record.',
+        options: { ...WITH_DATABASE, json: JSON_OPTION },
+        load: async () => (await import('./audit.ts')).verifyAudit,
+      }),
+    ],
+  },
+  {
+    name: 'keys',
+    summary: 'OIDC signing keys: rotate, list.',
+    subcommands: [
+      command({
+        name: 'rotate',
+        summary: 'Add a new signing key; the current one is retired and stays published until its tokens expire.',
+        options: WITH_DATABASE,
+        load: async () => (await import('./keys.ts')).rotateKeys,
+      }),
+      command({
+        name: 'list',
+        summary: 'List the published signing keys.',
+        options: { ...WITH_DATABASE, json: JSON_OPTION },
+        load: async () => (await import('./keys.ts')).listKeys,
+      }),
+    ],
+  },
+  {
+    name: 'owner',
+    summary: 'Initial owner commands.',
+    subcommands: [
+      command({
+        name: 'enroll-link',
+        summary: 'Print a fresh one-time enrollment link for the initial owner (resets its password and TOTP).',
+        options: WITH_DATABASE,
+        load: async () => (await import('./owner.ts')).enrollLink,
+      }),
+    ],
+  },
+  {
+    name: 'config',
+    summary: 'Change a configuration section with a backup, a check and a restart.',
+    description:
+      'Change a configuration section: the new file is validated before it is saved, the previous one kept as <file>.bak-<time>, and the service restarted; when it does not come back ready the previous file is put back and the service restarted again.',
+    subcommands: [
+      command({
+        name: 'main',
+        summary: 'Every section but delivery and providers: --set section.key=value, or --edit in $EDITOR.',
+        options: {
+          ...CONFIG_ONLY,
+          set: {
+            type: 'string',
+            value: 'KEY=VALUE',
+            multiple: true,
+            description: 'set one key, e.g. server.listen=127.0.0.1:8080 (repeatable; TOML values: 5, true, "text")',
+          },
+          ...SAVE_OPTIONS,
+        },
+        examples: [
+          'gatehouse config main --set tokens.access_token_ttl_seconds=600',
+          'EDITOR=nano gatehouse config main --edit',
+        ],
+        load: async () => (await import('./config-main.ts')).configMain,
+      }),
+      command({
+        name: 'self-service',
+        summary: 'Turn account self-service on or off.',
+        arguments: ['<state>'],
+        options: { ...CONFIG_ONLY, 'no-restart': SAVE_OPTIONS['no-restart'], timeout: SAVE_OPTIONS.timeout },
+        load: async () => (await import('./config-main.ts')).configSelfService,
+      }),
+      command({
+        name: 'delivery',
+        summary: 'How verification messages leave: smtp, direct_mx, webhook.',
+        options: DELIVERY_OPTIONS,
+        examples: ['gatehouse config delivery --kind smtp --smtp-host mail.example.com --smtp-password-stdin'],
+        load: async () => (await import('./config.ts')).configDelivery,
+      }),
+      command({
+        name: 'providers',
+        summary: 'Add or change a redirect sign-in provider.',
+        options: PROVIDERS_OPTIONS,
+        examples: [
+          'gatehouse config providers --provider google --client-id ID --client-secret-file secret.txt --enable',
+        ],
+        load: async () => (await import('./config-providers.ts')).configProviders,
+      }),
+    ],
+  },
+  // Still parsing their own argv (node:util parseArgs): their --help shows the summary; the options are in the README.
+  legacy(
+    'backup',
+    'backup <path>: database snapshot, configuration and secrets in one archive (0600) with a checksum.',
+    async () => (await import('./backup.ts')).backupCommand,
+  ),
+  legacy(
+    'restore',
+    'restore <path> [--force]: put a backup back (service stopped; --force for another schema).',
+    async () => (await import('./restore.ts')).restoreCommand,
+  ),
+  legacy(
+    'users',
+    "users list|invite|suspend|sign-out: the admin API's people operations from the shell (audited).",
+    async () => (await import('./users.ts')).usersCommand,
+  ),
+  legacy(
+    'update',
+    'update: install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',
+    async () => (await import('./update.ts')).updateCommand,
+  ),
+  legacy(
+    'upgrade',
+    'upgrade --channel stable|rc: move to the newest release of that channel and follow it from now on.',
+    async () => (await import('./update.ts')).upgradeCommand,
+  ),
+  legacy(
+    'export',
+    'export [--output FILE]: applications, resources and clients as JSON (never a secret).',
+    async () => (await import('./registry.ts')).exportCommand,
+  ),
+  legacy(
+    'import',
+    'import <FILE|->: create what an export lists; re-runnable; conflicts refuse it all; new secrets shown once.',
+    async () => (await import('./registry.ts')).importCommand,
+  ),
+];

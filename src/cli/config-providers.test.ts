@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parse } from 'smol-toml';
+import { commandValues } from '../../test/helpers/cli.ts';
 import { scratchDir } from '../../test/helpers/config.ts';
 import { startStandIn } from '../../test/helpers/oidc-stand-in.ts';
 import { generateSecretFiles } from '../crypto/secret-files.ts';
@@ -36,7 +37,7 @@ describe('gatehouse config providers', async () => {
       resolver: {} as ConfigIo['resolver'],
       now: () => new Date(Date.UTC(2026, 10, 25, 21, 0, count)),
     };
-    return { code: await runConfigProviders(args, io), out };
+    return { code: await runConfigProviders(await commandValues(['config', 'providers'], args), io), out };
   };
 
   test('adds a generic OpenID Connect provider: settings in the TOML, the secret only in its 0600 file', async () => {

@@ -16,26 +16,12 @@ import {
   type RedirectProviderId,
 } from '../config/provider-state.ts';
 import { REDIRECT_PROVIDERS } from '../config/schema.ts';
-import { parseFlags, UsageError } from './args.ts';
-import type { ConfigIo } from './config-io.ts';
+import { type CommandInput, type OptionValues, UsageError } from './args.ts';
+import { editInEditor, restartOptions, restartOrRollBack, saveConfig } from './config-edit.ts';
+import { type ConfigIo, processIo } from './config-io.ts';
+import type { PROVIDERS_OPTIONS } from './options.ts';
 
-const FLAGS = {
-  config: { type: 'string' },
-  provider: { type: 'string' },
-  enable: { type: 'boolean' },
-  disable: { type: 'boolean' },
-  name: { type: 'string' },
-  issuer: { type: 'string' },
-  'client-id': { type: 'string' },
-  'client-secret-file': { type: 'string' },
-  'client-secret-stdin': { type: 'boolean' },
-  'team-id': { type: 'string' },
-  'key-id': { type: 'string' },
-  'trust-upstream-mfa': { type: 'string' },
-  force: { type: 'boolean' },
-} as const;
-
-type Values = ReturnType<typeof parseFlags<typeof FLAGS>>['values'];
+type Values = OptionValues<typeof PROVIDERS_OPTIONS>;
 type Table = Record<string, unknown>;
 
 /** Kinds checked by fetching their discovery document; GitHub and Discord have none. */
@@ -104,8 +90,8 @@ async function discoveryProblem(issuer: string): Promise<string | null> {
 const describeState = (state: ProviderState) =>
   state.state === 'deferred' ? `deferred: ${state.reason}` : state.state === 'off' ? 'off (not enabled)' : 'enabled';
 
-export async function runConfigProviders(args: string[], io: ConfigIo): Promise<number> {
-  const { values } = parseFlags(args, FLAGS);
+export async function runConfigProviders(values: Values, io: ConfigIo): Promise<number> {
+  if (values.edit && !values.provider) return editProviders(values, io);
   const id = values.provider;
   if (!id)
     throw new UsageError('--provider is required (google, github, ..., or the id of an OpenID Connect provider)');
@@ -117,7 +103,8 @@ export async function runConfigProviders(args: string[], io: ConfigIo): Promise<
   const raw = parse(previous) as Table;
   applyTo(raw, id, settings(values));
   const text = `${stringify(raw)}\n`;
-  const { config } = parseConfig(text, file, options); // throws ConfigError: nothing written
+  const loaded = parseConfig(text, file, options); // throws ConfigError: nothing written
+  const { config } = loaded;
   const secret = await readSecret(values, io);
 
   const stamp = io.now().toISOString().replace(/[:.]/g, '-');
@@ -151,10 +138,30 @@ export async function runConfigProviders(args: string[], io: ConfigIo): Promise<
     io.write(`${id}: ${problem}: restored the previous configuration. Use --force to keep it anyway.\n`);
     return 1;
   }
-  io.write(
-    problem
-      ? `${id}: ${problem}; kept the new configuration (--force).\n`
-      : `Register ${config.server.issuer}/auth/federated/callback at the provider, then restart the service.\n`,
+  if (problem) io.write(`${id}: ${problem}; kept the new configuration (--force).\n`);
+  else io.write(`Register ${config.server.issuer}/auth/federated/callback at the provider.\n`);
+  return restartOrRollBack(
+    file,
+    backup,
+    loaded,
+    io,
+    restartOptions(values, 'Restart the service to use the new provider settings'),
+    () => {
+      if (secretBackup) copyFileSync(secretBackup, secretPath);
+      else if (secret !== undefined) rmSync(secretPath);
+    },
   );
-  return 0;
 }
+
+/** `config providers --edit` without --provider: the whole [providers] section in $EDITOR. */
+async function editProviders(values: Values, io: ConfigIo): Promise<number> {
+  const file = resolveConfigPath({ configPath: values.config });
+  if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
+  const previous = readFileSync(file, 'utf8');
+  const raw = parse(previous) as Table;
+  raw.providers = editInEditor((raw.providers as Table | undefined) ?? {}, 'providers', io);
+  return saveConfig(file, previous, raw, values, io);
+}
+
+/** `gatehouse config providers`. */
+export const configProviders = ({ values }: CommandInput<Values>) => runConfigProviders(values, processIo());

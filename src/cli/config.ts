@@ -3,8 +3,7 @@
 // delivery that means: validate, back up, write, then check the new delivery (relay login, webhook answers,
 // DKIM key readable) and put the previous file back when the check fails, unless --force.
 
-import { promises as dns } from 'node:dns';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { parseConfig, resolveConfigPath } from '../config/load.ts';
@@ -12,34 +11,12 @@ import { loadSecrets } from '../crypto/secret-files.ts';
 import { formatCheck } from '../delivery/check.ts';
 import { deliveryChecks } from '../delivery/doctor-checks.ts';
 import { webhookSecret } from '../delivery/keys.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
-import type { ConfigIo } from './config-io.ts';
-import { runConfigProviders } from './config-providers.ts';
+import { type CommandInput, type OptionValues, UsageError } from './args.ts';
+import { editInEditor, restartOptions, restartOrRollBack, writeAtomically } from './config-edit.ts';
+import { type ConfigIo, processIo } from './config-io.ts';
+import type { DELIVERY_OPTIONS } from './options.ts';
 
-const DELIVERY_FLAGS = {
-  config: { type: 'string' },
-  kind: { type: 'string' },
-  from: { type: 'string' },
-  'smtp-host': { type: 'string' },
-  'smtp-port': { type: 'string' },
-  'smtp-security': { type: 'string' },
-  'smtp-username': { type: 'string' },
-  // Passwords never go on the command line, where `ps` and shell history would show them.
-  'smtp-password-file': { type: 'string' },
-  'smtp-password-stdin': { type: 'boolean' },
-  'smtp-ca-file': { type: 'string' },
-  'helo-name': { type: 'string' },
-  'dkim-domain': { type: 'string' },
-  'dkim-selector': { type: 'string' },
-  'dkim-private-key-file': { type: 'string' },
-  'webhook-url': { type: 'string' },
-  'webhook-timeout': { type: 'string' },
-  'webhook-ca-file': { type: 'string' },
-  force: { type: 'boolean' },
-  'show-webhook-secret': { type: 'boolean' },
-} as const;
-
-type Values = ReturnType<typeof parseFlags<typeof DELIVERY_FLAGS>>['values'];
+type Values = OptionValues<typeof DELIVERY_OPTIONS>;
 type Table = Record<string, unknown>;
 
 export type { ConfigIo } from './config-io.ts';
@@ -100,12 +77,6 @@ function deliveryTable(current: Table, values: Values, password: string | undefi
   };
 }
 
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
-}
-
 /**
  * Writes `value` to `name` in the secrets directory (0700, the file 0600), keeping any earlier file aside. The
  * returned function ends the edit: `restore` true puts the earlier file back (or removes the new one), false
@@ -127,8 +98,7 @@ function storeSecret(dir: string, name: string, value: string, stamp: string): (
 /** Checks whose failure means the new delivery cannot send; the DNS report is advice to act on later. */
 const GATING = new Set(['smtp', 'webhook', 'dkim key']);
 
-export async function runConfigDelivery(args: string[], io: ConfigIo): Promise<number> {
-  const { values } = parseFlags(args, DELIVERY_FLAGS);
+export async function runConfigDelivery(values: Values, io: ConfigIo): Promise<number> {
   const file = resolveConfigPath({ configPath: values.config });
   if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
   const previous = readFileSync(file, 'utf8');
@@ -141,7 +111,8 @@ export async function runConfigDelivery(args: string[], io: ConfigIo): Promise<n
   }
 
   const raw = parse(previous) as Table;
-  const current = (raw.delivery as Table | undefined) ?? {};
+  const saved = (raw.delivery as Table | undefined) ?? {};
+  const current = values.edit ? editInEditor(saved, 'delivery', io) : saved;
   const password = await newSmtpPassword(current, values, io);
   raw.delivery = deliveryTable(current, values, password);
   const text = `${stringify(raw)}\n`;
@@ -166,38 +137,18 @@ export async function runConfigDelivery(args: string[], io: ConfigIo): Promise<n
     io.write(`The new delivery does not work: restored the previous configuration. Use --force to keep it anyway.\n`);
     return 1;
   }
-  restorePassword(false);
-  io.write(
-    broken
-      ? 'Kept the new configuration although its check failed (--force).\n'
-      : 'Restart the service to use the new delivery settings.\n',
+  if (broken) io.write('Kept the new configuration although its check failed (--force).\n');
+  const code = await restartOrRollBack(
+    file,
+    backup,
+    loaded,
+    io,
+    restartOptions(values, 'Restart the service to use the new delivery settings'),
+    () => restorePassword(true),
   );
-  return 0;
+  if (code === 0) restorePassword(false);
+  return code;
 }
 
-const processIo = (): ConfigIo => ({
-  write: (text) => process.stdout.write(text),
-  readStdin: async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  },
-  resolver: new dns.Resolver(),
-  now: () => new Date(),
-});
-
-const SECTIONS: Record<string, (args: string[]) => Promise<number>> = {
-  delivery: (args) => runConfigDelivery(args, processIo()),
-  providers: (args) => runConfigProviders(args, processIo()),
-};
-
-export const configCommand: Command = {
-  summary:
-    'Change a configuration section with a backup and a check: `config delivery --kind smtp ...`, `config providers --provider google ...`.',
-  async run(args) {
-    const [section, ...rest] = args;
-    const run = section ? SECTIONS[section] : undefined;
-    if (!run) throw new UsageError(`Usage: gatehouse config <${Object.keys(SECTIONS).join('|')}> [options]`);
-    return run(rest);
-  },
-};
+/** `gatehouse config delivery`. */
+export const configDelivery = ({ values }: CommandInput<Values>) => runConfigDelivery(values, processIo());

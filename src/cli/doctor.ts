@@ -13,7 +13,7 @@ import { directoryChecks } from '../login/ldap/doctor-checks.ts';
 import { samlConnectionChecks } from '../login/saml/doctor-checks.ts';
 import { ethereumRpcChecks, farcasterRpcChecks } from '../login/web3/doctor-checks.ts';
 import { collectStatus, statusChecks } from '../status/report.ts';
-import { type Command, parseFlags } from './args.ts';
+import type { CommandInput } from './args.ts';
 import { withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
 import { keyringFor } from './keys.ts';
@@ -58,15 +58,14 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
   ];
 }
 
-export const doctorCommand: Command = {
-  summary: 'Check the configuration, database, secrets, keys, TLS, providers and delivery; say what is still to do.',
-  async run(args) {
-    const { values } = parseFlags(args, { config: { type: 'string' } });
-    const checks = await runDoctor(loadCommandConfig({ configPath: values.config }, { needsInstance: true }), {
-      resolver: new dns.Resolver(),
-      withDatabase,
-    });
-    process.stdout.write(`${checks.map(formatCheck).join('\n')}\n`);
-    return checks.some((c) => c.status === 'fail') ? 1 : 0;
-  },
-};
+/** `gatehouse doctor`: every check as a line (or --json); exits 1 when one failed. */
+export async function doctor({ values }: CommandInput<{ config?: string; json?: boolean }>): Promise<number> {
+  const checks = await runDoctor(loadCommandConfig({ configPath: values.config }, { needsInstance: true }), {
+    resolver: new dns.Resolver(),
+    withDatabase,
+  });
+  const failed = checks.some((c) => c.status === 'fail');
+  if (values.json) process.stdout.write(`${JSON.stringify({ ok: !failed, checks }, null, 2)}\n`);
+  else process.stdout.write(`${checks.map(formatCheck).join('\n')}\n`);
+  return failed ? 1 : 0;
+}

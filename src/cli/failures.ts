@@ -17,6 +17,14 @@ export const EXIT_UNAVAILABLE = 69;
 export const EXIT_DATA = 65;
 export const EXIT_CONFIG = 78;
 
+/** Something the command needs is not on this host (systemd, the unit, journalctl); exit 69. */
+export class UnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnavailableError';
+  }
+}
+
 export interface Failure {
   message: string;
   exitCode: number;
@@ -58,7 +66,7 @@ export function describeFailure(error: unknown): Failure | null {
   // What the admin API would answer with a 4xx (users, import): its code and description, the input is at fault.
   if (error instanceof GatehouseError && error.status < 500)
     return { message: `${error.code}: ${error.message}`, exitCode: EXIT_DATA };
-  if (error instanceof EmbeddedDatabaseError || error instanceof ListenError)
+  if (error instanceof EmbeddedDatabaseError || error instanceof ListenError || error instanceof UnavailableError)
     return { message: error.message, exitCode: EXIT_UNAVAILABLE };
   // A file operation the user may not do (backup into a root-owned directory, update without root).
   const system = error as NodeJS.ErrnoException;

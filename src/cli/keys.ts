@@ -6,7 +6,7 @@ import type { Config } from '../config/schema.ts';
 import { loadSecrets, type Secrets } from '../crypto/secret-files.ts';
 import type { Sql } from '../db/pool.ts';
 import { Keyring } from '../oauth/keyring.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import type { CommandInput } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
 
@@ -31,33 +31,39 @@ export async function rotateSigningKey(
   return keyringFor(sql, secrets, config, clock).rotate();
 }
 
-export const keysCommand: Command = {
-  summary: 'keys rotate | keys list: add a new OIDC signing key, or list the published ones.',
-  async run(args) {
-    const { values, positionals } = parseFlags(args, {
-      config: { type: 'string' },
-      'database-url': { type: 'string' },
-    });
-    const action = positionals[0];
-    if (action !== 'rotate' && action !== 'list')
-      throw new UsageError('Usage: gatehouse keys rotate|list [--config FILE]');
-    const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
-    const secrets = loadSecrets(config.secrets.dir);
-    await withDatabase(chooseDatabaseUrl(values['database-url'], config.database.url), config.data.dir, async (sql) => {
-      if (action === 'rotate') {
-        const kid = await rotateSigningKey(sql, secrets, config);
-        process.stdout.write(
-          `Added signing key ${kid}; every node signs with it within a second (within 30 seconds where tokens.state_cache_seconds is 0).\n`,
-        );
-        return;
-      }
-      const keyring = keyringFor(sql, secrets, config, () => new Date());
-      const signing = await keyring.signingKey();
-      for (const key of await keyring.verificationKeys())
-        process.stdout.write(
-          `${key.kid}  ${key.kid === signing.kid ? 'signing' : key.retiredAt ? `retired ${key.retiredAt.toISOString()}` : 'active'}\n`,
-        );
-    });
-    return 0;
-  },
-};
+type KeysValues = { config?: string; 'database-url'?: string; json?: boolean };
+
+function withKeys<T>(values: KeysValues, work: (sql: Sql, secrets: Secrets, config: Config) => Promise<T>): Promise<T> {
+  const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
+  const secrets = loadSecrets(config.secrets.dir);
+  const url = chooseDatabaseUrl(values['database-url'], config.database.url);
+  return withDatabase(url, config.data.dir, (sql) => work(sql, secrets, config));
+}
+
+/** `gatehouse keys rotate`. */
+export async function rotateKeys({ values }: CommandInput<KeysValues>): Promise<number> {
+  const kid = await withKeys(values, (sql, secrets, config) => rotateSigningKey(sql, secrets, config));
+  process.stdout.write(
+    `Added signing key ${kid}; every node signs with it within a second (within 30 seconds where tokens.state_cache_seconds is 0).\n`,
+  );
+  return 0;
+}
+
+/** `gatehouse keys list`: one line per published key, or --json. */
+export async function listKeys({ values }: CommandInput<KeysValues>): Promise<number> {
+  const keys = await withKeys(values, async (sql, secrets, config) => {
+    const keyring = keyringFor(sql, secrets, config, () => new Date());
+    const signing = await keyring.signingKey();
+    return (await keyring.verificationKeys()).map((key) => ({
+      kid: key.kid,
+      state: key.kid === signing.kid ? 'signing' : key.retiredAt ? 'retired' : 'active',
+      created_at: key.createdAt.getTime() === 0 ? null : key.createdAt.toISOString(),
+      retired_at: key.retiredAt?.toISOString() ?? null,
+    }));
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+  else
+    for (const key of keys)
+      process.stdout.write(`${key.kid}  ${key.state === 'retired' ? `retired ${key.retired_at}` : key.state}\n`);
+  return 0;
+}

@@ -5,8 +5,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../../test/helpers/cli.ts';
+import { runCli, writeCliConfig } from '../../test/helpers/cli.ts';
 import { scratchDir } from '../../test/helpers/config.ts';
+import { VERSION } from '../version.ts';
+import type { CommandSpec } from './args.ts';
+import { commands } from './commands.ts';
+import { buildProgram } from './program.ts';
 
 describe('gatehouse serve --config with a bad file', () => {
   test('exits 78 (EX_CONFIG) naming the file and every bad key, before opening anything', async () => {
@@ -49,15 +53,132 @@ describe('gatehouse with an unknown command', () => {
     const result = await runCli(['frobnicate']);
     assert.equal(result.code, 64);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^gatehouse frobnicate: Unknown command "frobnicate"\.\n\nUsage: gatehouse <command>/);
-    for (const name of ['serve', 'setup', 'migrate', 'owner', 'help'])
-      assert.match(result.stderr, new RegExp(`\\n {2}${name} +\\S`), `usage lists ${name}`);
+    assert.match(result.stderr, /^gatehouse: unknown command 'frobnicate'\n\nUsage: gatehouse <command>/);
+    for (const name of ['serve', 'setup', 'migrate', 'owner', 'status', 'help'])
+      assert.match(
+        result.stderr,
+        new RegExp(`\\n {2}${name}( \\[options\\]| \\[command\\])? +\\S`),
+        `usage lists ${name}`,
+      );
   });
 
-  test('gatehouse help prints the same usage on stdout and exits 0', async () => {
-    const result = await runCli(['help']);
+  test('gatehouse help, gatehouse --help and gatehouse alone print the same usage on stdout and exit 0', async () => {
+    const outputs = [];
+    for (const args of [['help'], ['--help'], []]) {
+      const result = await runCli(args);
+      assert.equal(result.code, 0, args.join(' '));
+      assert.equal(result.stderr, '');
+      assert.match(result.stdout, /^Usage: gatehouse <command> \[options\]\n\n[\s\S]*\nCommands:\n {2}serve /);
+      outputs.push(result.stdout);
+    }
+    assert.equal(outputs[1], outputs[0]);
+    assert.equal(outputs[2], outputs[0]);
+  });
+
+  test('an unknown option names itself and the help to read, exit 64', async () => {
+    const result = await runCli(['keys', 'list', '--colour']);
+    assert.equal(result.code, 64);
+    assert.equal(
+      result.stderr,
+      "gatehouse keys list: unknown option '--colour'\n(`gatehouse keys list --help` lists its options)\n",
+    );
+  });
+
+  test('a group run without its subcommand shows its commands on stderr, exit 64', async () => {
+    const result = await runCli(['keys']);
+    assert.equal(result.code, 64);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^Usage: gatehouse keys \[options\] \[command\]\n[\s\S]*\n {2}rotate [\s\S]*\n {2}list /,
+    );
+  });
+});
+
+describe('gatehouse --help and --version', () => {
+  test('--version prints the package version', async () => {
+    const result = await runCli(['--version']);
     assert.equal(result.code, 0);
-    assert.match(result.stdout, /^Usage: gatehouse <command> \[--config FILE\] \[options\]\n\nCommands:\n/);
+    assert.equal(result.stdout, `${VERSION}\n`);
+  });
+
+  test('every command and subcommand has help built from its declaration', () => {
+    // In-process, from the same commander program `gatehouse <command> --help` prints (one child per command would
+    // take minutes); the real --help is run for a command and a subcommand below.
+    const program = buildProgram({ code: 0 });
+    const paths: string[][] = [];
+    const walk = (specs: CommandSpec[], prefix: string[]) => {
+      for (const spec of specs) {
+        paths.push([...prefix, spec.name]);
+        walk(spec.subcommands ?? [], [...prefix, spec.name]);
+      }
+    };
+    walk(commands, []);
+    assert.ok(paths.length >= 20, `${paths.length} commands`);
+    for (const names of paths) {
+      let cmd = program;
+      for (const name of names) {
+        const next = cmd.commands.find((c) => c.name() === name);
+        assert.ok(next, names.join(' '));
+        cmd = next;
+      }
+      const help = cmd.helpInformation();
+      assert.match(help, new RegExp(`^Usage: gatehouse ${names.join(' ')}( |\\n)`), names.join(' '));
+      assert.match(help, /-h, --help +show help/);
+    }
+  });
+
+  test('gatehouse <command> --help and <command> <subcommand> --help print the usage on stdout, exit 0', async () => {
+    for (const args of [['status'], ['config', 'main']]) {
+      const result = await runCli([...args, '--help']);
+      assert.equal(result.code, 0);
+      assert.equal(result.stderr, '');
+      assert.match(result.stdout, new RegExp(`^Usage: gatehouse ${args.join(' ')} \\[options\\]\\n`));
+    }
+  });
+
+  test('--help of a command lists its options with what they take', async () => {
+    const result = await runCli(['config', 'delivery', '--help']);
+    assert.match(result.stdout, /\n {2}--smtp-password-file <FILE> +read the relay password from FILE\n/);
+    assert.match(result.stdout, /\nExamples:\n {2}gatehouse config delivery --kind smtp /);
+  });
+
+  test('help output is plain text when not on a terminal, even with colours forced off or on by the caller', async () => {
+    const result = await runCli(['--help'], { env: { NO_COLOR: '1' } });
+    assert.ok(!result.stdout.includes('\x1b['), 'no escape sequences');
+    const forced = await runCli(['--help'], { env: { FORCE_COLOR: '1', NO_COLOR: '' } });
+    assert.ok(forced.stdout.startsWith('\x1b[1mUsage:'), 'FORCE_COLOR styles the titles');
+  });
+});
+
+describe('command modules load only when their command runs', () => {
+  // Records every src/cli module the process resolves (Node's module.registerHooks, in the child itself).
+  const RECORDER = [
+    "import { registerHooks } from 'node:module';",
+    'const seen = new Set();',
+    'registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); if (r.url.includes("/src/cli/")) seen.add(r.url.replace(/^.*\\/src\\/cli\\//, "")); return r; } });',
+    "process.on('exit', () => process.stderr.write('loaded: ' + [...seen].sort().join(' ') + '\\n'));",
+  ].join('\n');
+  const loaded = async (args: string[]) => {
+    const result = await runCli(args, {
+      execArgv: ['--import', `data:text/javascript,${encodeURIComponent(RECORDER)}`],
+    });
+    const line = /loaded: (.*)\n$/.exec(result.stderr);
+    assert.ok(line, result.stderr);
+    return new Set((line[1] ?? '').split(' '));
+  };
+
+  test('--help loads no command module', async () => {
+    const modules = await loaded(['--help']);
+    assert.ok(modules.has('commands.ts'));
+    for (const name of ['serve.ts', 'setup.ts', 'doctor.ts', 'status.ts', 'config.ts'])
+      assert.ok(!modules.has(name), name);
+  });
+
+  test('info loads info.ts and not setup, doctor or serve', async () => {
+    const modules = await loaded(['info', '--config', writeCliConfig()]);
+    assert.ok(modules.has('info.ts'), [...modules].join(' '));
+    for (const name of ['serve.ts', 'setup.ts', 'doctor.ts', 'status.ts']) assert.ok(!modules.has(name), name);
   });
 });
 
@@ -79,7 +200,7 @@ describe('the installed gatehouse command (src/gatehouse.mjs, run through its sh
     const code = await new Promise((resolve) => child.on('close', resolve));
     assert.equal(stderr, '');
     assert.equal(code, 0);
-    assert.match(stdout, /^Usage: gatehouse <command> \[--config FILE\] \[options\]\n\nCommands:\n/);
+    assert.match(stdout, /^Usage: gatehouse <command> \[options\]\n\n[\s\S]*\nCommands:\n {2}serve /);
   });
 
   test('npm start and npm run gatehouse run the launcher itself, so its shebang is the one place for start options', () => {

@@ -4,36 +4,30 @@
 
 import { readInstallation } from '../identity/bootstrap.ts';
 import { issueEnrollmentLink } from '../login/local/enrollment-link.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import type { CommandInput } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
 
-export const ownerCommand: Command = {
-  summary: 'owner enroll-link: print a fresh one-time enrollment link for the initial owner.',
-  async run(args) {
-    const { values, positionals } = parseFlags(args, {
-      config: { type: 'string' },
-      'database-url': { type: 'string' },
-    });
-    if (positionals[0] !== 'enroll-link' || positionals.length !== 1)
-      throw new UsageError('Usage: gatehouse owner enroll-link [--config FILE] [--database-url URL]');
-    const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
-    const link = await withDatabase(
-      chooseDatabaseUrl(values['database-url'], config.database.url),
-      config.data.dir,
-      async (sql) => {
-        const installation = await readInstallation(sql);
-        return installation ? await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer) : null;
-      },
-    );
-    if (!link) {
-      process.stderr.write('gatehouse owner: this database has no installation yet; run `gatehouse setup` first\n');
-      return 1;
-    }
-    process.stdout.write(`${enrollmentNotice(link)}\n`);
-    return 0;
-  },
-};
+/** `gatehouse owner enroll-link`. */
+export async function enrollLink({
+  values,
+}: CommandInput<{ config?: string; 'database-url'?: string }>): Promise<number> {
+  const { config } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
+  const link = await withDatabase(
+    chooseDatabaseUrl(values['database-url'], config.database.url),
+    config.data.dir,
+    async (sql) => {
+      const installation = await readInstallation(sql);
+      return installation ? await issueEnrollmentLink(sql, installation.ownerId, config.server.issuer) : null;
+    },
+  );
+  if (!link) {
+    process.stderr.write('gatehouse owner: this database has no installation yet; run `gatehouse setup` first\n');
+    return 1;
+  }
+  process.stdout.write(`${enrollmentNotice(link)}\n`);
+  return 0;
+}
 
 /** What setup and the development start print instead of a link once the owner has a password. */
 export const OWNER_ENROLLED_NOTICE =

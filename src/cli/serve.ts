@@ -7,73 +7,70 @@ import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
 import { type RunningServer, startServer } from '../server.ts';
 import { startSupervisor, workerCount } from '../supervisor.ts';
-import { type Command, parseFlags } from './args.ts';
+import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
-export const serveCommand: Command = {
-  summary: 'Run the service (no config file: a development instance under ./.gatehouse).',
-  async run(args) {
-    const { values } = parseFlags(args, { config: { type: 'string' } });
-    const loaded = loadConfig({ configPath: values.config });
-    const { config } = loaded;
-    // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
-    if (cluster.isWorker) {
-      const worker = await startServer(loaded, { worker: true });
-      process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
-      await untilSignal(worker);
-      return 0;
-    }
-    const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
-    // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
-    await assertCanListen(listener.host, listener.port);
-    // The relay password file is checked like the generated secret files: refused before anything starts.
-    if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
-      readSmtpPassword(config.delivery.smtp);
-    // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
-    const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
-    const server = await (workers === 1 ? startServer(loaded) : startSupervisor(loaded, workers)).catch(
-      async (error: NodeJS.ErrnoException) => {
-        throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
-      },
-    );
-    const bound = new URL(server.url).host;
-    const forgetInstance = loaded.development
-      ? recordDevelopmentInstance(config.data.dir, {
-          pid: process.pid,
-          issuer: config.server.issuer,
-          listen: bound,
-          databaseUrl: config.database.url,
-        })
-      : () => {};
-    // The handlers are in place before "listening" is announced: a signal sent as soon as that line is read would
-    // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
-    // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
-    // which pass it on once more).
-    const stopped = untilSignal(server);
-    // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal; never Node's default (exit).
-    process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
-    const notes = [
-      `Gatehouse is listening on ${server.url}`,
-      `  issuer:  ${config.server.issuer}`,
-      `  console: ${config.server.issuer}/admin/console`,
-    ];
-    const mismatch = issuerListenerMismatch(config.server.issuer, bound);
-    if (mismatch) notes.push(`  WARNING: ${mismatch}`);
-    if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
-    if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
-    if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
-    if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
-    if (config.database.url === '')
-      notes.push('  WARNING: the embedded PostgreSQL is for evaluation only; set DATABASE_URL for real use.');
-    for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
-    process.stderr.write(`${notes.join('\n')}\n`);
-
-    await stopped;
-    forgetInstance();
+/** `gatehouse serve`: runs until SIGTERM or SIGINT. */
+export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
+  const loaded = loadConfig({ configPath: values.config });
+  const { config } = loaded;
+  // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
+  if (cluster.isWorker) {
+    const worker = await startServer(loaded, { worker: true });
+    process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
+    await untilSignal(worker);
     return 0;
-  },
-};
+  }
+  const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
+  // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
+  await assertCanListen(listener.host, listener.port);
+  // The relay password file is checked like the generated secret files: refused before anything starts.
+  if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
+    readSmtpPassword(config.delivery.smtp);
+  // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
+  const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
+  const server = await (workers === 1 ? startServer(loaded) : startSupervisor(loaded, workers)).catch(
+    async (error: NodeJS.ErrnoException) => {
+      throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
+    },
+  );
+  const bound = new URL(server.url).host;
+  const forgetInstance = loaded.development
+    ? recordDevelopmentInstance(config.data.dir, {
+        pid: process.pid,
+        issuer: config.server.issuer,
+        listen: bound,
+        databaseUrl: config.database.url,
+      })
+    : () => {};
+  // The handlers are in place before "listening" is announced: a signal sent as soon as that line is read would
+  // otherwise find none and kill the process. They stay: a second signal must not kill the process halfway
+  // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
+  // which pass it on once more).
+  const stopped = untilSignal(server);
+  // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal; never Node's default (exit).
+  process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
+  const notes = [
+    `Gatehouse is listening on ${server.url}`,
+    `  issuer:  ${config.server.issuer}`,
+    `  console: ${config.server.issuer}/admin/console`,
+  ];
+  const mismatch = issuerListenerMismatch(config.server.issuer, bound);
+  if (mismatch) notes.push(`  WARNING: ${mismatch}`);
+  if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
+  if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
+  if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
+  if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
+  if (config.database.url === '')
+    notes.push('  WARNING: the embedded PostgreSQL is for evaluation only; set DATABASE_URL for real use.');
+  for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
+  process.stderr.write(`${notes.join('\n')}\n`);
+
+  await stopped;
+  forgetInstance();
+  return 0;
+}
 
 /** Resolves once SIGTERM or SIGINT stopped the server gracefully; a second signal changes nothing. */
 function untilSignal(server: Pick<RunningServer, 'stop'>): Promise<void> {

@@ -5,6 +5,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, test } from 'node:test';
+import { commandValues } from '../../test/helpers/cli.ts';
 import { scratchDir } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { loadConfig } from '../config/load.ts';
@@ -79,7 +80,10 @@ describe('gatehouse setup prompts', () => {
       [OWNER, 'alice@acme.test'],
     ]);
 
-    const code = await runSetup(['--config', configFile, '--database-url', url], session.terminal);
+    const code = await runSetup(
+      await commandValues(['setup'], ['--config', configFile, '--database-url', url]),
+      session.terminal,
+    );
 
     assert.equal(code, 0);
     assert.equal(
@@ -137,7 +141,7 @@ describe('gatehouse setup prompts', () => {
     const flags = ['--domain', 'id.acme.test', '--org-name', 'Acme', '--org-id', 'acme', '--owner', 'alice@acme.test'];
 
     const code = await runSetup(
-      ['--config', configFile, '--database-url', url, '--tls', 'files', ...flags],
+      await commandValues(['setup'], ['--config', configFile, '--database-url', url, '--tls', 'files', ...flags]),
       session.terminal,
     );
 
@@ -172,7 +176,10 @@ describe('gatehouse setup prompts', () => {
       [ORG_ID, '-acme'],
     ]);
     await assert.rejects(
-      runSetup(['--config', path.join(dir, 'gatehouse.toml'), '--database-url', url], session.terminal),
+      runSetup(
+        await commandValues(['setup'], ['--config', path.join(dir, 'gatehouse.toml'), '--database-url', url]),
+        session.terminal,
+      ),
       (error: unknown) =>
         error instanceof UsageError &&
         error.message ===
@@ -188,7 +195,7 @@ describe('gatehouse setup prompts', () => {
     const dir = scratchDir();
     const session = scriptedTerminal([[DOMAIN, 'id.acme.test']], { endAfter: 1 });
     await assert.rejects(
-      runSetup(['--config', path.join(dir, 'gatehouse.toml')], session.terminal),
+      runSetup(await commandValues(['setup'], ['--config', path.join(dir, 'gatehouse.toml')]), session.terminal),
       (error: unknown) =>
         error instanceof UsageError && error.message === 'the input ended before every question was answered',
     );

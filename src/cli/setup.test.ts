@@ -133,7 +133,7 @@ describe('gatehouse setup', () => {
     [{ 'org-id': 'Not Valid' }, '--org-id must be 1-63 characters'],
     [{ owner: 'not-an-email' }, '--owner must be an email address'],
     [{ domain: 'https://id.acme.test/' }, '--domain "https://id.acme.test/" must be a host name'],
-    [{ tls: 'maybe' }, '--tls must be acme, files or external'],
+    [{ tls: 'maybe' }, "option '--tls <MODE>' argument 'maybe' is invalid. Allowed choices are acme, files, external."],
   ];
   for (const [flags, message] of refusals) {
     test(`refuses ${JSON.stringify(flags)} and writes nothing`, async () => {

@@ -7,32 +7,25 @@ import { ConfigError } from '../config/errors.ts';
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { DEFAULT_CONFIG_PATH, loadConfig } from '../config/load.ts';
 import { isReservedHostname } from '../config/placeholders.ts';
-import { parseListen } from '../config/validate.ts';
+import { databaseUrlProblem, parseListen } from '../config/validate.ts';
 import { renderSetupConfig, writeSetupConfig } from '../config/write.ts';
 import { generateSecretFiles } from '../crypto/secret-files.ts';
 import { migrate } from '../db/migrate.ts';
+import { redactDatabaseUrl } from '../db/pool.ts';
 import { displayTextProblem } from '../http/display-text.ts';
 import { ensureBootstrap, markSetupCompleted } from '../identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from '../login/local/enrollment-link.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import { type CommandInput, type OptionValues, UsageError } from './args.ts';
+import { runConfigDelivery } from './config.ts';
+import { type ConfigIo, processIo } from './config-io.ts';
+import { runConfigProviders } from './config-providers.ts';
 import { withDatabase } from './database.ts';
+import { provisionLocalPostgres } from './local-postgres.ts';
+import type { SETUP_OPTIONS } from './options.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 import { askMissing, processTerminal, type Question, type Terminal } from './prompts.ts';
 
-const FLAGS = {
-  config: { type: 'string' },
-  domain: { type: 'string' },
-  'org-name': { type: 'string' },
-  'org-id': { type: 'string' },
-  owner: { type: 'string' },
-  'database-url': { type: 'string' },
-  'secrets-dir': { type: 'string' },
-  'data-dir': { type: 'string' },
-  tls: { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  listen: { type: 'string' },
-} as const;
+type SetupValues = OptionValues<typeof SETUP_OPTIONS>;
 
 /** What is wrong with a domain answer, or null: `id.example.com`, or `localhost:8080` for development. */
 function domainProblem(domain: string): string | null {
@@ -61,6 +54,15 @@ const QUESTIONS: Question[] = [
   { key: 'org-id', text: 'Organization ID (stable, e.g. acme)', problem: orgIdProblem },
   { key: 'owner', text: 'Initial owner subject (email address)', problem: ownerProblem },
 ];
+
+const DATABASE_URL_QUESTION: Question = {
+  key: 'database-url',
+  text: 'PostgreSQL URL (postgres://user:password@host:5432/name)',
+  problem: (url) => databaseUrlProblem(url) ?? (url === '' ? 'is required' : null),
+};
+
+/** A valid URL in the shape the local database will have, to validate the config before creating it. */
+const LOCAL_URL_STAND_IN = 'postgres://gatehouse@127.0.0.1:5432/gatehouse';
 
 const TLS_QUESTIONS: Question[] = [
   { key: 'tls-cert', text: 'TLS certificate chain (PEM file)', problem: fileProblem },
@@ -122,9 +124,15 @@ async function askTlsFiles(
 }
 
 /** The setup command with its terminal passed in, so tests can answer the prompts. */
-export async function runSetup(args: string[], terminal: Terminal): Promise<number> {
-  const { values } = parseFlags(args, FLAGS);
-  const answers: Record<string, string | undefined> = { ...values };
+export async function runSetup(values: SetupValues, terminal: Terminal): Promise<number> {
+  const answers: Record<string, string | undefined> = {
+    domain: values.domain,
+    'org-name': values['org-name'],
+    'org-id': values['org-id'],
+    owner: values.owner,
+    'tls-cert': values['tls-cert'],
+    'tls-key': values['tls-key'],
+  };
   const missing = QUESTIONS.filter(({ key }) => !answers[key]);
   if (missing.length > 0 && !terminal.interactive)
     throw new UsageError(`Missing ${missing.map(({ key }) => `--${key}`).join(', ')} (no terminal to ask on)`);
@@ -143,12 +151,21 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
   const issuer = issuerForDomain(domain, listen);
   const secretsDir = path.resolve(values['secrets-dir'] ?? previous?.secrets.dir ?? path.join(configDir, 'secrets'));
   const dataDir = path.resolve(values['data-dir'] ?? previous?.data.dir ?? path.join(configDir, 'data'));
-  const databaseUrl = values['database-url'] ?? previous?.database.url ?? '';
+  const database = values.database;
+  if (database === 'local' && values['database-url'])
+    throw new UsageError('--database local creates its own database: leave out --database-url');
+  if (database === 'external' && !values['database-url'] && !previous?.database.url) {
+    if (!terminal.interactive) throw new UsageError('--database external needs --database-url postgres://...');
+    await askMissing(terminal, [DATABASE_URL_QUESTION], answers);
+  }
+  let databaseUrl =
+    database === 'embedded' ? '' : (values['database-url'] ?? answers['database-url'] ?? previous?.database.url ?? '');
   if (tls === 'files') await askTlsFiles(answers, previous?.tls, terminal);
 
   const keysFor = (organization: { id: string; name: string; owner_subject: string }) => ({
     server: { issuer, listen },
-    database: { url: databaseUrl },
+    // Validated with a stand-in until the local database exists; the real URL is written.
+    database: { url: database === 'local' && databaseUrl === '' ? LOCAL_URL_STAND_IN : databaseUrl },
     data: { dir: dataDir },
     secrets: { dir: secretsDir },
     organization,
@@ -167,6 +184,14 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
     ),
   );
 
+  const localSteps: string[] = [];
+  if (database === 'local') {
+    const local = await provisionLocalPostgres(values['database-name'] ?? 'gatehouse', (line) =>
+      terminal.prompts.write(`${line}\n`),
+    );
+    databaseUrl = local.url;
+    localSteps.push(...local.steps);
+  }
   const secrets = generateSecretFiles(secretsDir);
   const installation = await withDatabase(databaseUrl, dataDir, async (sql) => {
     await migrate(sql);
@@ -191,9 +216,11 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
   });
 
   const lines = [
+    ...localSteps,
     `Configuration written to ${configFile}${backup ? ` (previous file kept as ${backup})` : ''}`,
     `Secret files in ${secretsDir}: ${secrets.created.length} created, ${secrets.kept.length} kept`,
     `Issuer: ${issuer}   TLS: ${tls}`,
+    `Database: ${databaseUrl === '' ? 'embedded (evaluation only)' : redactDatabaseUrl(databaseUrl)}`,
   ];
   const mismatch = tls === 'external' ? issuerListenerMismatch(issuer, listen) : null;
   if (mismatch) lines.push(`Warning: ${mismatch}`);
@@ -205,10 +232,50 @@ export async function runSetup(args: string[], terminal: Terminal): Promise<numb
     );
   lines.push(link ? enrollmentNotice(link) : OWNER_ENROLLED_NOTICE);
   terminal.output.write(`${lines.join('\n')}\n`);
-  return 0;
+  return configureExtras(configFile, values, terminal);
 }
 
-export const setupCommand: Command = {
-  summary: 'Write the config, generate secret files, migrate, and create the organization and initial owner.',
-  run: (args) => runSetup(args, processTerminal()),
-};
+/**
+ * --delivery and --provider, once the configuration exists: through `config delivery` and `config providers`, which
+ * validate, store the secrets in their files, check the relay or webhook (discovery for a provider) and put the
+ * previous file back when the check fails. Setup then exits 1 and says so; the rest of setup stays done.
+ */
+async function configureExtras(configFile: string, values: SetupValues, terminal: Terminal): Promise<number> {
+  if (!values.delivery && !values.provider) return 0;
+  const io: ConfigIo = { ...processIo(), write: (text) => terminal.output.write(text) };
+  let code = 0;
+  if (values.delivery) {
+    terminal.output.write(`Delivery ${values.delivery}:\n`);
+    code ||= await runConfigDelivery(
+      {
+        config: configFile,
+        kind: values.delivery,
+        from: values['delivery-from'],
+        'smtp-host': values['smtp-host'],
+        'smtp-port': values['smtp-port'],
+        'smtp-username': values['smtp-username'],
+        'smtp-password-file': values['smtp-password-file'],
+        'webhook-url': values['webhook-url'],
+        'no-restart': true,
+      },
+      io,
+    );
+  }
+  if (values.provider) {
+    terminal.output.write(`Provider ${values.provider}:\n`);
+    code ||= await runConfigProviders(
+      {
+        config: configFile,
+        provider: values.provider,
+        enable: true,
+        'client-id': values['client-id'],
+        'client-secret-file': values['client-secret-file'],
+        'no-restart': true,
+      },
+      io,
+    );
+  }
+  return code;
+}
+
+export const setup = ({ values }: CommandInput<SetupValues>) => runSetup(values, processTerminal());

@@ -5,10 +5,21 @@ import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { parseConfig } from './load.ts';
 
-export type SetupKeys = Record<string, Record<string, string>>;
+export type SetupKeys = Record<string, Record<string, unknown>>;
 
 export interface WriteResult {
   backup: string | null;
+}
+
+const isTable = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `base` with `changes` laid over it, table by table: `[providers.google] enabled` keeps its client_id. */
+function merged(base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const result = { ...base };
+  for (const [key, value] of Object.entries(changes))
+    result[key] = isTable(value) && isTable(result[key]) ? merged(result[key], value) : value;
+  return result;
 }
 
 /**
@@ -20,7 +31,7 @@ export function renderSetupConfig(file: string, keys: SetupKeys): string {
   const existing = existsSync(file)
     ? (parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>)
     : {};
-  for (const [section, values] of Object.entries(keys)) existing[section] = { ...(existing[section] ?? {}), ...values };
+  for (const [section, values] of Object.entries(keys)) existing[section] = merged(existing[section] ?? {}, values);
   const text = `# Gatehouse configuration, written by \`gatehouse setup\`. Reference: docs/configuration.md\n${stringify(existing)}\n`;
   parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} });
   return text;

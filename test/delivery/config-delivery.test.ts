@@ -9,7 +9,7 @@ import { type ConfigIo, runConfigDelivery } from '../../src/cli/config.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { generateSecretFiles, loadSecrets } from '../../src/crypto/secret-files.ts';
 import { webhookSecret } from '../../src/delivery/keys.ts';
-import { runCli } from '../helpers/cli.ts';
+import { commandValues, runCli } from '../helpers/cli.ts';
 import { scratchDir } from '../helpers/config.ts';
 import { freePort, makeCertificate, TestSmtpServer } from './smtp-server.ts';
 
@@ -96,7 +96,7 @@ describe('gatehouse config delivery', () => {
   test('writes a working relay configuration after a backup, the password only in a 0600 secret file', async () => {
     const file = freshConfigFile();
     const terminal = io(`${credentials.password}\n`);
-    assert.equal(await runConfigDelivery(smtpFlags(file), terminal), 0);
+    assert.equal(await runConfigDelivery(await commandValues(['config', 'delivery'], smtpFlags(file)), terminal), 0);
     const text = readFileSync(file, 'utf8');
     assert.ok(!text.includes(credentials.password), 'the TOML never holds the password');
     assert.match(text, /\npassword_file = "smtp-password"\n/);
@@ -112,13 +112,22 @@ describe('gatehouse config delivery', () => {
     assert.equal(readFileSync(backup, 'utf8'), ORIGINAL);
     assert.match(terminal.output, new RegExp(`\nStored the relay password in ${secret} \\(mode 0600\\)\\.\n`));
     assert.match(terminal.output, /ok {4}smtp {7}localhost:\d+ accepted TLS and the login/);
-    assert.match(terminal.output, /Restart the service to use the new delivery settings\.\n$/);
+    assert.match(
+      terminal.output,
+      /Restart the service to use the new delivery settings \(gatehouse\.service is not installed here\)\n$/,
+    );
     assert.ok(!terminal.output.includes(credentials.password));
   });
 
   test('gatehouse serve refuses a relay password file that group or others can read, before it listens', async () => {
     const file = freshConfigFile();
-    assert.equal(await runConfigDelivery(smtpFlags(file), io(`${credentials.password}\n`)), 0);
+    assert.equal(
+      await runConfigDelivery(
+        await commandValues(['config', 'delivery'], smtpFlags(file)),
+        io(`${credentials.password}\n`),
+      ),
+      0,
+    );
     const secret = path.join(path.dirname(file), 'secrets', 'smtp-password');
     chmodSync(secret, 0o644);
     const result = await runCli(['serve', '--config', file], { env: { GATEHOUSE_LISTEN: '127.0.0.1:0' } });
@@ -136,7 +145,14 @@ describe('gatehouse config delivery', () => {
     writeFileSync(source, `${credentials.password}\n`, { mode: 0o600 });
     const flags = smtpFlags(file).filter((flag) => flag !== '--smtp-password-stdin');
     const terminal = io();
-    assert.equal(await runConfigDelivery([...flags, '--smtp-password-file', source], terminal), 0, terminal.output);
+    assert.equal(
+      await runConfigDelivery(
+        await commandValues(['config', 'delivery'], [...flags, '--smtp-password-file', source]),
+        terminal,
+      ),
+      0,
+      terminal.output,
+    );
     const text = readFileSync(file, 'utf8');
     assert.ok(!text.includes(credentials.password));
     assert.ok(!text.includes(source), 'the TOML names the copy in the secrets directory, not the operator’s file');
@@ -158,7 +174,11 @@ describe('gatehouse config delivery', () => {
       `gatehouse info: Invalid configuration in ${file}:\n  delivery.smtp.password: is no longer read: the password belongs in a 0600 file named by delivery.smtp.password_file; \`gatehouse config delivery --smtp-password-stdin\` moves it there\n`,
     );
     const terminal = io();
-    assert.equal(await runConfigDelivery(['--config', file], terminal), 0, terminal.output);
+    assert.equal(
+      await runConfigDelivery(await commandValues(['config', 'delivery'], ['--config', file]), terminal),
+      0,
+      terminal.output,
+    );
     const text = readFileSync(file, 'utf8');
     assert.ok(!text.includes(credentials.password));
     assert.match(text, /\npassword_file = "smtp-password"\n/);
@@ -168,11 +188,17 @@ describe('gatehouse config delivery', () => {
 
   test('restores the previous file and the previous password when the new relay refuses the login', async () => {
     const file = freshConfigFile();
-    assert.equal(await runConfigDelivery(smtpFlags(file), io(`${credentials.password}\n`)), 0);
+    assert.equal(
+      await runConfigDelivery(
+        await commandValues(['config', 'delivery'], smtpFlags(file)),
+        io(`${credentials.password}\n`),
+      ),
+      0,
+    );
     const working = readFileSync(file, 'utf8');
     const secret = path.join(path.dirname(file), 'secrets', 'smtp-password');
     const terminal = io('wrong-password-9Zr\n');
-    assert.equal(await runConfigDelivery(smtpFlags(file), terminal), 1);
+    assert.equal(await runConfigDelivery(await commandValues(['config', 'delivery'], smtpFlags(file)), terminal), 1);
     assert.equal(readFileSync(file, 'utf8'), working);
     assert.equal(readFileSync(secret, 'utf8'), credentials.password);
     assert.deepEqual(readdirSync(path.dirname(secret)), ['smtp-password']);
@@ -183,7 +209,7 @@ describe('gatehouse config delivery', () => {
   test('a refused first relay leaves neither the configuration nor a password file behind', async () => {
     const file = freshConfigFile();
     const terminal = io('wrong-password-9Zr\n');
-    assert.equal(await runConfigDelivery(smtpFlags(file), terminal), 1);
+    assert.equal(await runConfigDelivery(await commandValues(['config', 'delivery'], smtpFlags(file)), terminal), 1);
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
     assert.deepEqual(readdirSync(path.join(path.dirname(file), 'secrets')), []);
   });
@@ -191,17 +217,29 @@ describe('gatehouse config delivery', () => {
   test('--force keeps a configuration whose check failed', async () => {
     const file = freshConfigFile();
     const terminal = io('wrong-password-9Zr\n');
-    assert.equal(await runConfigDelivery([...smtpFlags(file), '--force'], terminal), 0);
+    assert.equal(
+      await runConfigDelivery(await commandValues(['config', 'delivery'], [...smtpFlags(file), '--force']), terminal),
+      0,
+    );
     assert.match(readFileSync(file, 'utf8'), /kind = "smtp"/);
     assert.equal(readFileSync(path.join(path.dirname(file), 'secrets', 'smtp-password'), 'utf8'), 'wrong-password-9Zr');
-    assert.match(terminal.output, /Kept the new configuration although its check failed \(--force\)\.\n$/);
+    assert.match(
+      terminal.output,
+      /Kept the new configuration although its check failed \(--force\)\.\nRestart the service/,
+    );
   });
 
   test('an invalid value is refused before anything is written or backed up', async () => {
     const file = freshConfigFile();
-    await assert.rejects(runConfigDelivery(['--config', file, '--kind', 'carrier-pigeon'], io()), {
-      name: 'ConfigError',
-    });
+    await assert.rejects(
+      runConfigDelivery(
+        await commandValues(['config', 'delivery'], ['--config', file, '--kind', 'carrier-pigeon']),
+        io(),
+      ),
+      {
+        name: 'ConfigError',
+      },
+    );
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
     assert.deepEqual(readdirSync(path.dirname(file)).sort(), ['gatehouse.toml', 'secrets']);
     assert.deepEqual(readdirSync(path.join(path.dirname(file), 'secrets')), []);
@@ -212,12 +250,21 @@ describe('gatehouse config delivery', () => {
     const url = `http://localhost:${receiverPort}/gatehouse`;
     const terminal = io();
     const args = ['--config', file, '--kind', 'webhook', '--from', 'no-reply@acme.dev', '--webhook-url', url];
-    assert.equal(await runConfigDelivery([...args, '--webhook-timeout', '15'], terminal), 0);
+    assert.equal(
+      await runConfigDelivery(
+        await commandValues(['config', 'delivery'], [...args, '--webhook-timeout', '15']),
+        terminal,
+      ),
+      0,
+    );
     const written = parseConfig(readFileSync(file, 'utf8'), file, { baseDir: dir, development: false, env: {} }).config;
     assert.equal(written.delivery.kind, 'webhook');
     assert.deepEqual({ ...written.delivery.webhook }, { url, timeout_seconds: 15, ca_file: '' });
     assert.match(terminal.output, new RegExp(`ok {4}webhook {4}${url} answers \\(HTTP 204 to HEAD\\)`));
-    assert.match(terminal.output, /Restart the service to use the new delivery settings\.\n$/);
+    assert.match(
+      terminal.output,
+      /Restart the service to use the new delivery settings \(gatehouse\.service is not installed here\)\n$/,
+    );
   });
 
   test('--kind webhook restores the previous file when nothing answers at the URL', async () => {
@@ -225,7 +272,7 @@ describe('gatehouse config delivery', () => {
     const url = `http://localhost:${await freePort()}/gatehouse`;
     const terminal = io();
     const args = ['--config', file, '--kind', 'webhook', '--from', 'no-reply@acme.dev', '--webhook-url', url];
-    assert.equal(await runConfigDelivery(args, terminal), 1);
+    assert.equal(await runConfigDelivery(await commandValues(['config', 'delivery'], args), terminal), 1);
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
     assert.match(terminal.output, new RegExp(`fail {2}webhook {4}${url} is unreachable: ECONNREFUSED`));
   });
@@ -235,7 +282,10 @@ describe('gatehouse config delivery', () => {
     const args = ['--config', file, '--kind', 'webhook', '--from', 'no-reply@acme.dev'];
     await assert.rejects(
       runConfigDelivery(
-        [...args, '--webhook-url', `http://localhost:${receiverPort}/x`, '--webhook-timeout', '121'],
+        await commandValues(
+          ['config', 'delivery'],
+          [...args, '--webhook-url', `http://localhost:${receiverPort}/x`, '--webhook-timeout', '121'],
+        ),
         io(),
       ),
       { name: 'ConfigError' },
@@ -263,21 +313,30 @@ describe('gatehouse config delivery', () => {
   test('--kind direct_mx keeps a readable DKIM key and prints the DNS report as advice', async () => {
     const file = freshConfigFile();
     const terminal = io();
-    assert.equal(await runConfigDelivery(directFlags(file, dkimKeyFile), terminal), 0);
+    assert.equal(
+      await runConfigDelivery(await commandValues(['config', 'delivery'], directFlags(file, dkimKeyFile)), terminal),
+      0,
+    );
     const written = parseConfig(readFileSync(file, 'utf8'), file, { baseDir: dir, development: false, env: {} }).config;
     assert.equal(written.delivery.kind, 'direct_mx');
     assert.equal(written.delivery.direct_mx.dkim_private_key_file, dkimKeyFile);
     // No DNS answers here: the lookups are warnings to act on, not a reason to restore.
     assert.match(terminal.output, /ok {4}delivery {3}direct MX as mx1\.acme\.dev, DKIM gh2026\._domainkey\.acme\.dev/);
     assert.match(terminal.output, /warn {2}PTR {8}lookup of mx1\.acme\.dev failed/);
-    assert.match(terminal.output, /Restart the service to use the new delivery settings\.\n$/);
+    assert.match(
+      terminal.output,
+      /Restart the service to use the new delivery settings \(gatehouse\.service is not installed here\)\n$/,
+    );
   });
 
   test('--kind direct_mx restores the previous file when the DKIM key cannot be read', async () => {
     const file = freshConfigFile();
     const missing = path.join(dir, 'missing-dkim.pem');
     const terminal = io();
-    assert.equal(await runConfigDelivery(directFlags(file, missing), terminal), 1);
+    assert.equal(
+      await runConfigDelivery(await commandValues(['config', 'delivery'], directFlags(file, missing)), terminal),
+      1,
+    );
     assert.equal(readFileSync(file, 'utf8'), ORIGINAL);
     assert.match(terminal.output, new RegExp(`fail {2}dkim key {3}cannot read ${missing} \\(ENOENT\\)`));
   });
@@ -287,7 +346,13 @@ describe('gatehouse config delivery', () => {
     const secretsDir = path.join(path.dirname(file), 'secrets');
     generateSecretFiles(secretsDir);
     const terminal = io();
-    assert.equal(await runConfigDelivery(['--config', file, '--show-webhook-secret'], terminal), 0);
+    assert.equal(
+      await runConfigDelivery(
+        await commandValues(['config', 'delivery'], ['--config', file, '--show-webhook-secret']),
+        terminal,
+      ),
+      0,
+    );
     assert.equal(terminal.output, `${webhookSecret(loadSecrets(secretsDir).delivery)}\n`);
     assert.match(terminal.output, /^whsec_[A-Za-z0-9+/]{43}=\n$/);
     assert.ok(existsSync(file));

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { parseCommandLine } from '../../src/cli/program.ts';
 import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { scratchDir } from './config.ts';
 
@@ -18,10 +19,17 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; execArgv?: string[] } = {},
+): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', ...options.env };
   if (!options.env?.GATEHOUSE_CONFIG) delete env.GATEHOUSE_CONFIG;
-  const child = spawn(process.execPath, [MAIN, ...args], { env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), MAIN, ...args], {
+    env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => {
@@ -120,4 +128,12 @@ export async function freePort(): Promise<number> {
   await once(probe, 'close');
   if (typeof address !== 'object' || !address) throw new Error('no port');
   return address.port;
+}
+
+/**
+ * The option values `gatehouse <command...> <args...>` parses to, by the real parser, for a test that calls the
+ * command's function itself. Typed `never` so it passes as the values of whichever command it is handed to.
+ */
+export async function commandValues(command: string[], args: string[]): Promise<never> {
+  return (await parseCommandLine([...command, ...args])).values as never;
 }
