@@ -34,6 +34,8 @@ config.saml = {
   corp: {
     name: 'Corp single sign-on',
     idp_metadata_file: metadataFile,
+    idp_metadata_url: '',
+    idp_metadata_refresh_seconds: 3600,
     idp_entity_id: '',
     idp_sso_url: '',
     idp_certificate_files: [],
