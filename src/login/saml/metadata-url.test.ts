@@ -42,7 +42,10 @@ describe('idp_metadata_url: read at startup, then signed in through', async () =
   const { start, idpAnswer, post, methodOwner } = spMoves(t, sp, idp, person);
 
   it('sends the AuthnRequest to the fetched SingleSignOnService and accepts an assertion signed by the fetched key', async () => {
-    assert.match(t.logs.text, /SAML connection corp: identity provider metadata read from http:\/\/127\.0\.0\.1:\d+\/metadata/);
+    assert.match(
+      t.logs.text,
+      /SAML connection corp: identity provider metadata read from http:\/\/127\.0\.0\.1:\d+\/metadata/,
+    );
     const { cookie, location } = await start('/settings');
     assert.equal(location.origin + location.pathname, idp.ssoUrl);
     const response = await post(cookie, await idpAnswer(location));

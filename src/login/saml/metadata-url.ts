@@ -43,7 +43,10 @@ export async function refreshIdpMetadata(connection: SamlConnection, log: Metada
   } catch (error) {
     const cause = (error as Error).cause as Error | undefined;
     const why = `${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}`;
-    const kept = connection.idpSsoUrl === '' ? 'sign-in through it is unavailable until a fetch succeeds' : 'keeping the last good copy';
+    const kept =
+      connection.idpSsoUrl === ''
+        ? 'sign-in through it is unavailable until a fetch succeeds'
+        : 'keeping the last good copy';
     log(connection.id, 'warn', `SAML connection ${connection.id} idp_metadata_url ${url}: ${why}; ${kept}`);
     return why;
   }
