@@ -255,7 +255,8 @@ export async function startTestIdp(options: IdpOptions): Promise<TestIdp> {
               mode === 'encrypt' ? await encryptAssertion(signedAssertion, options.spCert) : signedAssertion,
             );
       const page =
-        '<!doctype html><html><head><title>Test IdP</title></head><body>' +
+        // No favicon: Chromium would ask this server for one and log its 404 as a page problem.
+        '<!doctype html><html><head><title>Test IdP</title><link rel="icon" href="data:,"></head><body>' +
         `<form method="post" action="${escapeXml(seen.acsUrl)}"><input type="hidden" name="SAMLResponse" value="${Buffer.from(xml).toString('base64')}">` +
         '<p>Signed in at the identity provider.</p><button type="submit">Continue to the service</button></form></body></html>';
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);

@@ -36,7 +36,8 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
   app.setErrorHandler((error, request, reply) => {
     // Not a browser: the one error handler above writes the envelope.
     if (!wantsHtml(request)) throw error;
-    const known = error instanceof GatehouseError && error.status < 500 ? error : null;
+    // A 5xx the catalogue exposes (saml_connection_unavailable) is a known state, shown with its code like a 4xx.
+    const known = error instanceof GatehouseError && (error.status < 500 || error.expose) ? error : null;
     if (!known) request.log.error({ err: error }, 'SAML sign-in failed');
     const code = known?.code ?? 'server_error';
     const description = known?.publicDescription ?? 'The server could not complete the request.';
