@@ -11,7 +11,7 @@ import { providerSecretsDir } from '../../../test/helpers/provider-secrets.ts';
 import { makeKeyPair, startTestIdp, type TestIdp } from '../../../test/helpers/saml-idp.ts';
 import { assertEnvelope, samlConnection, spMoves, startSamlApp } from '../../../test/helpers/saml-sp.ts';
 import { loadSamlConnection } from './connection.ts';
-import { refreshIdpMetadata } from './metadata-url.ts';
+import { keepIdpMetadataFresh, type RefreshTimer, refreshIdpMetadata } from './metadata-url.ts';
 
 const sp = makeKeyPair('gatehouse-sp');
 const person = { nameId: 'u-2002', attributes: { email: 'lin@corp.example', displayName: 'Lin Ma' } };
@@ -159,6 +159,61 @@ describe('refreshIdpMetadata', () => {
     const connection = loadSamlConnection(config, 'corp');
     try {
       assert.equal(await refreshIdpMetadata(connection, log), 'answered HTTP 302');
+    } finally {
+      idp.metadataAnswer.status = 200;
+    }
+  });
+});
+
+describe('keepIdpMetadataFresh: when it fetches again (real fetches, delays recorded instead of waited)', () => {
+  it('retries a connection with no copy after a minute, then refreshes every idp_metadata_refresh_seconds', async () => {
+    const config = makeConfig({
+      secrets: { dir: providerSecretsDir({ 'saml-corp.key': sp.key, 'saml-corp.crt': sp.cert }) },
+    });
+    config.saml = { corp: { ...byUrl(idp), idp_metadata_refresh_seconds: 7200 } };
+    const connection = loadSamlConnection(config, 'corp');
+    const asked: { ms: number; run: () => void; cancelled: boolean }[] = [];
+    const timer: RefreshTimer = {
+      after(ms, run) {
+        const entry = { ms, run, cancelled: false };
+        asked.push(entry);
+        return { cancel: () => (entry.cancelled = true) };
+      },
+    };
+    let nextLine: (line: string) => void = () => undefined;
+    const logged = () => new Promise<string>((resolve) => (nextLine = resolve));
+    const log = (_connection: string, level: string, message: string) => nextLine(`${level}: ${message}`);
+    /** Runs the fetch scheduled last and returns its log line. */
+    const runNext = async () => {
+      // The previous fetch schedules the next one just after logging: let that happen first.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const line = logged();
+      asked.at(-1)?.run();
+      return await line;
+    };
+    idp.metadataAnswer.status = 500;
+    try {
+      const first = logged();
+      const stop = await keepIdpMetadataFresh(new Map([['corp', connection]]), log, timer);
+      assert.match(await first, /^warn: .*answered HTTP 500; sign-in through it is unavailable/);
+      assert.deepEqual(
+        asked.map((a) => a.ms),
+        [60_000],
+      );
+      idp.metadataAnswer.status = 200;
+      assert.match(await runNext(), /^info: .*identity provider metadata read/);
+      assert.equal(connection.idpSsoUrl, idp.ssoUrl);
+      idp.metadataAnswer.status = 503;
+      assert.match(await runNext(), /^warn: .*answered HTTP 503; keeping the last good copy$/);
+      assert.equal(connection.idpSsoUrl, idp.ssoUrl);
+      // With a copy in hand a failure waits the full interval, not the one-minute retry.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      assert.deepEqual(
+        asked.map((a) => a.ms),
+        [60_000, 7_200_000, 7_200_000],
+      );
+      stop();
+      assert.equal(asked.at(-1)?.cancelled, true);
     } finally {
       idp.metadataAnswer.status = 200;
     }

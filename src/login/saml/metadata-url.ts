@@ -16,6 +16,20 @@ const RETRY_UNTIL_FIRST_MS = 60_000;
 
 export type MetadataLog = (connection: string, level: 'info' | 'warn', message: string) => void;
 
+/** When the next fetch runs; the tests pass their own to run fetches at the delays asked for, without waiting. */
+export interface RefreshTimer {
+  after(ms: number, run: () => void): { cancel(): void };
+}
+
+const realTimer: RefreshTimer = {
+  after(ms, run) {
+    const timer = setTimeout(run, ms);
+    // The refresh never keeps the process alive by itself.
+    timer.unref();
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
+
 async function fetchMetadata(url: string) {
   // Redirects are not followed: they could lead to a host the https/loopback rule never saw.
   const response = await fetch(url, {
@@ -59,27 +73,26 @@ export async function refreshIdpMetadata(connection: SamlConnection, log: Metada
 export async function keepIdpMetadataFresh(
   connections: Map<string, SamlConnection>,
   log: MetadataLog,
+  timer: RefreshTimer = realTimer,
 ): Promise<() => void> {
   const byUrl = [...connections.values()].filter((c) => c.config.idp_metadata_url !== '');
-  const timers = new Set<NodeJS.Timeout>();
+  const pending = new Set<{ cancel(): void }>();
   let stopped = false;
   const schedule = (connection: SamlConnection, failed: boolean) => {
     if (stopped) return;
     const every = connection.config.idp_metadata_refresh_seconds * 1000;
     const delay = failed && connection.idpSsoUrl === '' ? Math.min(every, RETRY_UNTIL_FIRST_MS) : every;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
+    const next = timer.after(delay, () => {
+      pending.delete(next);
       void refreshIdpMetadata(connection, log).then((why) => schedule(connection, why !== null));
-    }, delay);
-    // The refresh never keeps the process alive by itself.
-    timer.unref();
-    timers.add(timer);
+    });
+    pending.add(next);
   };
   await Promise.all(
     byUrl.map(async (connection) => schedule(connection, (await refreshIdpMetadata(connection, log)) !== null)),
   );
   return () => {
     stopped = true;
-    for (const timer of timers) clearTimeout(timer);
+    for (const next of pending) next.cancel();
   };
 }
