@@ -40,6 +40,7 @@ import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
 import { samlAdminRoutes } from './login/saml/admin-routes.ts';
 import { loadSamlConnections } from './login/saml/connection.ts';
+import { keepIdpMetadataFresh } from './login/saml/metadata-url.ts';
 import { samlRoutes } from './login/saml/routes.ts';
 import { farcasterRoutes } from './login/web3/farcaster-routes.ts';
 import { ethereumRoutes } from './login/web3/routes.ts';
@@ -199,6 +200,10 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
   await app.register(webRoutes, { dist: ui.dist, page, branding });
   const samlConnections = loadSamlConnections(config);
+  const stopMetadataRefresh = await keepIdpMetadataFresh(samlConnections, (connection, level, message) =>
+    app.log[level]({ connection }, message),
+  );
+  app.addHook('onClose', async () => stopMetadataRefresh());
   await app.register(localLoginRoutes, {
     sessions,
     deps: {

@@ -7,6 +7,8 @@ import type { Config } from './schema.ts';
 const connection = (overrides: Partial<Config['saml'][string]>): Config['saml'][string] => ({
   name: 'Corp',
   idp_metadata_file: '',
+  idp_metadata_url: '',
+  idp_metadata_refresh_seconds: 3600,
   idp_entity_id: 'https://idp.corp.example/metadata',
   idp_sso_url: 'https://idp.corp.example/sso',
   idp_certificate_files: ['/etc/gatehouse/idp.crt'],
@@ -69,7 +71,33 @@ describe('[saml.<id>] rules', () => {
     assert.deepEqual(samlProblems(config), [
       {
         key: 'saml.a',
-        problem: 'needs idp_metadata_file, or all of idp_entity_id, idp_sso_url and idp_certificate_files',
+        problem:
+          'needs idp_metadata_file, idp_metadata_url, or all of idp_entity_id, idp_sso_url and idp_certificate_files',
+      },
+    ]);
+  });
+
+  it('takes idp_metadata_url alone, https or http to loopback only', () => {
+    const config = makeConfig();
+    const byUrl = (url: string, more: Partial<Config['saml'][string]> = {}) =>
+      connection({ idp_metadata_url: url, idp_entity_id: '', idp_sso_url: '', idp_certificate_files: [], ...more });
+    config.saml = { a: byUrl('https://idp.corp.example/metadata') };
+    assert.deepEqual(samlProblems(config), []);
+    config.saml = { a: byUrl('http://127.0.0.1:9000/metadata') };
+    assert.deepEqual(samlProblems(config), []);
+    config.saml = { a: byUrl('http://idp.corp.example/metadata') };
+    assert.deepEqual(samlProblems(config), [
+      { key: 'saml.a.idp_metadata_url', problem: 'must be https:// (http:// only for a loopback host)' },
+    ]);
+    config.saml = { a: byUrl('https://idp.corp.example/metadata', { idp_metadata_file: '/etc/gatehouse/idp.xml' }) };
+    assert.deepEqual(samlProblems(config), [
+      { key: 'saml.a.idp_metadata_url', problem: 'set it or idp_metadata_file, not both' },
+    ]);
+    config.saml = { a: byUrl('https://idp.corp.example/metadata', { idp_sso_url: 'https://idp.corp.example/sso' }) };
+    assert.deepEqual(samlProblems(config), [
+      {
+        key: 'saml.a.idp_metadata_url',
+        problem: 'set it or idp_entity_id, idp_sso_url and idp_certificate_files, not both',
       },
     ]);
   });

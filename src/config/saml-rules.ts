@@ -16,16 +16,23 @@ export function samlProblems(config: Config): { key: string; problem: string }[]
       connection.idp_sso_url !== '',
       connection.idp_certificate_files.length > 0,
     ];
-    if (connection.idp_metadata_file !== '' && direct.some(Boolean))
+    const file = connection.idp_metadata_file !== '';
+    const url = connection.idp_metadata_url !== '';
+    if (file && url)
+      problems.push({ key: `${key}.idp_metadata_url`, problem: 'set it or idp_metadata_file, not both' });
+    else if ((file || url) && direct.some(Boolean))
       problems.push({
-        key: `${key}.idp_metadata_file`,
+        key: `${key}.${file ? 'idp_metadata_file' : 'idp_metadata_url'}`,
         problem: 'set it or idp_entity_id, idp_sso_url and idp_certificate_files, not both',
       });
-    else if (connection.idp_metadata_file === '' && !direct.every(Boolean))
+    else if (!file && !url && !direct.every(Boolean))
       problems.push({
         key: key,
-        problem: 'needs idp_metadata_file, or all of idp_entity_id, idp_sso_url and idp_certificate_files',
+        problem:
+          'needs idp_metadata_file, idp_metadata_url, or all of idp_entity_id, idp_sso_url and idp_certificate_files',
       });
+    const metadataUrlProblem = url ? ssoUrlProblem(connection.idp_metadata_url) : null;
+    if (metadataUrlProblem) problems.push({ key: `${key}.idp_metadata_url`, problem: metadataUrlProblem });
     const ssoProblem = connection.idp_sso_url === '' ? null : ssoUrlProblem(connection.idp_sso_url);
     if (ssoProblem) problems.push({ key: `${key}.idp_sso_url`, problem: ssoProblem });
     for (const domain of connection.email_domains) {
@@ -37,7 +44,10 @@ export function samlProblems(config: Config): { key: string; problem: string }[]
   return problems;
 }
 
-/** The AuthnRequest travels in the URL: https, except to this very machine. Also used for metadata-given URLs. */
+/**
+ * The AuthnRequest travels in the URL, and metadata fetched from a URL decides which keys are trusted: https, except
+ * to this very machine. Also used for metadata-given URLs.
+ */
 export function ssoUrlProblem(value: string): string | null {
   let url: URL;
   try {

@@ -149,21 +149,32 @@ export const SamlConnectionSchema = Type.Object(
       description: 'Name of the identity provider shown to people (e.g. "Example Corp single sign-on").',
     }),
     idp_metadata_file: text(
-      "The identity provider's SAML metadata (XML file; relative paths resolve against the config file): its entityID, the SingleSignOnService for HTTP-Redirect and its signing certificates are read from it at startup. Set this or the three idp_ keys below, not both. Only a file: metadata is not fetched from a URL.",
+      "The identity provider's SAML metadata (XML file; relative paths resolve against the config file): its entityID, the SingleSignOnService for HTTP-Redirect and its signing certificates are read from it at startup. Set this, idp_metadata_url, or the three idp_ keys below; only one of them.",
+    ),
+    idp_metadata_url: Type.String({
+      pattern: '^(https?://.*)?$',
+      default: '',
+      description:
+        "Where the identity provider publishes its SAML metadata; https only (http only for loopback), redirects not followed. Fetched at startup and every idp_metadata_refresh_seconds; a failed refresh keeps the last good copy and logs why. Unreachable at startup: the server starts and this connection answers 503 saml_connection_unavailable until a fetch succeeds. The document's own signature is not checked: trust rests on TLS to this URL.",
+    }),
+    idp_metadata_refresh_seconds: seconds(
+      'How often idp_metadata_url is fetched again (the identity provider may roll its signing key over). Until the first success, fetches are retried every minute at most this often.',
+      3600,
+      60,
     ),
     idp_entity_id: text(
-      "The identity provider's entity id: the Issuer of its assertions must be exactly this. Empty when idp_metadata_file is set.",
+      "The identity provider's entity id: the Issuer of its assertions must be exactly this. Empty when idp_metadata_file or idp_metadata_url is set.",
     ),
     idp_sso_url: Type.String({
       pattern: '^(https?://.*)?$',
       default: '',
       description:
-        "The identity provider's single sign-on service for the HTTP-Redirect binding, where the signed AuthnRequest goes. https only (http only for loopback). Empty when idp_metadata_file is set.",
+        "The identity provider's single sign-on service for the HTTP-Redirect binding, where the signed AuthnRequest goes. https only (http only for loopback). Empty when idp_metadata_file or idp_metadata_url is set.",
     }),
     idp_certificate_files: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description:
-        "PEM certificate(s) the identity provider signs with; relative paths resolve against the config file. Only these keys verify a response or assertion: a key carried in the document (KeyInfo) is never trusted. Two during the identity provider's key rollover. Empty when idp_metadata_file is set.",
+        "PEM certificate(s) the identity provider signs with; relative paths resolve against the config file. Only these keys verify a response or assertion: a key carried in the document (KeyInfo) is never trusted. Two during the identity provider's key rollover. Empty when idp_metadata_file or idp_metadata_url is set.",
     }),
     email_domains: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+\\.[a-z]{2,}$' }), {
       minItems: 1,

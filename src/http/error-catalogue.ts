@@ -86,6 +86,12 @@ export const errorCatalogue = {
 
   // SAML sign-in (login/saml)
   saml_connection_unknown: { status: 404, description: 'This single sign-on connection is not configured here.' },
+  saml_connection_unavailable: {
+    status: 503,
+    description:
+      "This single sign-on connection cannot be used yet: the identity provider's metadata could not be fetched. Retry later or ask the administrator.",
+    expose: true,
+  },
   saml_request_unknown: {
     status: 400,
     description:

@@ -195,6 +195,8 @@ export interface TestIdp {
   keys: KeyPair;
   /** Its SAML metadata (EntityDescriptor with IDPSSODescriptor), as an operator would download it. */
   metadataXml: string;
+  /** What GET /metadata answers (idp_metadata_url); a test changes it to take the metadata down or roll a key. */
+  metadataAnswer: { status: number; body: string };
   /** AuthnRequests received, newest last. */
   requests: AuthnRequestSeen[];
   stop(): Promise<void>;
@@ -213,9 +215,14 @@ export async function startTestIdp(options: IdpOptions): Promise<TestIdp> {
   const keys = makeKeyPair('test-idp');
   const requests: AuthnRequestSeen[] = [];
   let base = '';
+  const metadataAnswer = { status: 200, body: '' };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const [pathname, query = ''] = (req.url ?? '').split('?', 2);
+      if (req.method === 'GET' && pathname === '/metadata')
+        return res
+          .writeHead(metadataAnswer.status, { 'content-type': 'application/samlmetadata+xml' })
+          .end(metadataAnswer.body);
       if (req.method !== 'GET' || pathname !== '/sso') return res.writeHead(404).end();
       let seen: AuthnRequestSeen;
       try {
@@ -248,7 +255,8 @@ export async function startTestIdp(options: IdpOptions): Promise<TestIdp> {
               mode === 'encrypt' ? await encryptAssertion(signedAssertion, options.spCert) : signedAssertion,
             );
       const page =
-        '<!doctype html><html><head><title>Test IdP</title></head><body>' +
+        // No favicon: Chromium would ask this server for one and log its 404 as a page problem.
+        '<!doctype html><html><head><title>Test IdP</title><link rel="icon" href="data:,"></head><body>' +
         `<form method="post" action="${escapeXml(seen.acsUrl)}"><input type="hidden" name="SAMLResponse" value="${Buffer.from(xml).toString('base64')}">` +
         '<p>Signed in at the identity provider.</p><button type="submit">Continue to the service</button></form></body></html>';
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
@@ -265,9 +273,11 @@ export async function startTestIdp(options: IdpOptions): Promise<TestIdp> {
     `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${base}/sso-post"/>` +
     `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${base}/sso"/>` +
     '</md:IDPSSODescriptor></md:EntityDescriptor>';
+  metadataAnswer.body = metadataXml;
   return {
     url: base,
     entityId: `${base}/metadata`,
+    metadataAnswer,
     ssoUrl: `${base}/sso`,
     metadataXml,
     keys,

@@ -21,6 +21,8 @@ export const samlConnection = (
 ): Config['saml'][string] => ({
   name: 'Corp SSO',
   idp_metadata_file: '',
+  idp_metadata_url: '',
+  idp_metadata_refresh_seconds: 3600,
   idp_entity_id: idp.entityId,
   idp_sso_url: idp.ssoUrl,
   idp_certificate_files: [idp.keys.certFile],

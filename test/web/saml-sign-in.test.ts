@@ -12,20 +12,29 @@ import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { makeConfig, scratchDir } from '../helpers/config.ts';
-import { makeClient } from '../helpers/oauth-fixtures.ts';
+import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { pkcePair } from '../helpers/oauth-flow.ts';
 import { providerSecretsDir } from '../helpers/provider-secrets.ts';
 import { makeKeyPair, startTestIdp } from '../helpers/saml-idp.ts';
 
 const sp = makeKeyPair('gatehouse-sp');
+// Who the identity provider signs in; the linking test below switches to another employee.
+let person = { nameId: 'emp-4711', attributes: { email: 'grace@corp.example', displayName: 'Grace Hopper' } };
 const idp = await startTestIdp({
   spCert: sp.cert,
-  person: () => ({ nameId: 'emp-4711', attributes: { email: 'grace@corp.example', displayName: 'Grace Hopper' } }),
+  person: () => person,
   mode: 'encrypt',
 });
 after(() => idp.stop());
 const config = makeConfig({
   secrets: { dir: providerSecretsDir({ 'saml-corp.key': sp.key, 'saml-corp.crt': sp.cert }) },
+  // The account page (linking) needs self-service, which needs delivery configured; nothing is sent here.
+  self_service: { enabled: true },
+  delivery: {
+    kind: 'smtp',
+    from: 'id@acme-robotics.dev',
+    smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
+  },
 });
 // The identity provider is configured from its metadata file, as an operator would.
 const metadataFile = path.join(scratchDir('gatehouse-saml-metadata-'), 'idp-metadata.xml');
@@ -34,6 +43,8 @@ config.saml = {
   corp: {
     name: 'Corp single sign-on',
     idp_metadata_file: metadataFile,
+    idp_metadata_url: '',
+    idp_metadata_refresh_seconds: 3600,
     idp_entity_id: '',
     idp_sso_url: '',
     idp_certificate_files: [],
@@ -145,6 +156,55 @@ describe('GET /admin/saml-connections and the console page "Single sign-on" (Chr
       .filter((e) => e.getBoundingClientRect().right > 390.5 && !e.closest('.visually-hidden'))
       .map((e) => e.tagName.toLowerCase() + ' ' + (e.textContent || '').slice(0, 40)).slice(0, 5)`)) as string[];
     assert.deepEqual(wide, []);
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('GET /settings: "Add sign-in with <connection>" links a SAML connection (Chromium)', () => {
+  test('a signed-in person links the connection through the identity provider, sees it listed by name, and removes it', async () => {
+    person = { nameId: 'emp-0815', attributes: { email: 'alan@corp.example', displayName: 'Alan Turing' } };
+    const sub = await makeIdentity(t.sql, { email: 'alan@acme.dev', displayName: 'Alan Turing' });
+    await t.sql`insert into sign_in_methods (identity_id, kind, provider, external_subject, label)
+                values (${sub}, 'password', 'local', 'alan@acme.dev', 'Password')`;
+    const cookie = (await makeSession(t, sub)).cookie;
+    const { page, problems } = await newPage();
+    await page.context().addCookies([{ name: 'gatehouse_session', value: cookie.split('=')[1] as string, url: t.url }]);
+    await page.goto(`${t.url}/settings`);
+    const section = page.locator('section', { has: page.getByRole('heading', { name: 'Ways to sign in' }) });
+    await section.getByRole('link', { name: 'Add sign-in with Corp single sign-on' }).click();
+    await page.waitForURL(`${idp.url}/sso?**`);
+    await page.getByRole('button', { name: 'Continue to the service' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    const linked = section.locator('ul.connections li', { hasText: 'Corp single sign-on' });
+    await linked.waitFor();
+    // Named by the connection, labelled with the email the identity provider sent.
+    assert.match((await linked.textContent()) ?? '', /Corp single sign-on \(alan@corp\.example\)/);
+    assert.equal(await section.getByRole('link', { name: 'Add sign-in with Corp single sign-on' }).count(), 0);
+    const [row] = await t.sql`select identity_id from sign_in_methods
+                              where kind = 'saml' and provider = 'corp' and external_subject = 'emp-0815'`;
+    assert.equal(row?.identity_id, sub);
+
+    await linked.getByRole('button', { name: 'Remove' }).click();
+    await section.getByRole('link', { name: 'Add sign-in with Corp single sign-on' }).waitFor();
+    assert.equal(
+      (await t.sql`select 1 from sign_in_methods where kind = 'saml' and external_subject = 'emp-0815'`).length,
+      0,
+    );
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('GET /signin: "Sign in with <connection>" besides email-domain routing (Chromium)', () => {
+  test('the sign-in page offers the SAML connection by name and its button signs in through the identity provider', async () => {
+    person = { nameId: 'emp-4711', attributes: { email: 'grace@corp.example', displayName: 'Grace Hopper' } };
+    const { page, problems } = await newPage();
+    await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
+    await page.getByRole('link', { name: 'Sign in with Corp single sign-on' }).click();
+    await page.waitForURL(`${idp.url}/sso?**`);
+    await page.getByRole('button', { name: 'Continue to the service' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    await page.getByRole('heading', { name: 'Ways to sign in' }).waitFor();
+    await page.locator('ul.connections li', { hasText: 'Corp single sign-on (grace@corp.example)' }).waitFor();
     assert.deepEqual(problems, []);
   });
 });

@@ -11,10 +11,11 @@ export interface OfferedProvider {
   /** One of the nine selections, or the id of a generic OpenID Connect provider (`[[providers.oidc]]`). */
   id: string;
   name: string;
-  kind: 'redirect' | 'web3';
+  /** saml: a `[saml.<id>]` connection; its id is the connection's, a namespace apart from the providers' ids. */
+  kind: 'redirect' | 'web3' | 'saml';
   /**
-   * Where the browser goes to start (a redirect provider), or the JSON start route the page POSTs to (web3);
-   * null while this version has no flow for the provider.
+   * Where the browser goes to start (a redirect provider, or a SAML connection: add `?return_to=`), or the JSON
+   * start route the page POSTs to (web3); null while this version has no flow for the provider.
    */
   start_url: string | null;
 }
@@ -60,8 +61,13 @@ export function signInMethods(config: Config): SignInMethods {
   const web3 = WEB3_PROVIDERS.filter(offered).map(
     (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: WEB3_START[id] }),
   );
+  // Every configured SAML connection, besides routing by email domain, so the page can offer "Sign in with <name>".
+  // One whose idp_metadata_url has not been fetched yet is still listed: its start answers 503 with the reason.
+  const saml = Object.entries(config.saml).map(
+    ([id, c]): OfferedProvider => ({ id, name: c.name, kind: 'saml', start_url: `/auth/saml/${id}/start` }),
+  );
   return {
-    providers: [...redirect, ...generic, ...web3],
+    providers: [...redirect, ...generic, ...web3, ...saml],
     // Enabled, with an RP ID browsers accept (not an IP-address issuer): src/config/passkeys.ts.
     passkeys: passkeysUnavailable(config) === null,
     self_service: config.self_service.enabled && deliveryStatus(config).state === 'ready',

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { startTestApp } from '../../../test/helpers/app.ts';
 import { genericOidc, makeConfig } from '../../../test/helpers/config.ts';
 import { providerSecretsDir } from '../../../test/helpers/provider-secrets.ts';
+import { makeKeyPair, startTestIdp } from '../../../test/helpers/saml-idp.ts';
+import { samlConnection, startSamlApp } from '../../../test/helpers/saml-sp.ts';
 
 const real = (client_id: string) => ({ enabled: true, client_id });
 
@@ -105,6 +107,24 @@ describe('GET /auth/providers', () => {
       const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
       assert.equal(response.json().self_service, expected, JSON.stringify(overrides));
       assert.equal(response.json().dev_mailbox, t.config.delivery.kind === 'dev_mailbox', JSON.stringify(overrides));
+    }
+  });
+
+  it('lists each SAML connection by its name with its start route, as kind saml', async () => {
+    const sp = makeKeyPair('gatehouse-sp');
+    const idp = await startTestIdp({ spCert: sp.cert, person: () => ({ nameId: 'n', attributes: {} }) });
+    try {
+      const t = await startSamlApp(sp, {
+        corp: samlConnection(idp, { name: 'Corp single sign-on' }),
+        lab: samlConnection(idp, { name: 'Lab SSO', email_domains: ['lab.example'] }),
+      });
+      const response = await t.app.inject({ method: 'GET', url: '/auth/providers' });
+      assert.deepEqual(response.json().providers, [
+        { id: 'corp', name: 'Corp single sign-on', kind: 'saml', start_url: '/auth/saml/corp/start' },
+        { id: 'lab', name: 'Lab SSO', kind: 'saml', start_url: '/auth/saml/lab/start' },
+      ]);
+    } finally {
+      await idp.stop();
     }
   });
 });

@@ -22,7 +22,10 @@ export interface SamlConnection {
   spKey: string;
   /** PEM certificate of spKey, published in the metadata for signing and encryption. */
   spCertificate: string;
-  /** From `[saml.<id>]`, or read from its idp_metadata_file at startup. */
+  /**
+   * From `[saml.<id>]`, read from its idp_metadata_file at startup, or taken from idp_metadata_url (then replaced in
+   * place by each successful refresh; empty until the first one).
+   */
   idpEntityId: string;
   idpSsoUrl: string;
   idpCertificates: string[];
@@ -51,7 +54,19 @@ const readCertificate = (file: string, what: string): string => {
   return `${pem.trim()}\n`;
 };
 
+/** A connection's identity provider as a fetched metadata document gives it (same checks as a metadata file). */
+export function identityProviderFrom(metadata: IdpMetadata) {
+  const problem = ssoUrlProblem(metadata.ssoUrl);
+  if (problem) throw new Error(`its SingleSignOnService ${problem}`);
+  return { idpEntityId: metadata.entityId, idpSsoUrl: metadata.ssoUrl, idpCertificates: metadata.certificates };
+}
+
+/** Whether the identity provider is known yet: false only for idp_metadata_url before its first successful fetch. */
+export const identityProviderKnown = (connection: SamlConnection) => connection.idpSsoUrl !== '';
+
 function identityProvider(id: string, connection: SamlConnectionConfig) {
+  // Filled in by src/login/saml/metadata-url.ts, which may fail and retry without stopping the start.
+  if (connection.idp_metadata_url !== '') return { idpEntityId: '', idpSsoUrl: '', idpCertificates: [] };
   if (connection.idp_metadata_file === '')
     return {
       idpEntityId: connection.idp_entity_id,
@@ -68,9 +83,11 @@ function identityProvider(id: string, connection: SamlConnectionConfig) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(`${where}: ${code ? `cannot be read (${code})` : (error as Error).message}`);
   }
-  const problem = ssoUrlProblem(metadata.ssoUrl);
-  if (problem) throw new Error(`${where}: its SingleSignOnService ${problem}`);
-  return { idpEntityId: metadata.entityId, idpSsoUrl: metadata.ssoUrl, idpCertificates: metadata.certificates };
+  try {
+    return identityProviderFrom(metadata);
+  } catch (error) {
+    throw new Error(`${where}: ${(error as Error).message}`);
+  }
 }
 
 export function loadSamlConnection(config: Config, id: string): SamlConnection {

@@ -15,6 +15,8 @@ const configWith = (files: Record<string, string>) => {
   const connection: Config['saml'][string] = {
     name: 'Corp',
     idp_metadata_file: '',
+    idp_metadata_url: '',
+    idp_metadata_refresh_seconds: 3600,
     idp_entity_id: 'https://idp.corp.example/metadata',
     idp_sso_url: 'https://idp.corp.example/sso',
     idp_certificate_files: [idp.certFile],

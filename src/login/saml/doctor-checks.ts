@@ -36,7 +36,10 @@ export function samlConnectionChecks(config: Config, now: Date): Check[] {
       if (soon.length > 0)
         return check('warn', name, soon.map((c) => `${c.what} expires in ${c.days} days`).join('; '));
       const first = Math.min(...expiring.map((c) => c.days));
-      return check('ok', name, `keys load; certificates valid for at least ${first} more days`);
+      // The identity provider's certificates of an idp_metadata_url connection are fetched by the server, not here.
+      const byUrl =
+        connection.config.idp_metadata_url === '' ? '' : '; identity provider metadata URL not fetched here';
+      return check('ok', name, `keys load; certificates valid for at least ${first} more days${byUrl}`);
     } catch (error) {
       return check('fail', name, (error as Error).message);
     }

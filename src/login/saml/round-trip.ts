@@ -5,7 +5,7 @@
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
 import type { Sub } from '../../identity/ids.ts';
-import type { SamlConnection } from './connection.ts';
+import { identityProviderKnown, type SamlConnection } from './connection.ts';
 import type { SamlDeps } from './deps.ts';
 import { assertionFacts, attributeValue, declaresDtd, responseDestination } from './response-checks.ts';
 import { CLOCK_SKEW_MS, REQUEST_SECONDS, requestCache, serviceProvider } from './service-provider.ts';
@@ -14,6 +14,13 @@ import { consumeSamlRequest, insertSamlRequest, recordAssertionId, type SamlRequ
 export function offeredConnection(deps: SamlDeps, id: string): SamlConnection {
   const connection = deps.connections.get(id);
   if (!connection) throw new GatehouseError('saml_connection_unknown');
+  return connection;
+}
+
+/** A connection that can sign in: its identity provider is known (idp_metadata_url fetched at least once). */
+export function readyConnection(deps: SamlDeps, id: string): SamlConnection {
+  const connection = offeredConnection(deps, id);
+  if (!identityProviderKnown(connection)) throw new GatehouseError('saml_connection_unavailable');
   return connection;
 }
 
@@ -30,7 +37,7 @@ export async function startSamlRoundTrip(
   returnTo: string,
   identityId: Sub | null,
 ): Promise<Started> {
-  const connection = offeredConnection(deps, connectionId);
+  const connection = readyConnection(deps, connectionId);
   let requestId: string | null = null;
   const saml = serviceProvider(connection, {
     ...requestCache(async () => null),

@@ -18,7 +18,7 @@ import type { SessionHttp } from '../../session/http.ts';
 import { refusalPage, signupClosedPage } from '../federated/pages.ts';
 import { clearSamlCookie, readSamlCookie, setSamlCookie } from './cookie.ts';
 import type { SamlDeps } from './deps.ts';
-import { finishSamlRoundTrip, offeredConnection, startSamlRoundTrip } from './round-trip.ts';
+import { finishSamlRoundTrip, offeredConnection, readyConnection, startSamlRoundTrip } from './round-trip.ts';
 import { serviceProviderMetadata } from './service-provider.ts';
 import { signInWithAssertion } from './sign-in.ts';
 
@@ -36,7 +36,8 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
   app.setErrorHandler((error, request, reply) => {
     // Not a browser: the one error handler above writes the envelope.
     if (!wantsHtml(request)) throw error;
-    const known = error instanceof GatehouseError && error.status < 500 ? error : null;
+    // A 5xx the catalogue exposes (saml_connection_unavailable) is a known state, shown with its code like a 4xx.
+    const known = error instanceof GatehouseError && (error.status < 500 || error.expose) ? error : null;
     if (!known) request.log.error({ err: error }, 'SAML sign-in failed');
     const code = known?.code ?? 'server_error';
     const description = known?.publicDescription ?? 'The server could not complete the request.';
@@ -55,6 +56,11 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
   });
   const connectionId = Type.Object({ id: Type.String({ description: 'The `[saml.<id>]` connection.' }) });
   const unknown = refusal(404, 'No such SAML connection here.', 'saml_connection_unknown');
+  const notReady = refusal(
+    503,
+    "The connection's idp_metadata_url has not been fetched successfully yet.",
+    'saml_connection_unavailable',
+  );
   const metadata = {
     summary: "A SAML connection's service provider metadata (its entity id)",
     tags: ['sign-in'],
@@ -85,7 +91,7 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     tags: ['sign-in'],
     params: connectionId,
     handlerParses: { query: returnTo },
-    response: { 302: redirect('To the identity provider.'), ...unknown },
+    response: { 302: redirect('To the identity provider.'), ...unknown, ...notReady },
   };
   app.get('/auth/saml/:id/start', { schema: startSchema }, async (request, reply) => start(request, reply, null));
 
@@ -96,7 +102,7 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     security: SESSION,
     params: connectionId,
     handlerParses: { query: returnTo },
-    response: { 302: redirect('To the identity provider, or to sign in first.'), ...unknown },
+    response: { 302: redirect('To the identity provider, or to sign in first.'), ...unknown, ...notReady },
   };
   app.get('/auth/saml/:id/link', { schema: linkSchema }, async (request, reply) => {
     const session = await sessions.current(request);
@@ -132,10 +138,11 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
       ...refusal(403, 'No account is linked and none may be created.', 'saml_signup_closed'),
       ...refusal(409, 'The SAML identity is linked to another account.', 'method_conflict'),
       ...unknown,
+      ...notReady,
     },
   };
   app.post('/auth/saml/:id/acs', { schema: acs }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const connection = offeredConnection(deps, connectionParam(request));
+    const connection = readyConnection(deps, connectionParam(request));
     const samlResponse = (request.body as Record<string, string> | undefined)?.SAMLResponse;
     if (typeof samlResponse !== 'string' || samlResponse === '') throw new InvalidRequest('SAMLResponse is required');
     const cookie = readSamlCookie(request, deps.issuer);

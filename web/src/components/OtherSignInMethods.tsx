@@ -20,6 +20,7 @@ export function OtherSignInMethods({
   const startable = (methods?.providers ?? []).filter((p) => p.start_url !== null);
   if (startable.length === 0) return null;
   const redirect = startable.filter((p) => p.kind === 'redirect');
+  const saml = startable.filter((p) => p.kind === 'saml');
   const ethereum = startable.some((p) => p.id === 'ethereum');
   const farcaster = startable.some((p) => p.id === 'farcaster');
   const withReturn = (url: string) => `${url}&return_to=${encodeURIComponent(returnTo)}`;
@@ -33,6 +34,17 @@ export function OtherSignInMethods({
                 render its not-found page for a path it does not know). The page is never framed, so it stays here. */}
             <a class="button secondary" href={withReturn(p.start_url ?? '')} target="_top">
               <ProviderMark name={p.name} /> Continue with {p.name}
+            </a>
+          </li>
+        ))}
+        {saml.map((p) => (
+          <li key={`saml-${p.id}`}>
+            <a
+              class="button secondary"
+              href={`${p.start_url ?? ''}?return_to=${encodeURIComponent(returnTo)}`}
+              target="_top"
+            >
+              <ProviderMark name={p.name} /> Sign in with {p.name}
             </a>
           </li>
         ))}

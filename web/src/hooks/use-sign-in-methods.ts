@@ -4,7 +4,8 @@ import { api } from '../api.ts';
 export interface OfferedProvider {
   id: string;
   name: string;
-  kind: 'redirect' | 'web3';
+  /** saml: a SAML connection; start_url then takes `?return_to=` (the others `&return_to=`). */
+  kind: 'redirect' | 'web3' | 'saml';
   start_url: string | null;
 }
 

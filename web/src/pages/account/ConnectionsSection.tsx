@@ -34,6 +34,11 @@ export function ConnectionsSection() {
   const nameOf = (provider: string) => redirect.find((p) => p.id === provider)?.name ?? provider;
   const linked = new Set(list.data?.connections.filter((c) => c.kind === 'federated').map((c) => c.provider));
   const linkable = redirect.filter((p) => !linked.has(p.id));
+  // SAML connections link through /auth/saml/<id>/link (the identity provider signs in, then the ACS links).
+  const samlConnections = (methods?.providers ?? []).filter((p) => p.kind === 'saml');
+  const samlName = (id: string) => samlConnections.find((p) => p.id === id)?.name ?? null;
+  const linkedSaml = new Set(list.data?.connections.filter((c) => c.kind === 'saml').map((c) => c.provider));
+  const linkableSaml = samlConnections.filter((p) => !linkedSaml.has(p.id));
   const ethereum = (methods?.providers ?? []).some((p) => p.id === 'ethereum' && p.start_url !== null);
   const farcaster = (methods?.providers ?? []).some((p) => p.id === 'farcaster' && p.start_url !== null);
   return (
@@ -53,6 +58,12 @@ export function ConnectionsSection() {
                 <>
                   <ProviderMark name={nameOf(c.provider)} /> <strong>{nameOf(c.provider)}</strong>
                   {c.label && ` (${c.label})`}
+                </>
+              ) : c.kind === 'saml' ? (
+                <>
+                  {/* The label is the email the identity provider sent, or its NameID. */}
+                  <ProviderMark name={samlName(c.provider) ?? 'SAML'} />{' '}
+                  <strong>{samlName(c.provider) ?? `${KIND_NAMES.saml} ${c.provider}`}</strong> ({c.label})
                 </>
               ) : c.kind === 'web3' && c.provider === 'farcaster' ? (
                 <>
@@ -98,6 +109,21 @@ export function ConnectionsSection() {
         <div class="other-methods">
           <FarcasterButton base="/account/connections/farcaster" label="Add a Farcaster account" done={list.reload} />
         </div>
+      )}
+      {list.data && linkableSaml.length > 0 && (
+        <ul class="other-methods" aria-label="Link a company sign-in">
+          {linkableSaml.map((p) => (
+            <li key={p.id}>
+              <a
+                class="button secondary"
+                href={`/auth/saml/${encodeURIComponent(p.id)}/link?return_to=%2Fsettings`}
+                target="_top"
+              >
+                <ProviderMark name={p.name} /> Add sign-in with {p.name}
+              </a>
+            </li>
+          ))}
+        </ul>
       )}
       {list.data && linkable.length > 0 && (
         <ul class="other-methods" aria-label="Link another way to sign in">
