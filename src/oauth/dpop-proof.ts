@@ -21,6 +21,7 @@ export const PROOF_MAX_AGE_SECONDS = 60;
 /** And this far ahead of our clock, for a client whose clock runs a little fast. */
 const PROOF_FUTURE_SKEW_SECONDS = 5;
 const MAX_PROOF_LENGTH = 8192;
+const VERIFY_ALGORITHMS = [...DPOP_ALGORITHMS];
 
 export interface ExpectedProof {
   htm: string;
@@ -48,15 +49,23 @@ const importedKeys = new BoundedMap<string, { key: CryptoKey | Uint8Array; jkt: 
 
 /**
  * jose's EmbeddedJWK (it imports the header's key and refuses a private one), with the imported key and its RFC 7638
- * thumbprint kept per JWK: importing and hashing cost more than the signature check itself.
+ * thumbprint kept per JWK: importing and hashing cost more than the signature check itself. `found` receives the
+ * cache entry, so the caller reads the thumbprint without serialising the JWK a second time.
  */
-async function embeddedKey(header: JWSHeaderParameters, token: FlattenedJWSInput) {
-  const id = `${header.alg} ${JSON.stringify(header.jwk)}`;
-  const known = importedKeys.get(id);
-  if (known) return known.key;
-  const key = await EmbeddedJWK(header, token);
-  importedKeys.set(id, { key, jkt: await calculateJwkThumbprint(header.jwk as JWK, 'sha256') });
-  return key;
+function embeddedKey(found: (entry: { jkt: string }) => void) {
+  return async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
+    const id = `${header.alg} ${JSON.stringify(header.jwk)}`;
+    const known = importedKeys.get(id);
+    if (known) {
+      found(known);
+      return known.key;
+    }
+    const key = await EmbeddedJWK(header, token);
+    const entry = { key, jkt: await calculateJwkThumbprint(header.jwk as JWK, 'sha256') };
+    importedKeys.set(id, entry);
+    found(entry);
+    return key;
+  };
 }
 
 /** RFC 9449 §4.3 item 9: htu compared without query and fragment, after URI normalisation (RFC 3986 §6). */
@@ -69,22 +78,34 @@ export function normaliseHtu(value: string): string | null {
   }
 }
 
+// The token endpoint and userinfo expect the same htu on every request: normalised once, not per proof. Gateway paths
+// vary; the map is bounded, so they only churn it.
+const NORMALISED_EXPECTED = 64;
+const normalisedExpected = new BoundedMap<string, string | null>(NORMALISED_EXPECTED);
+function normaliseExpectedHtu(value: string): string | null {
+  let normalised = normalisedExpected.get(value);
+  if (normalised === undefined) {
+    normalised = normaliseHtu(value);
+    normalisedExpected.set(value, normalised);
+  }
+  return normalised;
+}
+
 /** One DPoP header value, verified; ProofRefused says why not (its message is safe to send). */
 export async function verifyDpopProof(proof: string, expected: ExpectedProof): Promise<VerifiedProof> {
   if (proof.length > MAX_PROOF_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof))
     throw new ProofRefused('The DPoP proof is not a compact JWS');
   let payload: Record<string, unknown>;
-  let id: string;
-  let jwk: JWK;
+  let jkt = '';
   try {
-    const result = await jwtVerify(proof, embeddedKey, {
-      typ: 'dpop+jwt',
-      algorithms: [...DPOP_ALGORITHMS],
-      currentDate: expected.now,
-    });
+    const result = await jwtVerify(
+      proof,
+      embeddedKey((entry) => {
+        jkt = entry.jkt;
+      }),
+      { typ: 'dpop+jwt', algorithms: VERIFY_ALGORITHMS, currentDate: expected.now },
+    );
     payload = result.payload;
-    jwk = result.protectedHeader.jwk as JWK;
-    id = `${result.protectedHeader.alg} ${JSON.stringify(jwk)}`;
   } catch {
     throw new ProofRefused(
       `The DPoP proof must be a dpop+jwt signed with ${DPOP_ALGORITHMS.join(', ')} by the public key in its jwk header`,
@@ -94,7 +115,7 @@ export async function verifyDpopProof(proof: string, expected: ExpectedProof): P
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
     throw new ProofRefused('The DPoP proof needs a jti');
   if (htm !== expected.htm) throw new ProofRefused(`The DPoP proof's htm must be ${expected.htm}`);
-  if (typeof htu !== 'string' || normaliseHtu(htu) !== normaliseHtu(expected.htu))
+  if (typeof htu !== 'string' || normaliseHtu(htu) !== normaliseExpectedHtu(expected.htu))
     throw new ProofRefused(`The DPoP proof's htu must be ${expected.htu}`);
   const now = Math.floor(expected.now.getTime() / 1000);
   if (typeof iat !== 'number' || iat < now - PROOF_MAX_AGE_SECONDS || iat > now + PROOF_FUTURE_SKEW_SECONDS)
@@ -105,7 +126,5 @@ export async function verifyDpopProof(proof: string, expected: ExpectedProof): P
       throw new ProofRefused('The DPoP proof does not hash this access token (ath)');
   }
   if (nonce !== undefined && typeof nonce !== 'string') throw new ProofRefused('The DPoP proof nonce must be a string');
-  // From the cache, unless a thousand other keys pushed it out meanwhile.
-  const jkt = importedKeys.get(id)?.jkt ?? (await calculateJwkThumbprint(jwk, 'sha256'));
   return { jkt, jti, iat, nonce };
 }
