@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { renderApiReference } from '../../scripts/api-reference.ts';
 import {
   CONTRACT_FILE,
   CONTRACT_ISSUER,
@@ -34,6 +35,15 @@ const envelopeCodes = (response: Json): string[] | undefined => {
 describe('api/openapi.json', () => {
   test('is what the routes generate now (run `npm run openapi` after changing a route)', async () => {
     assert.equal(contractText(await generateContract()), committed());
+  });
+
+  test('docs/api-reference.md is its rendering, one row per operation', () => {
+    const document = JSON.parse(committed()) as Json;
+    const reference = readFileSync(new URL('../../docs/api-reference.md', import.meta.url), 'utf8');
+    assert.equal(reference, renderApiReference(document as never), 'run `npm run openapi`');
+    const rows = reference.split('\n').filter((line) => line.startsWith('| `'));
+    assert.equal(rows.length, operations(document).length);
+    assert.ok(rows.some((row) => row.startsWith('| `POST /oauth/token` |') && row.includes('invalid_grant')));
   });
 
   test('is OpenAPI 3.1 with every route family, its security schemes and the error envelope', () => {
