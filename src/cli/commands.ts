@@ -2,7 +2,7 @@
 // only when that command runs: `serve` then never loads setup, doctor, audit verification and the rest, which keeps
 // the long-running process smaller, and `--help` loads none of them.
 import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION, legacy } from './args.ts';
-import { DELIVERY_OPTIONS, PROVIDERS_OPTIONS, SAVE_OPTIONS, SETUP_OPTIONS } from './options.ts';
+import { BACKUP_OPTIONS, DELIVERY_OPTIONS, PROVIDERS_OPTIONS, SAVE_OPTIONS, SETUP_OPTIONS } from './options.ts';
 
 const CONFIG_ONLY = { config: CONFIG_OPTION } as const;
 const WITH_DATABASE = { config: CONFIG_OPTION, 'database-url': DATABASE_URL_OPTION } as const;
@@ -189,11 +189,16 @@ export const commands: CommandSpec[] = [
     ],
   },
   // Still parsing their own argv (node:util parseArgs): their --help shows the summary; the options are in the README.
-  legacy(
-    'backup',
-    'backup <path>: database snapshot, configuration and secrets in one archive (0600) with a checksum.',
-    async () => (await import('./backup.ts')).backupCommand,
-  ),
+  command({
+    name: 'backup',
+    summary: 'Database snapshot, configuration and secrets in one archive (0600) with a checksum.',
+    description:
+      'Write one gzipped tar archive (mode 0600, never over an existing file) holding every table from one consistent snapshot, the migration files, the configuration file and every secret file; its SHA-256 is printed and written to <path>.sha256. The archive holds every secret: keep it like the host.',
+    arguments: ['<path>'],
+    options: BACKUP_OPTIONS,
+    examples: ['gatehouse backup /var/backups/gatehouse-nightly.tar.gz'],
+    load: async () => (await import('./backup.ts')).backup,
+  }),
   legacy(
     'restore',
     'restore <path> [--force]: put a backup back (service stopped; --force for another schema).',

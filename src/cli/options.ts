@@ -122,3 +122,11 @@ export const PROVIDERS_OPTIONS = {
   force: { type: 'boolean', description: 'keep the new settings even when discovery fails' },
   ...SAVE_OPTIONS,
 } as const satisfies OptionSpecs;
+
+/** Where the commands working on an installation's database find it. */
+const CONNECTION_OPTIONS = {
+  config: CONFIG_OPTION,
+  'database-url': DATABASE_URL_OPTION,
+} as const satisfies OptionSpecs;
+
+export const BACKUP_OPTIONS = CONNECTION_OPTIONS;
