@@ -2,7 +2,14 @@
 // only when that command runs: `serve` then never loads setup, doctor, audit verification and the rest, which keeps
 // the long-running process smaller, and `--help` loads none of them.
 import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION, legacy } from './args.ts';
-import { BACKUP_OPTIONS, DELIVERY_OPTIONS, PROVIDERS_OPTIONS, SAVE_OPTIONS, SETUP_OPTIONS } from './options.ts';
+import {
+  BACKUP_OPTIONS,
+  DELIVERY_OPTIONS,
+  PROVIDERS_OPTIONS,
+  RESTORE_OPTIONS,
+  SAVE_OPTIONS,
+  SETUP_OPTIONS,
+} from './options.ts';
 
 const CONFIG_ONLY = { config: CONFIG_OPTION } as const;
 const WITH_DATABASE = { config: CONFIG_OPTION, 'database-url': DATABASE_URL_OPTION } as const;
@@ -199,11 +206,16 @@ export const commands: CommandSpec[] = [
     examples: ['gatehouse backup /var/backups/gatehouse-nightly.tar.gz'],
     load: async () => (await import('./backup.ts')).backup,
   }),
-  legacy(
-    'restore',
-    'restore <path> [--force]: put a backup back (service stopped; --force for another schema).',
-    async () => (await import('./restore.ts')).restoreCommand,
-  ),
+  command({
+    name: 'restore',
+    summary: 'Put a backup back (service stopped; --force for another schema).',
+    description:
+      "Verify the archive's checksum and put the database, secret files and configuration back (the replaced files are kept as *.before-restore-<time>). Refused while the service answers on its listener, and for a backup whose schema is not this release's unless --force.",
+    arguments: ['<path>'],
+    options: RESTORE_OPTIONS,
+    examples: ['systemctl stop gatehouse && gatehouse restore /var/backups/gatehouse-nightly.tar.gz'],
+    load: async () => (await import('./restore.ts')).restore,
+  }),
   legacy(
     'users',
     "users list|invite|suspend|sign-out: the admin API's people operations from the shell (audited).",

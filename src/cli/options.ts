@@ -130,3 +130,11 @@ const CONNECTION_OPTIONS = {
 } as const satisfies OptionSpecs;
 
 export const BACKUP_OPTIONS = CONNECTION_OPTIONS;
+
+export const RESTORE_OPTIONS = {
+  force: {
+    type: 'boolean',
+    description: "restore a backup whose schema is not this release's (an older one is migrated forward)",
+  },
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
