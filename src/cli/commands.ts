@@ -9,6 +9,9 @@ import {
   RESTORE_OPTIONS,
   SAVE_OPTIONS,
   SETUP_OPTIONS,
+  USERS_INVITE_OPTIONS,
+  USERS_LIST_OPTIONS,
+  USERS_TARGET_OPTIONS,
 } from './options.ts';
 
 const CONFIG_ONLY = { config: CONFIG_OPTION } as const;
@@ -216,11 +219,43 @@ export const commands: CommandSpec[] = [
     examples: ['systemctl stop gatehouse && gatehouse restore /var/backups/gatehouse-nightly.tar.gz'],
     load: async () => (await import('./restore.ts')).restore,
   }),
-  legacy(
-    'users',
-    "users list|invite|suspend|sign-out: the admin API's people operations from the shell (audited).",
-    async () => (await import('./users.ts')).usersCommand,
-  ),
+  {
+    name: 'users',
+    summary: "The admin API's people operations from the shell: list, invite, suspend, sign-out (audited).",
+    description:
+      "The admin API's people operations from the shell. Every change is audited like the API's, with actor operator:<login name>.",
+    subcommands: [
+      command({
+        name: 'list',
+        summary: 'Identities, newest first: sub, state, assurance, email, name.',
+        options: USERS_LIST_OPTIONS,
+        examples: ['gatehouse users list --search alice@ --limit 10'],
+        load: async () => (await import('./users.ts')).usersList,
+      }),
+      command({
+        name: 'invite',
+        summary: 'Invite someone into the organization; the enrollment link is emailed, or printed once.',
+        arguments: ['<email>'],
+        options: USERS_INVITE_OPTIONS,
+        examples: ['gatehouse users invite bob@example.com --name "Bob Example" --role member --role billing'],
+        load: async () => (await import('./users.ts')).usersInvite,
+      }),
+      command({
+        name: 'suspend',
+        summary: 'Suspend an identity (by sub or email): its sessions and OAuth grants end.',
+        arguments: ['<user>'],
+        options: USERS_TARGET_OPTIONS,
+        load: async () => (await import('./users.ts')).usersSuspend,
+      }),
+      command({
+        name: 'sign-out',
+        summary: 'Sign an identity (by sub or email) out everywhere: its sessions and OAuth grants end.',
+        arguments: ['<user>'],
+        options: USERS_TARGET_OPTIONS,
+        load: async () => (await import('./users.ts')).usersSignOut,
+      }),
+    ],
+  },
   legacy(
     'update',
     'update: install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',

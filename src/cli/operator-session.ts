@@ -16,6 +16,12 @@ export const CONNECTION_FLAGS = {
   'database-url': { type: 'string' },
 } as const;
 
+/** The connection from a command's parsed --config and --database-url. */
+export const connectionOf = (values: { config?: string; 'database-url'?: string }): ConnectionArgs => ({
+  configPath: values.config,
+  databaseUrl: values['database-url'],
+});
+
 export async function withOperator<T>(
   connection: ConnectionArgs,
   work: (deps: AdminDeps, actor: Actor) => Promise<T>,

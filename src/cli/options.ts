@@ -1,6 +1,6 @@
 // The option tables of the commands with many options. Data only: commands.ts declares them for parsing and
 // `--help`, and the module doing the work imports their type (OptionValues<typeof X>), never the other way round.
-import { CONFIG_OPTION, DATABASE_URL_OPTION, type OptionSpecs } from './args.ts';
+import { CONFIG_OPTION, DATABASE_URL_OPTION, JSON_OPTION, type OptionSpecs } from './args.ts';
 
 /** How a `config` command opens its section and restarts the service afterwards. */
 export const SAVE_OPTIONS = {
@@ -138,3 +138,28 @@ export const RESTORE_OPTIONS = {
   },
   ...CONNECTION_OPTIONS,
 } as const satisfies OptionSpecs;
+
+export const USERS_LIST_OPTIONS = {
+  search: {
+    type: 'string',
+    value: 'TEXT',
+    description: 'only the identity with sub TEXT, an email address starting with it, or a name containing it',
+  },
+  limit: { type: 'string', value: 'N', default: '100', description: 'at most N identities, newest first' },
+  json: JSON_OPTION,
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const USERS_INVITE_OPTIONS = {
+  name: { type: 'string', value: 'NAME', description: 'display name' },
+  role: {
+    type: 'string',
+    value: 'ROLE',
+    multiple: true,
+    description: 'a role in the organization (repeatable; default member)',
+  },
+  json: JSON_OPTION,
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const USERS_TARGET_OPTIONS = CONNECTION_OPTIONS;
