@@ -35,6 +35,8 @@ export interface OptionSpec {
   default?: string;
   /** The values a string option accepts; anything else is refused before the command runs. */
   choices?: readonly string[];
+  /** The command refuses to run without it (commander's "required option ... not specified"). */
+  required?: boolean;
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;

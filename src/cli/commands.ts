@@ -9,6 +9,8 @@ import {
   RESTORE_OPTIONS,
   SAVE_OPTIONS,
   SETUP_OPTIONS,
+  UPDATE_OPTIONS,
+  UPGRADE_OPTIONS,
   USERS_INVITE_OPTIONS,
   USERS_LIST_OPTIONS,
   USERS_TARGET_OPTIONS,
@@ -256,16 +258,24 @@ export const commands: CommandSpec[] = [
       }),
     ],
   },
-  legacy(
-    'update',
-    'update: install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',
-    async () => (await import('./update.ts')).updateCommand,
-  ),
-  legacy(
-    'upgrade',
-    'upgrade --channel stable|rc: move to the newest release of that channel and follow it from now on.',
-    async () => (await import('./update.ts')).upgradeCommand,
-  ),
+  command({
+    name: 'update',
+    summary: 'Install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',
+    description:
+      'Install the newest release of the channel the installation follows: verified against SHA256SUMS, unpacked beside the installed ones, migrated after a backup, switched to and restarted; when it does not come back healthy the previous release is put back and restarted. A release whose schema is older than the database is refused.',
+    options: UPDATE_OPTIONS,
+    examples: ['gatehouse update --from https://releases.example.com/gatehouse'],
+    load: async () => (await import('./update.ts')).update,
+  }),
+  command({
+    name: 'upgrade',
+    summary: 'Move to the newest release of a channel (stable or rc) and follow it from now on.',
+    description:
+      'Move to the newest release of --channel and follow that channel from now on; otherwise as update does.',
+    options: UPGRADE_OPTIONS,
+    examples: ['gatehouse upgrade --channel rc'],
+    load: async () => (await import('./update.ts')).upgradeChannel,
+  }),
   legacy(
     'export',
     'export [--output FILE]: applications, resources and clients as JSON (never a secret).',

@@ -163,3 +163,37 @@ export const USERS_INVITE_OPTIONS = {
 } as const satisfies OptionSpecs;
 
 export const USERS_TARGET_OPTIONS = CONNECTION_OPTIONS;
+
+export const UPDATE_OPTIONS = {
+  from: {
+    type: 'string',
+    value: 'URL|DIR',
+    description: 'the release location install.sh uses (default $GATEHOUSE_RELEASES)',
+  },
+  root: {
+    type: 'string',
+    value: 'DIR',
+    default: '/',
+    description: 'act on DIR/opt/gatehouse (a scratch root for tests); systemctl still acts on this host',
+  },
+  'health-timeout': {
+    type: 'string',
+    value: 'SECONDS',
+    default: '60',
+    description: 'how long the new release has to answer /health/ready before the previous one is put back',
+  },
+  'no-backup': { type: 'boolean', description: 'skip the backup taken into <data dir>/backups/ before migrating' },
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const UPGRADE_OPTIONS = {
+  channel: {
+    type: 'string',
+    value: 'CHANNEL',
+    // src/operations/release-source.ts CHANNELS; written out so that `--help` imports no operations module.
+    choices: ['stable', 'rc'],
+    required: true,
+    description: 'the release channel to move to and follow from now on',
+  },
+  ...UPDATE_OPTIONS,
+} as const satisfies OptionSpecs;

@@ -19,6 +19,7 @@ function optionFor(name: string, spec: OptionSpec): Option {
   const option = new Option(`${spec.short ? `-${spec.short}, ` : ''}--${name}${value}`, spec.description);
   if (spec.choices) option.choices(spec.choices);
   if (spec.default !== undefined) option.default(spec.default);
+  if (spec.required) option.makeOptionMandatory();
   if (spec.multiple) option.argParser((item: string, previous: string[] | undefined) => [...(previous ?? []), item]);
   return option;
 }
