@@ -1,10 +1,12 @@
 // Every `gatehouse` command, as data (src/cli/args.ts says how one is declared). A command's module is imported
 // only when that command runs: `serve` then never loads setup, doctor, audit verification and the rest, which keeps
 // the long-running process smaller, and `--help` loads none of them.
-import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION, legacy } from './args.ts';
+import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION } from './args.ts';
 import {
   BACKUP_OPTIONS,
   DELIVERY_OPTIONS,
+  EXPORT_OPTIONS,
+  IMPORT_OPTIONS,
   PROVIDERS_OPTIONS,
   RESTORE_OPTIONS,
   SAVE_OPTIONS,
@@ -200,7 +202,6 @@ export const commands: CommandSpec[] = [
       }),
     ],
   },
-  // Still parsing their own argv (node:util parseArgs): their --help shows the summary; the options are in the README.
   command({
     name: 'backup',
     summary: 'Database snapshot, configuration and secrets in one archive (0600) with a checksum.',
@@ -276,14 +277,21 @@ export const commands: CommandSpec[] = [
     examples: ['gatehouse upgrade --channel rc'],
     load: async () => (await import('./update.ts')).upgradeChannel,
   }),
-  legacy(
-    'export',
-    'export [--output FILE]: applications, resources and clients as JSON (never a secret).',
-    async () => (await import('./registry.ts')).exportCommand,
-  ),
-  legacy(
-    'import',
-    'import <FILE|->: create what an export lists; re-runnable; conflicts refuse it all; new secrets shown once.',
-    async () => (await import('./registry.ts')).importCommand,
-  ),
+  command({
+    name: 'export',
+    summary: 'Applications, resources and clients as JSON (never a secret).',
+    options: EXPORT_OPTIONS,
+    examples: ['gatehouse export --output registry.json'],
+    load: async () => (await import('./registry.ts')).exportCommand,
+  }),
+  command({
+    name: 'import',
+    summary: 'Create what an export lists; re-runnable; conflicts refuse it all; new secrets shown once.',
+    description:
+      'Create the applications, resources and clients an export document (FILE, or - for stdin) lists that this installation lacks; entries already here unchanged are left alone, and any conflicting entry refuses the whole import. New client secrets are printed once.',
+    arguments: ['<file>'],
+    options: IMPORT_OPTIONS,
+    examples: ['gatehouse import registry.json --dry-run', 'ssh old-host gatehouse export | gatehouse import -'],
+    load: async () => (await import('./registry.ts')).importCommand,
+  }),
 ];

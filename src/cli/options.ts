@@ -197,3 +197,19 @@ export const UPGRADE_OPTIONS = {
   },
   ...UPDATE_OPTIONS,
 } as const satisfies OptionSpecs;
+
+export const EXPORT_OPTIONS = {
+  output: {
+    type: 'string',
+    short: 'o',
+    value: 'FILE',
+    description: 'write the document to FILE (default: stdout)',
+  },
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const IMPORT_OPTIONS = {
+  'dry-run': { type: 'boolean', description: 'say what would be created, change nothing' },
+  json: JSON_OPTION,
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
