@@ -2,22 +2,12 @@
 // subcommands) and a `load` that imports the module doing the work only when that command runs; src/cli/program.ts
 // turns the list into a commander program, so `--help` of every command and subcommand is built from the same
 // declaration that parses its flags, and `gatehouse --help` loads no command module.
-import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 /** Bad command-line use; main prints the message and exits 64 (EX_USAGE). */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
-  }
-}
-
-/** node:util parseArgs for the few places that parse flags themselves (tests, not the CLI). */
-export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, strict: true, allowPositionals: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
   }
 }
 
@@ -35,6 +25,8 @@ export interface OptionSpec {
   default?: string;
   /** The values a string option accepts; anything else is refused before the command runs. */
   choices?: readonly string[];
+  /** The command refuses to run without it (commander's "required option ... not specified"). */
+  required?: boolean;
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;
@@ -68,8 +60,6 @@ export interface CommandSpec {
   subcommands?: CommandSpec[];
   /** Examples shown at the end of `--help`. */
   examples?: string[];
-  /** A command still parsing its own argv (see `legacy`). */
-  legacy?: () => Promise<Command>;
 }
 
 /**
@@ -100,17 +90,3 @@ export const JSON_OPTION = {
   type: 'boolean',
   description: 'print the result as one JSON document on stdout',
 } as const satisfies OptionSpec;
-
-/**
- * A command that parses its own argv (node:util parseArgs through parseFlags). Declared in commands.ts with
- * `legacy(name, load)`: it runs, but its `--help` shows only the summary. Convert it to `command({...})`.
- */
-export interface Command {
-  summary: string;
-  run(args: string[]): Promise<number | undefined>;
-}
-
-/** Declares a command that parses its own argv: commander hands it everything after its name. */
-export function legacy(name: string, summary: string, load: () => Promise<Command>): CommandSpec {
-  return { name, summary, legacy: load };
-}

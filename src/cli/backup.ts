@@ -1,39 +1,27 @@
-// `gatehouse backup <path>` and `gatehouse restore <path>`: thin wrappers over src/operations/backup.ts and
-// restore.ts (parsing here, the work there).
+// `gatehouse backup <path>`: a thin wrapper over src/operations/backup.ts (commands.ts declares its options, the
+// work is there).
 import { readMigrations } from '../db/migrate.ts';
 import { createBackup } from '../operations/backup.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import type { CommandInput, OptionValues } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
+import type { BACKUP_OPTIONS } from './options.ts';
 import { progressReporter } from './progress-bar.ts';
 
-export interface BackupArgs {
-  archive: string;
-  configPath: string | undefined;
-  databaseUrl: string | undefined;
-}
-
-export function parseBackupArgs(args: string[]): BackupArgs {
-  const { values, positionals } = parseFlags(args, {
-    config: { type: 'string' },
-    'database-url': { type: 'string' },
-  });
-  const [archive] = positionals;
-  if (!archive || positionals.length !== 1)
-    throw new UsageError('Usage: gatehouse backup <path> [--config FILE] [--database-url URL]');
-  return { archive, configPath: values.config, databaseUrl: values['database-url'] };
-}
-
-export async function runBackup(options: BackupArgs): Promise<number> {
-  const { config, file } = loadCommandConfig({ configPath: options.configPath }, { needsInstance: true });
+/** `gatehouse backup <path>`: commander has checked there is exactly one path. */
+export async function backup({
+  values,
+  positionals: [archive = ''],
+}: CommandInput<OptionValues<typeof BACKUP_OPTIONS>>): Promise<number> {
+  const { config, file } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
   const bar = progressReporter(process.stderr, 'backup');
   const result = await withDatabase(
-    chooseDatabaseUrl(options.databaseUrl, config.database.url),
+    chooseDatabaseUrl(values['database-url'], config.database.url),
     config.data.dir,
     (sql) =>
       createBackup({
         sql,
-        archive: options.archive,
+        archive,
         configFile: file,
         secretsDir: config.secrets.dir,
         migrations: readMigrations(),
@@ -47,8 +35,3 @@ export async function runBackup(options: BackupArgs): Promise<number> {
   );
   return 0;
 }
-
-export const backupCommand: Command = {
-  summary: 'backup <path>: database snapshot, configuration and secrets in one archive (0600) with a checksum.',
-  run: async (args) => runBackup(parseBackupArgs(args)),
-};

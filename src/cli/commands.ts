@@ -1,8 +1,22 @@
 // Every `gatehouse` command, as data (src/cli/args.ts says how one is declared). A command's module is imported
 // only when that command runs: `serve` then never loads setup, doctor, audit verification and the rest, which keeps
 // the long-running process smaller, and `--help` loads none of them.
-import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION, legacy } from './args.ts';
-import { DELIVERY_OPTIONS, PROVIDERS_OPTIONS, SAVE_OPTIONS, SETUP_OPTIONS } from './options.ts';
+import { CONFIG_OPTION, type CommandSpec, command, DATABASE_URL_OPTION, JSON_OPTION } from './args.ts';
+import {
+  BACKUP_OPTIONS,
+  DELIVERY_OPTIONS,
+  EXPORT_OPTIONS,
+  IMPORT_OPTIONS,
+  PROVIDERS_OPTIONS,
+  RESTORE_OPTIONS,
+  SAVE_OPTIONS,
+  SETUP_OPTIONS,
+  UPDATE_OPTIONS,
+  UPGRADE_OPTIONS,
+  USERS_INVITE_OPTIONS,
+  USERS_LIST_OPTIONS,
+  USERS_TARGET_OPTIONS,
+} from './options.ts';
 
 const CONFIG_ONLY = { config: CONFIG_OPTION } as const;
 const WITH_DATABASE = { config: CONFIG_OPTION, 'database-url': DATABASE_URL_OPTION } as const;
@@ -188,40 +202,96 @@ export const commands: CommandSpec[] = [
       }),
     ],
   },
-  // Still parsing their own argv (node:util parseArgs): their --help shows the summary; the options are in the README.
-  legacy(
-    'backup',
-    'backup <path>: database snapshot, configuration and secrets in one archive (0600) with a checksum.',
-    async () => (await import('./backup.ts')).backupCommand,
-  ),
-  legacy(
-    'restore',
-    'restore <path> [--force]: put a backup back (service stopped; --force for another schema).',
-    async () => (await import('./restore.ts')).restoreCommand,
-  ),
-  legacy(
-    'users',
-    "users list|invite|suspend|sign-out: the admin API's people operations from the shell (audited).",
-    async () => (await import('./users.ts')).usersCommand,
-  ),
-  legacy(
-    'update',
-    'update: install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',
-    async () => (await import('./update.ts')).updateCommand,
-  ),
-  legacy(
-    'upgrade',
-    'upgrade --channel stable|rc: move to the newest release of that channel and follow it from now on.',
-    async () => (await import('./update.ts')).upgradeCommand,
-  ),
-  legacy(
-    'export',
-    'export [--output FILE]: applications, resources and clients as JSON (never a secret).',
-    async () => (await import('./registry.ts')).exportCommand,
-  ),
-  legacy(
-    'import',
-    'import <FILE|->: create what an export lists; re-runnable; conflicts refuse it all; new secrets shown once.',
-    async () => (await import('./registry.ts')).importCommand,
-  ),
+  command({
+    name: 'backup',
+    summary: 'Database snapshot, configuration and secrets in one archive (0600) with a checksum.',
+    description:
+      'Write one gzipped tar archive (mode 0600, never over an existing file) holding every table from one consistent snapshot, the migration files, the configuration file and every secret file; its SHA-256 is printed and written to <path>.sha256. The archive holds every secret: keep it like the host.',
+    arguments: ['<path>'],
+    options: BACKUP_OPTIONS,
+    examples: ['gatehouse backup /var/backups/gatehouse-nightly.tar.gz'],
+    load: async () => (await import('./backup.ts')).backup,
+  }),
+  command({
+    name: 'restore',
+    summary: 'Put a backup back (service stopped; --force for another schema).',
+    description:
+      "Verify the archive's checksum and put the database, secret files and configuration back (the replaced files are kept as *.before-restore-<time>). Refused while the service answers on its listener, and for a backup whose schema is not this release's unless --force.",
+    arguments: ['<path>'],
+    options: RESTORE_OPTIONS,
+    examples: ['systemctl stop gatehouse && gatehouse restore /var/backups/gatehouse-nightly.tar.gz'],
+    load: async () => (await import('./restore.ts')).restore,
+  }),
+  {
+    name: 'users',
+    summary: "The admin API's people operations from the shell: list, invite, suspend, sign-out (audited).",
+    description:
+      "The admin API's people operations from the shell. Every change is audited like the API's, with actor operator:<login name>.",
+    subcommands: [
+      command({
+        name: 'list',
+        summary: 'Identities, newest first: sub, state, assurance, email, name.',
+        options: USERS_LIST_OPTIONS,
+        examples: ['gatehouse users list --search alice@ --limit 10'],
+        load: async () => (await import('./users.ts')).usersList,
+      }),
+      command({
+        name: 'invite',
+        summary: 'Invite someone into the organization; the enrollment link is emailed, or printed once.',
+        arguments: ['<email>'],
+        options: USERS_INVITE_OPTIONS,
+        examples: ['gatehouse users invite bob@example.com --name "Bob Example" --role member --role billing'],
+        load: async () => (await import('./users.ts')).usersInvite,
+      }),
+      command({
+        name: 'suspend',
+        summary: 'Suspend an identity (by sub or email): its sessions and OAuth grants end.',
+        arguments: ['<user>'],
+        options: USERS_TARGET_OPTIONS,
+        load: async () => (await import('./users.ts')).usersSuspend,
+      }),
+      command({
+        name: 'sign-out',
+        summary: 'Sign an identity (by sub or email) out everywhere: its sessions and OAuth grants end.',
+        arguments: ['<user>'],
+        options: USERS_TARGET_OPTIONS,
+        load: async () => (await import('./users.ts')).usersSignOut,
+      }),
+    ],
+  },
+  command({
+    name: 'update',
+    summary: 'Install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',
+    description:
+      'Install the newest release of the channel the installation follows: verified against SHA256SUMS, unpacked beside the installed ones, migrated after a backup, switched to and restarted; when it does not come back healthy the previous release is put back and restarted. A release whose schema is older than the database is refused.',
+    options: UPDATE_OPTIONS,
+    examples: ['gatehouse update --from https://releases.example.com/gatehouse'],
+    load: async () => (await import('./update.ts')).update,
+  }),
+  command({
+    name: 'upgrade',
+    summary: 'Move to the newest release of a channel (stable or rc) and follow it from now on.',
+    description:
+      'Move to the newest release of --channel and follow that channel from now on; otherwise as update does.',
+    options: UPGRADE_OPTIONS,
+    examples: ['gatehouse upgrade --channel rc'],
+    load: async () => (await import('./update.ts')).upgradeChannel,
+  }),
+  command({
+    name: 'export',
+    summary: 'Applications, resources and clients as JSON (never a secret).',
+    options: EXPORT_OPTIONS,
+    examples: ['gatehouse export --output registry.json'],
+    load: async () => (await import('./registry.ts')).exportCommand,
+  }),
+  command({
+    name: 'import',
+    summary: 'Create what an export lists; re-runnable; conflicts refuse it all; new secrets shown once.',
+    description:
+      'Create the applications, resources and clients an export document (FILE, or - for stdin) lists that this installation lacks; entries already here unchanged are left alone, and any conflicting entry refuses the whole import. New client secrets are printed once.',
+    arguments: ['<file>'],
+    options: IMPORT_OPTIONS,
+    examples: ['gatehouse import registry.json --dry-run', 'ssh old-host gatehouse export | gatehouse import -'],
+    load: async () => (await import('./registry.ts')).importCommand,
+  }),
 ];

@@ -143,6 +143,47 @@ describe('gatehouse --help and --version', () => {
     assert.match(result.stdout, /\nExamples:\n {2}gatehouse config delivery --kind smtp /);
   });
 
+  test('backup, users invite and the other operations commands list their options in --help', async () => {
+    const backup = await runCli(['backup', '--help']);
+    assert.equal(backup.code, 0);
+    assert.match(backup.stdout, /^Usage: gatehouse backup \[options\] <path>\n/);
+    assert.match(backup.stdout, /\n {2}--config <FILE> +configuration file /);
+    assert.match(backup.stdout, /\n {2}--database-url <URL> +postgres:\/\/ URL to use instead of database\.url\n/);
+    const invite = await runCli(['users', 'invite', '--help']);
+    assert.equal(invite.code, 0);
+    assert.match(invite.stdout, /^Usage: gatehouse users invite \[options\] <email>\n/);
+    assert.match(invite.stdout, /\n {2}--name <NAME> +display name\n/);
+    assert.match(invite.stdout, /\n {2}--role <ROLE> +a role in the organization \(repeatable; default member\)\n/);
+    assert.match(invite.stdout, /\n {2}--json +print the result as one JSON document on stdout\n/);
+    // In-process for the rest: each names an option only it takes.
+    const program = buildProgram({ code: 0 });
+    const helpOf = (...names: string[]) => {
+      let cmd = program;
+      for (const name of names) cmd = cmd.commands.find((c) => c.name() === name) ?? assert.fail(names.join(' '));
+      return cmd.helpInformation();
+    };
+    assert.match(helpOf('restore'), /\n {2}--force +restore a backup whose schema/);
+    assert.match(helpOf('users', 'list'), /\n {2}--limit <N> +at most N identities, newest first \(default: "100"\)\n/);
+    assert.match(helpOf('users', 'suspend'), /^Usage: gatehouse users suspend \[options\] <user>\n/);
+    assert.match(helpOf('users', 'sign-out'), /^Usage: gatehouse users sign-out \[options\] <user>\n/);
+    assert.match(helpOf('update'), /\n {2}--no-backup +skip the backup/);
+    assert.match(helpOf('upgrade'), /\n {2}--channel <CHANNEL> +[\s\S]*\(choices: "stable", "rc"\)\n/);
+    assert.match(helpOf('export'), /\n {2}-o, --output <FILE> +write the document to FILE/);
+    assert.match(helpOf('import'), /\n {2}--dry-run +say what would be created, change nothing\n/);
+  });
+
+  test('an unknown option of backup or users invite is a usage error, exit 64', async () => {
+    const backup = await runCli(['backup', 'x.tar.gz', '--colour']);
+    assert.equal(backup.code, 64);
+    assert.equal(
+      backup.stderr,
+      "gatehouse backup: unknown option '--colour'\n(`gatehouse backup --help` lists its options)\n",
+    );
+    const invite = await runCli(['users', 'invite', 'a@example.test', '--rol', 'x']);
+    assert.equal(invite.code, 64);
+    assert.match(invite.stderr, /^gatehouse users invite: unknown option '--rol'\n/);
+  });
+
   test('help output is plain text when not on a terminal, even with colours forced off or on by the caller', async () => {
     const result = await runCli(['--help'], { env: { NO_COLOR: '1' } });
     assert.ok(!result.stdout.includes('\x1b['), 'no escape sequences');

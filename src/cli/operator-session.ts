@@ -11,10 +11,11 @@ export interface ConnectionArgs {
   databaseUrl: string | undefined;
 }
 
-export const CONNECTION_FLAGS = {
-  config: { type: 'string' },
-  'database-url': { type: 'string' },
-} as const;
+/** The connection from a command's parsed --config and --database-url. */
+export const connectionOf = (values: { config?: string; 'database-url'?: string }): ConnectionArgs => ({
+  configPath: values.config,
+  databaseUrl: values['database-url'],
+});
 
 export async function withOperator<T>(
   connection: ConnectionArgs,

@@ -1,6 +1,6 @@
 // The option tables of the commands with many options. Data only: commands.ts declares them for parsing and
 // `--help`, and the module doing the work imports their type (OptionValues<typeof X>), never the other way round.
-import { CONFIG_OPTION, DATABASE_URL_OPTION, type OptionSpecs } from './args.ts';
+import { CONFIG_OPTION, DATABASE_URL_OPTION, JSON_OPTION, type OptionSpecs } from './args.ts';
 
 /** How a `config` command opens its section and restarts the service afterwards. */
 export const SAVE_OPTIONS = {
@@ -121,4 +121,95 @@ export const PROVIDERS_OPTIONS = {
   },
   force: { type: 'boolean', description: 'keep the new settings even when discovery fails' },
   ...SAVE_OPTIONS,
+} as const satisfies OptionSpecs;
+
+/** Where the commands working on an installation's database find it. */
+const CONNECTION_OPTIONS = {
+  config: CONFIG_OPTION,
+  'database-url': DATABASE_URL_OPTION,
+} as const satisfies OptionSpecs;
+
+export const BACKUP_OPTIONS = CONNECTION_OPTIONS;
+
+export const RESTORE_OPTIONS = {
+  force: {
+    type: 'boolean',
+    description: "restore a backup whose schema is not this release's (an older one is migrated forward)",
+  },
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const USERS_LIST_OPTIONS = {
+  search: {
+    type: 'string',
+    value: 'TEXT',
+    description: 'only the identity with sub TEXT, an email address starting with it, or a name containing it',
+  },
+  limit: { type: 'string', value: 'N', default: '100', description: 'at most N identities, newest first' },
+  json: JSON_OPTION,
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const USERS_INVITE_OPTIONS = {
+  name: { type: 'string', value: 'NAME', description: 'display name' },
+  role: {
+    type: 'string',
+    value: 'ROLE',
+    multiple: true,
+    description: 'a role in the organization (repeatable; default member)',
+  },
+  json: JSON_OPTION,
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const USERS_TARGET_OPTIONS = CONNECTION_OPTIONS;
+
+export const UPDATE_OPTIONS = {
+  from: {
+    type: 'string',
+    value: 'URL|DIR',
+    description: 'the release location install.sh uses (default $GATEHOUSE_RELEASES)',
+  },
+  root: {
+    type: 'string',
+    value: 'DIR',
+    default: '/',
+    description: 'act on DIR/opt/gatehouse (a scratch root for tests); systemctl still acts on this host',
+  },
+  'health-timeout': {
+    type: 'string',
+    value: 'SECONDS',
+    default: '60',
+    description: 'how long the new release has to answer /health/ready before the previous one is put back',
+  },
+  'no-backup': { type: 'boolean', description: 'skip the backup taken into <data dir>/backups/ before migrating' },
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const UPGRADE_OPTIONS = {
+  channel: {
+    type: 'string',
+    value: 'CHANNEL',
+    // src/operations/release-source.ts CHANNELS; written out so that `--help` imports no operations module.
+    choices: ['stable', 'rc'],
+    required: true,
+    description: 'the release channel to move to and follow from now on',
+  },
+  ...UPDATE_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const EXPORT_OPTIONS = {
+  output: {
+    type: 'string',
+    short: 'o',
+    value: 'FILE',
+    description: 'write the document to FILE (default: stdout)',
+  },
+  ...CONNECTION_OPTIONS,
+} as const satisfies OptionSpecs;
+
+export const IMPORT_OPTIONS = {
+  'dry-run': { type: 'boolean', description: 'say what would be created, change nothing' },
+  json: JSON_OPTION,
+  ...CONNECTION_OPTIONS,
 } as const satisfies OptionSpecs;

@@ -3,7 +3,7 @@
 import { styleText } from 'node:util';
 import { Command as Commander, CommanderError, Option } from 'commander';
 import { VERSION } from '../version.ts';
-import type { Command, CommandSpec, OptionSpec } from './args.ts';
+import type { CommandSpec, OptionSpec } from './args.ts';
 import { commands } from './commands.ts';
 import { describeFailure, EXIT_USAGE } from './failures.ts';
 
@@ -19,6 +19,7 @@ function optionFor(name: string, spec: OptionSpec): Option {
   const option = new Option(`${spec.short ? `-${spec.short}, ` : ''}--${name}${value}`, spec.description);
   if (spec.choices) option.choices(spec.choices);
   if (spec.default !== undefined) option.default(spec.default);
+  if (spec.required) option.makeOptionMandatory();
   if (spec.multiple) option.argParser((item: string, previous: string[] | undefined) => [...(previous ?? []), item]);
   return option;
 }
@@ -97,25 +98,6 @@ function addCommand(parent: Commander, spec: CommandSpec, path: string[], outcom
   });
 }
 
-function addLegacy(parent: Commander, spec: CommandSpec, load: () => Promise<Command>, outcome: Outcome): void {
-  const name = spec.name;
-  const cmd = parent
-    .command(name)
-    .summary(spec.summary)
-    .description(`${spec.summary}\n\nIts options are listed in README "Command line".`)
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .argument('[args...]')
-    .configureOutput(errorOutput(name));
-  cmd.action(async (...args: unknown[]) => {
-    try {
-      outcome.code = (await (await load()).run((args.at(-1) as Commander).args)) ?? 0;
-    } catch (error) {
-      outcome.code = reportFailure(name, error);
-    }
-  });
-}
-
 export function buildProgram(outcome: Outcome): Commander {
   const program = new Commander('gatehouse')
     .usage('<command> [options]')
@@ -131,10 +113,7 @@ export function buildProgram(outcome: Outcome): Commander {
       'after',
       '\nEvery command takes --help. Exit status: 0 done, 1 failed check, 64 bad usage, 69 something needed is unavailable, 78 configuration.',
     );
-  for (const spec of commands) {
-    if (spec.legacy) addLegacy(program, spec, spec.legacy, outcome);
-    else addCommand(program, spec, [], outcome);
-  }
+  for (const spec of commands) addCommand(program, spec, [], outcome);
   return program;
 }
 

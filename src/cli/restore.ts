@@ -2,43 +2,29 @@
 import { readMigrations } from '../db/migrate.ts';
 import { restoreBackup } from '../operations/restore.ts';
 import { listenerAnswers } from '../operations/service-probe.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import type { CommandInput, OptionValues } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
+import type { RESTORE_OPTIONS } from './options.ts';
 import { progressReporter } from './progress-bar.ts';
 
-export interface RestoreArgs {
-  archive: string;
-  force: boolean;
-  configPath: string | undefined;
-  databaseUrl: string | undefined;
-}
-
-export function parseRestoreArgs(args: string[]): RestoreArgs {
-  const { values, positionals } = parseFlags(args, {
-    force: { type: 'boolean', default: false },
-    config: { type: 'string' },
-    'database-url': { type: 'string' },
-  });
-  const [archive] = positionals;
-  if (!archive || positionals.length !== 1)
-    throw new UsageError('Usage: gatehouse restore <path> [--force] [--config FILE] [--database-url URL]');
-  return { archive, force: values.force === true, configPath: values.config, databaseUrl: values['database-url'] };
-}
-
-export async function runRestore(options: RestoreArgs): Promise<number> {
-  const { config, file, instance } = loadCommandConfig({ configPath: options.configPath }, { needsInstance: true });
+/** `gatehouse restore <path>`: commander has checked there is exactly one path. */
+export async function restore({
+  values,
+  positionals: [archive = ''],
+}: CommandInput<OptionValues<typeof RESTORE_OPTIONS>>): Promise<number> {
+  const { config, file, instance } = loadCommandConfig({ configPath: values.config }, { needsInstance: true });
   const bar = progressReporter(process.stderr, 'restore');
   const running = async () =>
     instance ? `development instance pid ${instance.pid}` : await listenerAnswers(config.server.listen);
   const result = await withDatabase(
-    chooseDatabaseUrl(options.databaseUrl, config.database.url),
+    chooseDatabaseUrl(values['database-url'], config.database.url),
     config.data.dir,
     (sql) =>
       restoreBackup({
         sql,
-        archive: options.archive,
-        force: options.force,
+        archive,
+        force: values.force === true,
         configFile: file,
         secretsDir: config.secrets.dir,
         migrations: readMigrations(),
@@ -65,8 +51,3 @@ export async function runRestore(options: RestoreArgs): Promise<number> {
   process.stdout.write(`${lines.join('\n')}\nStart the service when ready: systemctl start gatehouse\n`);
   return 0;
 }
-
-export const restoreCommand: Command = {
-  summary: 'restore <path> [--force]: put a backup back (service stopped; --force for another schema).',
-  run: async (args) => runRestore(parseRestoreArgs(args)),
-};

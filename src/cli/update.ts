@@ -5,16 +5,17 @@ import type { Channel } from '../../packaging/build/release-layout.ts';
 import { readMigrations } from '../db/migrate.ts';
 import { createBackup } from '../operations/backup.ts';
 import { OperationRefused } from '../operations/errors.ts';
-import { CHANNELS } from '../operations/release-source.ts';
 import { localUrlOf } from '../operations/service-probe.ts';
 import { upgrade } from '../operations/upgrade.ts';
-import { type Command, parseFlags, UsageError } from './args.ts';
+import { type CommandInput, type OptionValues, UsageError } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
+import type { UPDATE_OPTIONS, UPGRADE_OPTIONS } from './options.ts';
 
-export interface UpdateArgs {
+interface UpdateArgs {
+  /** null: the channel the installation follows. */
   channel: Channel | null;
-  /** Skip the backup taken before migrating (--no-backup). */
+  /** Take a backup before migrating (no --no-backup). */
   backup: boolean;
   from: string | undefined;
   root: string;
@@ -23,29 +24,12 @@ export interface UpdateArgs {
   databaseUrl: string | undefined;
 }
 
-const FLAGS = {
-  from: { type: 'string' },
-  root: { type: 'string', default: '/' },
-  'health-timeout': { type: 'string', default: '60' },
-  'no-backup': { type: 'boolean', default: false },
-  config: { type: 'string' },
-  'database-url': { type: 'string' },
-} as const;
-
-const COMMON = '[--from URL|DIR] [--root DIR] [--health-timeout SECONDS] [--no-backup] [--config FILE]';
-
-function common(values: {
-  'no-backup'?: boolean;
-  from?: string;
-  root?: string;
-  'health-timeout'?: string;
-  config?: string;
-  'database-url'?: string;
-}) {
+function updateArgs(values: OptionValues<typeof UPDATE_OPTIONS>, channel: Channel | null): UpdateArgs {
   const seconds = Number(values['health-timeout']);
   if (!Number.isInteger(seconds) || seconds < 1)
     throw new UsageError('--health-timeout must be a whole number of seconds');
   return {
+    channel,
     backup: values['no-backup'] !== true,
     from: values.from,
     root: values.root ?? '/',
@@ -55,22 +39,15 @@ function common(values: {
   };
 }
 
-export function parseUpdateArgs(args: string[]): UpdateArgs {
-  const { values, positionals } = parseFlags(args, FLAGS);
-  if (positionals.length > 0) throw new UsageError(`Usage: gatehouse update ${COMMON}`);
-  return { channel: null, ...common(values) };
-}
+/** `gatehouse update`: the newest release of the channel the installation follows. */
+export const update = async ({ values }: CommandInput<OptionValues<typeof UPDATE_OPTIONS>>) =>
+  runUpdate(updateArgs(values, null));
 
-export function parseUpgradeArgs(args: string[]): UpdateArgs {
-  const { values, positionals } = parseFlags(args, { ...FLAGS, channel: { type: 'string' } });
-  const channel = values.channel as Channel | undefined;
-  if (positionals.length > 0 || !channel)
-    throw new UsageError(`Usage: gatehouse upgrade --channel stable|rc ${COMMON}`);
-  if (!CHANNELS.includes(channel)) throw new UsageError(`unknown channel "${channel}": use stable or rc`);
-  return { channel, ...common(values) };
-}
+/** `gatehouse upgrade --channel <channel>`: commander has checked the channel is one of UPGRADE_OPTIONS' choices. */
+export const upgradeChannel = async ({ values }: CommandInput<OptionValues<typeof UPGRADE_OPTIONS>>) =>
+  runUpdate(updateArgs(values, values.channel as Channel));
 
-export async function runUpdate(options: UpdateArgs): Promise<number> {
+async function runUpdate(options: UpdateArgs): Promise<number> {
   const from = options.from ?? process.env.GATEHOUSE_RELEASES;
   if (!from) throw new UsageError('no release location: pass --from URL|DIR (or set GATEHOUSE_RELEASES)');
   const { config, file } = loadCommandConfig({ configPath: options.configPath });
@@ -120,14 +97,3 @@ export async function runUpdate(options: UpdateArgs): Promise<number> {
   );
   return 0;
 }
-
-export const updateCommand: Command = {
-  summary:
-    'update: install the newest release of the followed channel (verify, migrate, switch, roll back on failure).',
-  run: async (args) => runUpdate(parseUpdateArgs(args)),
-};
-
-export const upgradeCommand: Command = {
-  summary: 'upgrade --channel stable|rc: move to the newest release of that channel and follow it from now on.',
-  run: async (args) => runUpdate(parseUpgradeArgs(args)),
-};

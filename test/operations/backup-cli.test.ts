@@ -84,5 +84,9 @@ describe('gatehouse backup / restore commands', () => {
     );
     const usage = await cli('restore');
     assert.equal(usage.code, 64);
+    assert.equal(
+      usage.stderr,
+      "gatehouse restore: missing required argument 'path'\n(`gatehouse restore --help` lists its options)\n",
+    );
   });
 });

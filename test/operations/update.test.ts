@@ -189,7 +189,14 @@ describe('gatehouse update and upgrade', () => {
     const h = await host();
     const bad = await runCli(['upgrade', '--channel', 'beta', '--from', h.releases]);
     assert.equal(bad.code, 64);
-    assert.equal(bad.stderr, 'gatehouse upgrade: unknown channel "beta": use stable or rc\n');
+    assert.equal(
+      bad.stderr,
+      "gatehouse upgrade: option '--channel <CHANNEL>' argument 'beta' is invalid. Allowed choices are stable, rc.\n" +
+        '(`gatehouse upgrade --help` lists its options)\n',
+    );
+    const noChannel = await runCli(['upgrade', '--from', h.releases]);
+    assert.equal(noChannel.code, 64);
+    assert.match(noChannel.stderr, /^gatehouse upgrade: required option '--channel <CHANNEL>' not specified\n/);
     const noFrom = await runCli(['update'], { env: { GATEHOUSE_RELEASES: '' } });
     assert.equal(noFrom.code, 64);
     assert.equal(

@@ -101,7 +101,7 @@ describe('gatehouse users', () => {
     assert.equal(taken.stderr, 'gatehouse users: email_taken: An account with this email address already exists.\n');
   });
 
-  test("bad input is refused with the admin API schema's words and a usage error names the forms", async () => {
+  test("bad input is refused with the admin API schema's words; bad usage names the help to read", async () => {
     const { users } = await setup();
     const badRole = await users('invite', 'ok@example.test', '--role', 'Not A Role');
     assert.equal(badRole.code, 65);
@@ -114,6 +114,18 @@ describe('gatehouse users', () => {
     assert.equal(unknown.stderr, 'gatehouse users: no identity has the email address nobody@example.test\n');
     const usage = await users('promote', 'x');
     assert.equal(usage.code, 64);
-    assert.match(usage.stderr, /Usage:\n {2}gatehouse users list/);
+    assert.equal(
+      usage.stderr,
+      "gatehouse users: unknown command 'promote'\n(`gatehouse users --help` lists its commands)\n",
+    );
+    const noEmail = await users('invite');
+    assert.equal(noEmail.code, 64);
+    assert.equal(
+      noEmail.stderr,
+      "gatehouse users invite: missing required argument 'email'\n(`gatehouse users invite --help` lists its options)\n",
+    );
+    const badLimit = await users('list', '--limit', '0');
+    assert.equal(badLimit.code, 64);
+    assert.equal(badLimit.stderr, 'gatehouse users: --limit must be a whole number above 0\n');
   });
 });
