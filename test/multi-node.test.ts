@@ -247,6 +247,10 @@ describe('three nodes behind HAProxy', () => {
     assert.equal(rotated.code, 0, rotated.stderr);
     const kid = /Added signing key (\S+);/.exec(rotated.stdout)?.[1];
     assert.ok(kid && kid !== before);
+    const [record] = await database.sql`
+      select actor, subject from audit_events where event = 'signing_key.rotated' order by occurred_at desc limit 1`;
+    assert.equal(record?.subject, kid, 'the rotation is audited with the new key id');
+    assert.match(String(record?.actor), /^operator:/);
     const started = Date.now();
     await until(
       'node B publishes the new key',

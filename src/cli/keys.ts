@@ -2,10 +2,12 @@
 // current key is retired and stays in the JWKS until every token it signed has expired. `gatehouse keys list`
 // shows the set.
 
+import { createAudit } from '../audit/audit.ts';
 import type { Config } from '../config/schema.ts';
 import { loadSecrets, type Secrets } from '../crypto/secret-files.ts';
 import type { Sql } from '../db/pool.ts';
 import { Keyring } from '../oauth/keyring.ts';
+import { operatorActor } from '../operations/operator.ts';
 import type { CommandInput } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
@@ -40,9 +42,20 @@ function withKeys<T>(values: KeysValues, work: (sql: Sql, secrets: Secrets, conf
   return withDatabase(url, config.data.dir, (sql) => work(sql, secrets, config));
 }
 
-/** `gatehouse keys rotate`. */
+/** `gatehouse keys rotate`: audited as the operator at the host, as the shell's other administrative changes are. */
 export async function rotateKeys({ values }: CommandInput<KeysValues>): Promise<number> {
-  const kid = await withKeys(values, (sql, secrets, config) => rotateSigningKey(sql, secrets, config));
+  const kid = await withKeys(values, async (sql, secrets, config) => {
+    const added = await rotateSigningKey(sql, secrets, config);
+    const operator = operatorActor();
+    await createAudit(sql, secrets.audit).record({
+      event: 'signing_key.rotated',
+      actor: operator.sub,
+      subject: added,
+      clientIp: operator.clientIp,
+      requestId: operator.requestId,
+    });
+    return added;
+  });
   process.stdout.write(
     `Added signing key ${kid}; every node signs with it within a second (within 30 seconds where tokens.state_cache_seconds is 0).\n`,
   );
