@@ -202,17 +202,22 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
   await app.register(webRoutes, { dist: ui.dist, page, branding });
   const samlConnections = loadSamlConnections(config);
-  // Those made through the admin API, read now and again whenever any node changes one (the NOTIFY below).
-  await reloadStoredConnections(deps.sql, deps.secrets.signing, config, samlConnections);
-  const reloadSaml = () =>
-    reloadStoredConnections(deps.sql, deps.secrets.signing, config, samlConnections).catch((error: unknown) =>
-      app.log.warn({ err: error }, 'SAML connection reload failed'),
-    );
+  // Those made through the admin API: read when the app is ready (not while building it: `npm run openapi` builds it
+  // without a database) and again whenever any node changes one (the NOTIFY below) or the LISTEN connection returns.
+  // One reload at a time, in order: a slow earlier read must not overwrite a later one.
+  let samlReload = Promise.resolve();
+  const reloadSaml = () => {
+    samlReload = samlReload
+      .then(() => reloadStoredConnections(deps.sql, deps.secrets.signing, config, samlConnections))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'SAML connection reload failed'));
+    return samlReload;
+  };
   if (services.tokenStates.enabled)
     services.tokenStates.observe((event) => {
       if (event.type === 'listening' || (event.type === 'invalidated' && event.key === SAML_CONNECTIONS_CHANGED))
         void reloadSaml();
     });
+  app.addHook('onReady', reloadSaml);
   const stopMetadataRefresh = await keepIdpMetadataFresh(samlConnections, (connection, level, message) =>
     app.log[level]({ connection }, message),
   );
@@ -374,6 +379,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     config,
     connections: samlConnections,
     sealKey: deps.secrets.signing,
+    reloadConnections: reloadSaml,
   });
   await app.register(statusRoutes, {
     config,

@@ -12,6 +12,7 @@ import type { SamlConnection } from '../login/saml/connection.ts';
 import { parseIdpMetadata } from '../login/saml/idp-metadata.ts';
 import { generateSpKeyPair } from '../login/saml/sp-key-pair.ts';
 import * as store from '../login/saml/stored-connections.ts';
+import { TOKEN_STATE_CHANNEL } from '../oauth/token-state-listener.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 
 export interface SamlConnectionDeps extends AdminDeps {
@@ -19,6 +20,8 @@ export interface SamlConnectionDeps extends AdminDeps {
   /** The map the sign-in routes read: this node's copy is refreshed right after a commit, other nodes' by NOTIFY. */
   connections: Map<string, SamlConnection>;
   sealKey: Buffer;
+  /** Re-reads the stored connections into `connections` (queued behind any reload already running). */
+  reloadConnections: () => Promise<void>;
 }
 
 /** The identity provider: its metadata document, or the three facts it would give. */
@@ -106,9 +109,11 @@ async function assertDomainsFree(deps: SamlConnectionDeps, tx: Executor, id: str
 // One change at a time: the email-domain check reads every connection, so two concurrent changes must not both pass.
 const serialize = (tx: Executor) => tx`select pg_advisory_xact_lock(hashtext('saml_connections'))`;
 
-const afterCommit = async (deps: SamlConnectionDeps) => {
-  await store.reloadStoredConnections(deps.sql, deps.sealKey, deps.config, deps.connections);
-};
+/** Every node (this one included) re-reads the table when the change commits (see app.ts). */
+const notifyNodes = (tx: Executor) => tx`select pg_notify(${TOKEN_STATE_CHANNEL}, ${store.SAML_CONNECTIONS_CHANGED})`;
+
+// This node answers with the connection as committed: it reloads now rather than wait for its own notification.
+const afterCommit = (deps: SamlConnectionDeps) => deps.reloadConnections();
 
 export async function createSamlConnection(deps: SamlConnectionDeps, actor: Actor, input: SamlConnectionInput) {
   assertDisplayText(input.name, 'body.name');
@@ -139,6 +144,7 @@ export async function createSamlConnection(deps: SamlConnectionDeps, actor: Acto
         throw new GatehouseError('saml_connection_exists');
       await assertDomainsFree(deps, tx, input.id, input.email_domains);
       await store.insertStoredConnection(tx, deps.sealKey, connection, deps.clock());
+      await notifyNodes(tx);
     },
     () => ({
       event: 'saml_connection.created',
@@ -178,6 +184,7 @@ export async function updateSamlConnection(
         { ...current, ...(idp ?? {}), settings: { ...current.settings, ...settings } },
         deps.clock(),
       );
+      await notifyNodes(tx);
     },
     () =>
       fields.length > 0
@@ -192,7 +199,11 @@ export async function deleteSamlConnection(deps: SamlConnectionDeps, actor: Acto
   const deleted = await changeAudited(
     deps,
     actor,
-    (tx) => store.deleteStoredConnection(tx, id),
+    async (tx) => {
+      const deleted = await store.deleteStoredConnection(tx, id);
+      if (deleted) await notifyNodes(tx);
+      return deleted;
+    },
     (done) => (done ? { event: 'saml_connection.deleted', subject: id } : null),
   );
   if (!deleted) throw new NotFound('No such SAML connection');

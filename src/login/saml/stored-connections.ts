@@ -1,11 +1,10 @@
 // SAML connections made through the admin API, kept in PostgreSQL (migration 0033) beside the read-only ones of
 // `[saml.<id>]`. Every node holds all of them in the one connection map the sign-in routes read; a change commits
-// with a NOTIFY (on the token state channel, payload SAML_CONNECTIONS_CHANGED) and every node then re-reads the
-// table into that map in place (reloadStoredConnections), so no restart is needed.
+// with a NOTIFY (sent by src/admin/saml-connections.ts on the token state channel, payload SAML_CONNECTIONS_CHANGED)
+// and every node then re-reads the table into that map in place (reloadStoredConnections): no restart is needed.
 import type { Config } from '../../config/schema.ts';
 import { open, seal } from '../../crypto/seal.ts';
 import type { Executor, Sql } from '../../db/pool.ts';
-import { TOKEN_STATE_CHANNEL } from '../../oauth/token-state-listener.ts';
 import { type SamlConnection, type SamlConnectionConfig, samlPaths } from './connection.ts';
 
 /** The NOTIFY payload a committed change to saml_connections sends (see app.ts). */
@@ -72,8 +71,6 @@ export async function lockStoredConnection(
   return row ? fromRow(sealKey, row) : null;
 }
 
-const notifyChanged = (tx: Executor) => tx`select pg_notify(${TOKEN_STATE_CHANNEL}, ${SAML_CONNECTIONS_CHANGED})`;
-
 export async function insertStoredConnection(tx: Executor, sealKey: Buffer, c: StoredConnection, now: Date) {
   await tx`
     insert into saml_connections
@@ -81,7 +78,6 @@ export async function insertStoredConnection(tx: Executor, sealKey: Buffer, c: S
        updated_at)
     values (${c.id}, ${tx.json(c.settings as never)}, ${c.idpEntityId}, ${c.idpSsoUrl}, ${c.idpCertificates},
       ${seal(sealKey, c.spKey, purpose(c.id))}, ${c.spCertificate}, ${now}, ${now})`;
-  await notifyChanged(tx);
 }
 
 /** Replaces what an update may change; the service provider key pair stays (the identity provider trusts it). */
@@ -90,12 +86,10 @@ export async function updateStoredConnection(tx: Executor, c: StoredConnection, 
     update saml_connections set settings = ${tx.json(c.settings as never)}, idp_entity_id = ${c.idpEntityId},
       idp_sso_url = ${c.idpSsoUrl}, idp_certificates = ${c.idpCertificates}, updated_at = ${now}
     where id = ${c.id}`;
-  await notifyChanged(tx);
 }
 
 export async function deleteStoredConnection(tx: Executor, id: string): Promise<boolean> {
   const deleted = await tx`delete from saml_connections where id = ${id}`;
-  if (deleted.count > 0) await notifyChanged(tx);
   return deleted.count > 0;
 }
 
