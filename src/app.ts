@@ -250,7 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       logRefusal: (connection, error) => app.log.warn({ err: error, connection }, 'SAML response refused'),
     },
   });
-  await app.register(signInMethodRoutes, { config });
+  await app.register(signInMethodRoutes, { config, samlConnections });
   const outbox = createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock });
   await app.register(federatedRoutes, {
     sessions,

@@ -107,6 +107,15 @@ describe('SAML connections made through the admin API', () => {
       ],
     );
 
+    // Offered by name on the sign-in page, like a configured one.
+    const offered = (await t.app.inject({ url: '/auth/providers' })).json() as {
+      providers: { id: string; kind: string }[];
+    };
+    assert.deepEqual(
+      offered.providers.filter((p) => p.kind === 'saml').map((p) => p.id),
+      ['corp', 'api-corp'],
+    );
+
     idpOptions.spCert = await spCertificateOf('api-corp');
     const start = await t.app.inject({ url: '/auth/saml/api-corp/start?return_to=/settings' });
     assert.equal(start.statusCode, 302, start.body);
@@ -195,6 +204,11 @@ describe('SAML connections made through the admin API', () => {
     assert.equal(start.statusCode, 404);
     assert.equal(JSON.parse(start.body).error, 'saml_connection_unknown');
     assert.equal((await auditOf(t, 'api-corp')).at(-1)?.event, 'saml_connection.deleted');
+    const offered = (await t.app.inject({ url: '/auth/providers' })).json() as { providers: { id: string }[] };
+    assert.equal(
+      offered.providers.find((p) => p.id === 'api-corp'),
+      undefined,
+    );
     assertAdminError(
       await call('DELETE', '/admin/saml-connections/api-corp', {}),
       404,
