@@ -11,6 +11,7 @@ import { confirmFactors } from './account/reauth.ts';
 import { accountRoutes } from './account/routes.ts';
 import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
+import { samlConnectionRoutes } from './admin/saml-connection-routes.ts';
 import type { Audit } from './audit/audit.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { findRegistryLabels } from './clients/store.ts';
@@ -42,6 +43,7 @@ import { samlAdminRoutes } from './login/saml/admin-routes.ts';
 import { loadSamlConnections } from './login/saml/connection.ts';
 import { keepIdpMetadataFresh } from './login/saml/metadata-url.ts';
 import { samlRoutes } from './login/saml/routes.ts';
+import { reloadStoredConnections, SAML_CONNECTIONS_CHANGED } from './login/saml/stored-connections.ts';
 import { farcasterRoutes } from './login/web3/farcaster-routes.ts';
 import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
@@ -200,6 +202,22 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
   await app.register(webRoutes, { dist: ui.dist, page, branding });
   const samlConnections = loadSamlConnections(config);
+  // Those made through the admin API: read when the app is ready (not while building it: `npm run openapi` builds it
+  // without a database) and again whenever any node changes one (the NOTIFY below) or the LISTEN connection returns.
+  // One reload at a time, in order: a slow earlier read must not overwrite a later one.
+  let samlReload = Promise.resolve();
+  const reloadSaml = () => {
+    samlReload = samlReload
+      .then(() => reloadStoredConnections(deps.sql, deps.secrets.signing, config, samlConnections))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'SAML connection reload failed'));
+    return samlReload;
+  };
+  if (services.tokenStates.enabled)
+    services.tokenStates.observe((event) => {
+      if (event.type === 'listening' || (event.type === 'invalidated' && event.key === SAML_CONNECTIONS_CHANGED))
+        void reloadSaml();
+    });
+  app.addHook('onReady', reloadSaml);
   const stopMetadataRefresh = await keepIdpMetadataFresh(samlConnections, (connection, level, message) =>
     app.log[level]({ connection }, message),
   );
@@ -232,7 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       logRefusal: (connection, error) => app.log.warn({ err: error, connection }, 'SAML response refused'),
     },
   });
-  await app.register(signInMethodRoutes, { config });
+  await app.register(signInMethodRoutes, { config, samlConnections });
   const outbox = createOutbox({ config, deliveryKey: deps.secrets.delivery, clock: deps.clock });
   await app.register(federatedRoutes, {
     sessions,
@@ -347,6 +365,22 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       requireAdmin: services.requireAdmin,
     });
   await app.register(samlAdminRoutes, { connections: samlConnections, requireAdmin: services.requireAdmin });
+  await app.register(samlConnectionRoutes, {
+    sql: deps.sql,
+    audit,
+    clock: deps.clock,
+    clientSecretKey: deps.secrets.clientSecret,
+    organizationId: config.organization.id,
+    issuer: config.server.issuer,
+    accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
+    log: app.log,
+    requireAdmin: services.requireAdmin,
+    invitations: { deliveryReady: deliveryStatus(config).state === 'ready', outbox },
+    config,
+    connections: samlConnections,
+    sealKey: deps.secrets.signing,
+    reloadConnections: reloadSaml,
+  });
   await app.register(statusRoutes, {
     config,
     sql: deps.sql,

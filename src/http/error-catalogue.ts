@@ -86,6 +86,15 @@ export const errorCatalogue = {
 
   // SAML sign-in (login/saml)
   saml_connection_unknown: { status: 404, description: 'This single sign-on connection is not configured here.' },
+  saml_connection_exists: {
+    status: 409,
+    description: 'A single sign-on connection with this id already exists (in the configuration file or made here).',
+  },
+  saml_connection_read_only: {
+    status: 409,
+    description:
+      'This single sign-on connection comes from the configuration file ([saml.<id>]): change or remove it there.',
+  },
   saml_connection_unavailable: {
     status: 503,
     description:

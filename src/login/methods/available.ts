@@ -6,6 +6,7 @@ import { genericProviderState, type ProviderId, providerState } from '../../conf
 import { type Config, REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../../config/schema.ts';
 import { deliveryStatus } from '../../delivery/status.ts';
 import { hasFlow, NAMED_PROVIDER_NAMES } from '../federated/registry.ts';
+import type { SamlConnection } from '../saml/connection.ts';
 
 export interface OfferedProvider {
   /** One of the nine selections, or the id of a generic OpenID Connect provider (`[[providers.oidc]]`). */
@@ -46,8 +47,11 @@ const WEB3_START: Record<(typeof WEB3_PROVIDERS)[number], string> = {
 
 const startUrl = (id: string) => `/auth/federated/start?provider=${encodeURIComponent(id)}`;
 
-/** Computed from configuration only: nothing secret is read into the answer, only ids and names. */
-export function signInMethods(config: Config): SignInMethods {
+/**
+ * Computed from configuration and, when given, the live SAML connection map (which also holds those made through the
+ * admin API): nothing secret is read into the answer, only ids and names.
+ */
+export function signInMethods(config: Config, samlConnections?: Map<string, SamlConnection>): SignInMethods {
   const offered = (id: ProviderId) => providerState(config, id).state === 'enabled';
   // A selection whose kind has no flow in this version keeps start_url null: a button that leads nowhere is worse
   // than none (the page leaves such providers out).
@@ -61,9 +65,12 @@ export function signInMethods(config: Config): SignInMethods {
   const web3 = WEB3_PROVIDERS.filter(offered).map(
     (id): OfferedProvider => ({ id, name: NAMES[id], kind: 'web3', start_url: WEB3_START[id] }),
   );
-  // Every configured SAML connection, besides routing by email domain, so the page can offer "Sign in with <name>".
+  // Every SAML connection (configured or made through the admin API), besides routing by email domain, so the page can offer "Sign in with <name>".
   // One whose idp_metadata_url has not been fetched yet is still listed: its start answers 503 with the reason.
-  const saml = Object.entries(config.saml).map(
+  const connections = samlConnections
+    ? [...samlConnections.values()].map((c) => [c.id, c.config] as const)
+    : Object.entries(config.saml);
+  const saml = connections.map(
     ([id, c]): OfferedProvider => ({ id, name: c.name, kind: 'saml', start_url: `/auth/saml/${id}/start` }),
   );
   return {

@@ -1,6 +1,5 @@
-// GET /admin/saml-connections: the configured SAML connections for the console (owner guard first). There is no
-// write route: a connection is configured in `[saml.<id>]` (its keys are files in secrets.dir), and the service
-// reads it at startup.
+// GET /admin/saml-connections: every SAML connection for the console (owner guard first), those of `[saml.<id>]`
+// (read at startup, keys in secrets.dir) and those made through the admin API (src/admin/saml-connection-routes.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -23,7 +22,7 @@ export const samlAdminRoutes: FastifyPluginAsyncTypebox<SamlAdminRouteOptions> =
     '/admin/saml-connections',
     {
       schema: {
-        summary: 'The configured SAML connections',
+        summary: 'The SAML connections, from the configuration file and made through the API',
         tags: ['admin'],
         security: SESSION,
         querystring: Type.Object({}, { additionalProperties: false }),

@@ -1,6 +1,6 @@
 // What the console shows of a SAML connection: everything the identity provider's administrator needs to set up
 // their side (entity id, ACS, metadata URL) and what the owner should watch (domains, sign-up, MFA rule,
-// certificate expiry). Read-only: connections live in `[saml.<id>]` of the configuration file, like LDAP directories.
+// certificate expiry), and where it comes from: `[saml.<id>]` of the configuration file (read-only) or the admin API.
 import { X509Certificate } from 'node:crypto';
 import type { SamlConnection } from './connection.ts';
 
@@ -12,6 +12,8 @@ export interface CertificateView {
 
 export interface SamlConnectionView {
   id: string;
+  /** config: `[saml.<id>]`, read-only in the API; api: made (and changeable) through the admin API. */
+  source: 'config' | 'api';
   name: string;
   idp_entity_id: string;
   idp_sso_url: string;
@@ -33,6 +35,7 @@ export function connectionView(connection: SamlConnection): SamlConnectionView {
   const { config } = connection;
   return {
     id: connection.id,
+    source: connection.source,
     name: config.name,
     idp_entity_id: connection.idpEntityId,
     idp_sso_url: connection.idpSsoUrl,

@@ -13,6 +13,8 @@ export type SamlConnectionConfig = Config['saml'][string];
 
 export interface SamlConnection {
   id: string;
+  /** `[saml.<id>]` of the configuration file (read-only in the admin API), or made through the admin API. */
+  source: 'config' | 'api';
   config: SamlConnectionConfig;
   /** This service provider's entity id: its metadata URL, stable for as long as the issuer and the id stay. */
   entityId: string;
@@ -97,6 +99,7 @@ export function loadSamlConnection(config: Config, id: string): SamlConnection {
   const paths = samlPaths(id);
   return {
     id,
+    source: 'config',
     config: connection,
     entityId: `${base}${paths.metadata}`,
     acsUrl: `${base}${paths.acs}`,

@@ -1,5 +1,9 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api.ts';
+import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
-import { useApi } from '../../hooks/use-api.ts';
+import { useAction, useApi } from '../../hooks/use-api.ts';
+import { AddSamlConnection } from './AddSamlConnection.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -11,6 +15,7 @@ interface CertificateView {
 
 interface SamlConnectionView {
   id: string;
+  source: 'config' | 'api';
   name: string;
   idp_entity_id: string;
   idp_sso_url: string;
@@ -47,7 +52,40 @@ function Expiry({ iso }: { iso: string }) {
   return <>expires {date}</>;
 }
 
-function Connection({ c }: { c: SamlConnectionView }) {
+/** Delete, for a connection made here; asks once more, since people signing in through it lose that way in. */
+function DeleteConnection({ c, onDeleted }: { c: SamlConnectionView; onDeleted: (name: string) => void }) {
+  const action = useAction();
+  const [asking, setAsking] = useState(false);
+  const remove = async () => {
+    const done = await action.run(async () => {
+      await api('DELETE', `/admin/saml-connections/${encodeURIComponent(c.id)}`, {});
+      return true;
+    });
+    if (done) onDeleted(c.name);
+  };
+  return (
+    <div class="actions">
+      <ErrorNotice error={action.error} />
+      {asking ? (
+        <>
+          <p>People who sign in through {c.name} will no longer be able to. Delete it?</p>
+          <button type="button" class="secondary" disabled={action.busy} onClick={() => void remove()}>
+            Delete {c.name} for good
+          </button>
+          <button type="button" onClick={() => setAsking(false)}>
+            Keep it
+          </button>
+        </>
+      ) : (
+        <button type="button" class="secondary" aria-label={`Delete ${c.name}`} onClick={() => setAsking(true)}>
+          Delete
+        </button>
+      )}
+    </div>
+  );
+}
+
+function Connection({ c, onDeleted }: { c: SamlConnectionView; onDeleted: (name: string) => void }) {
   return (
     <section class="panel" aria-labelledby={`saml-${c.id}`}>
       <h2 id={`saml-${c.id}`}>
@@ -107,26 +145,44 @@ function Connection({ c }: { c: SamlConnectionView }) {
           </li>
         ))}
       </ul>
+      {c.source === 'api' ? (
+        <DeleteConnection c={c} onDeleted={onDeleted} />
+      ) : (
+        <p class="aside">
+          From the configuration file (<code>[saml.{c.id}]</code>): change or remove it there.
+        </p>
+      )}
     </section>
   );
 }
 
-/** The configured SAML connections, read-only: they are set in the configuration file, as the page says. */
+/** Every SAML connection: those of the configuration file (read-only here) and those added on this page. */
 export function SamlConnections() {
   const list = useApi<{ connections: SamlConnectionView[] }>('/admin/saml-connections');
+  const [done, setDone] = useState<string | null>(null);
+  const changed = (what: string) => {
+    setDone(what);
+    list.reload();
+  };
   return (
     <ConsoleLayout section="single-sign-on" title="Single sign-on" access={list.error}>
       <p class="aside">
-        SAML connections are configured in the configuration file, one <code>[saml.&lt;id&gt;]</code> table each, with
-        the service provider key pair in <code>saml-&lt;id&gt;.key</code> and <code>saml-&lt;id&gt;.crt</code> in the
-        secrets directory; changes take effect when Gatehouse restarts. <code>gatehouse doctor</code> checks the keys
-        and certificate expiry.
+        A SAML connection is added here, or in the configuration file as a <code>[saml.&lt;id&gt;]</code> table with the
+        service provider key pair in <code>saml-&lt;id&gt;.key</code> and <code>saml-&lt;id&gt;.crt</code> in the
+        secrets directory (those take effect when Gatehouse restarts, and <code>gatehouse doctor</code> checks their
+        keys). One added here takes effect at once, with a key pair Gatehouse makes.
       </p>
+      {done && (
+        <p class="notice notice-done" role="status">
+          {done}
+        </p>
+      )}
       <LoadState loading={list.loading} error={list.error} />
-      {list.data?.connections.length === 0 && <p class="empty">No SAML connections are configured.</p>}
+      {list.data?.connections.length === 0 && <p class="empty">No SAML connections yet.</p>}
       {list.data?.connections.map((c) => (
-        <Connection key={c.id} c={c} />
+        <Connection key={c.id} c={c} onDeleted={(name) => changed(`Deleted ${name}.`)} />
       ))}
+      {list.data && <AddSamlConnection onAdded={(name) => changed(`Added ${name}.`)} />}
     </ConsoleLayout>
   );
 }
