@@ -166,7 +166,7 @@ const SHOTS_LIST: Shot[] = [
     name: 'console-single-sign-on',
     path: '/admin/console/single-sign-on',
     as: 'owner',
-    ready: 'No SAML connections are configured.',
+    ready: 'No SAML connections yet.',
   },
   {
     name: 'console-mailbox',
