@@ -6,15 +6,11 @@ import { getAddress, type Hex } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
-import {
-  type ExternalAccount,
-  linkExternalAccount,
-  signInWithExternalAccount,
-} from '../../identity/external-accounts.ts';
+import type { ExternalAccount } from '../../identity/external-accounts.ts';
 import type { Sub } from '../../identity/ids.ts';
-import type { SessionStart } from '../../session/http.ts';
 import type { EthereumDeps, RequestFacts } from './deps.ts';
 import { buildMessage, MESSAGE_SECONDS, newNonce, walletChoice } from './message.ts';
+import { type ProvenOutcome, settleProvenAccount } from './proven-account.ts';
 import { checkWalletSignature } from './signature.ts';
 import { consumeIssuedMessage, insertIssuedMessage, type Purpose } from './store.ts';
 
@@ -58,7 +54,7 @@ export interface CompleteInput {
   signedIn: Sub | null;
 }
 
-export type EthereumOutcome = { kind: 'signed_in'; start: SessionStart } | { kind: 'linked'; subject: string };
+export type EthereumOutcome = ProvenOutcome;
 
 /** The issued message this text claims to be, spent now; refused unless every field is still what we issued. */
 async function spendIssuedMessage(deps: EthereumDeps, input: CompleteInput) {
@@ -97,37 +93,18 @@ export async function completeEthereum(
     message: input.message,
     signature: input.signature,
   });
-  const account = accountOf(chainId, address);
-  if (issued.purpose === 'link') {
-    if (issued.identityId === null || input.signedIn !== issued.identityId)
-      throw new GatehouseError('wallet_message_invalid');
-    await linkExternalAccount(deps.sql, deps.audit, { actor: issued.identityId, ...facts }, issued.identityId, account);
-    return { kind: 'linked', subject: account.subject };
-  }
-  const result = await signInWithExternalAccount(
-    deps.sql,
-    deps.audit,
-    { actor: null, ...facts },
-    account,
-    { signUp: deps.selfService },
+  return settleProvenAccount(
+    deps,
+    facts,
+    {
+      provider: PROVIDER,
+      account: accountOf(chainId, address),
+      purpose: issued.purpose,
+      startedBy: issued.identityId,
+      signedIn: input.signedIn,
+    },
     now,
   );
-  // A wallet carries no email, so email_in_use cannot arise; both refusals read as "no account, none created".
-  if (result.outcome === 'signup_closed' || result.outcome === 'email_in_use')
-    throw new GatehouseError('federated_signup_closed');
-  await deps.audit.record({
-    event: 'signin.succeeded',
-    ...facts,
-    actor: result.identityId,
-    subject: result.identityId,
-    details: { method: 'web3', provider: PROVIDER, aal: 'aal1', created: result.outcome === 'created' },
-  });
-  // One factor: possession of the wallet key, RFC 8176 §2 "pop" (software or hardware unknown); aal1, so the
-  // admin guard still asks for aal2.
-  return {
-    kind: 'signed_in',
-    start: { identityId: result.identityId, aal: 'aal1', amr: ['pop'], authTime: now, enrollmentOnly: false },
-  };
 }
 
 /** CAIP-10 account id: the chain is part of the key, so the same address on two chains is two methods. */

@@ -10,11 +10,7 @@ import type { Hex, PublicClient } from 'viem';
 import { parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
-import {
-  type ExternalAccount,
-  linkExternalAccount,
-  signInWithExternalAccount,
-} from '../../identity/external-accounts.ts';
+import type { ExternalAccount } from '../../identity/external-accounts.ts';
 import type { Sub } from '../../identity/ids.ts';
 import type { SessionStart } from '../../session/http.ts';
 import { assertChainReachable, isChainUnreachable } from './chain-errors.ts';
@@ -22,6 +18,7 @@ import type { FarcasterDeps, RequestFacts } from './deps.ts';
 import { farcasterClient, relayCall } from './farcaster-relay.ts';
 import { consumeChannel, findOpenChannel, insertChannel, type OpenChannel } from './farcaster-store.ts';
 import { MESSAGE_SECONDS, newNonce } from './message.ts';
+import { settleProvenAccount } from './proven-account.ts';
 import type { Purpose } from './store.ts';
 
 export const PROVIDER = 'farcaster';
@@ -148,34 +145,8 @@ async function finish(
   account: ExternalAccount,
   now: Date,
 ): Promise<FarcasterOutcome> {
-  if (open.purpose === 'link') {
-    if (open.identityId === null || signedIn !== open.identityId) throw new GatehouseError('wallet_message_invalid');
-    await linkExternalAccount(deps.sql, deps.audit, { actor: open.identityId, ...facts }, open.identityId, account);
-    return { kind: 'linked', subject: account.subject };
-  }
-  const result = await signInWithExternalAccount(
-    deps.sql,
-    deps.audit,
-    { actor: null, ...facts },
-    account,
-    { signUp: deps.selfService },
-    now,
-  );
-  // A Farcaster account carries no email here, so email_in_use cannot arise; both read as "no account, none created".
-  if (result.outcome === 'signup_closed' || result.outcome === 'email_in_use')
-    throw new GatehouseError('federated_signup_closed');
-  await deps.audit.record({
-    event: 'signin.succeeded',
-    ...facts,
-    actor: result.identityId,
-    subject: result.identityId,
-    details: { method: 'web3', provider: PROVIDER, aal: 'aal1', created: result.outcome === 'created' },
-  });
-  // One factor, possession of the custody key (RFC 8176 "pop"), as for an Ethereum wallet: aal1.
-  return {
-    kind: 'signed_in',
-    start: { identityId: result.identityId, aal: 'aal1', amr: ['pop'], authTime: now, enrollmentOnly: false },
-  };
+  const proven = { provider: PROVIDER, account, purpose: open.purpose, startedBy: open.identityId, signedIn };
+  return settleProvenAccount(deps, facts, proven, now);
 }
 
 /**
