@@ -58,6 +58,10 @@ function follow(file: string, offset: number): Promise<number> {
       });
   };
   watch(file, readMore);
+  // What was appended between the first read and the watch starting has no event of its own; and a file system
+  // without change events (some network mounts) still gets read every second.
+  readMore();
+  setInterval(readMore, 1000);
   return new Promise(() => {});
 }
 
