@@ -331,7 +331,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     shell,
     onTokenIssued: metrics.tokenIssued,
   });
-  await app.register(adminRoutes, {
+  // The administration API's dependencies, shared by its routes and the SAML connection routes.
+  const adminDeps = {
     sql: deps.sql,
     audit,
     clock: deps.clock,
@@ -342,7 +343,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     log: app.log,
     requireAdmin: services.requireAdmin,
     invitations: { deliveryReady: deliveryStatus(config).state === 'ready', outbox },
-  });
+  };
+  await app.register(adminRoutes, adminDeps);
   await app.register(auditRoutes, {
     sql: deps.sql,
     auditKey: deps.secrets.audit,
@@ -366,16 +368,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     });
   await app.register(samlAdminRoutes, { connections: samlConnections, requireAdmin: services.requireAdmin });
   await app.register(samlConnectionRoutes, {
-    sql: deps.sql,
-    audit,
-    clock: deps.clock,
-    clientSecretKey: deps.secrets.clientSecret,
-    organizationId: config.organization.id,
-    issuer: config.server.issuer,
-    accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
-    log: app.log,
-    requireAdmin: services.requireAdmin,
-    invitations: { deliveryReady: deliveryStatus(config).state === 'ready', outbox },
+    ...adminDeps,
     config,
     connections: samlConnections,
     sealKey: deps.secrets.signing,
