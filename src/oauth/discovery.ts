@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { OIDC_SCOPES } from '../clients/scopes.ts';
 import { ASSERTION_ALGORITHMS } from './client-assertion.ts';
 import { corsHeaders } from './cors.ts';
-import { DPOP_ALGORITHMS } from './dpop-proof.ts';
+import { DPOP_ALGORITHMS } from './dpop-signature.ts';
 import { grantTypes } from './grants/index.ts';
 import type { Keyring } from './keyring.ts';
 import { DiscoveryAnswer, JwksAnswer } from './route-schemas.ts';

@@ -1,27 +1,16 @@
-// DPoP proof JWTs (RFC 9449 §4.2, checked as §4.3 says). The signature and the key come from jose (EmbeddedJWK:
-// the public key travels in the proof's header, and jose refuses a private one); what the proof must say (htm,
-// htu, iat, jti, ath, nonce) is checked here. Used by the token endpoint and by every resource server of ours
+// DPoP proof JWTs (RFC 9449 §4.2, checked as §4.3 says): the JWS and its key (dpop-signature.ts), then what the
+// proof must say (htm, htu, iat, jti, ath, nonce). Used by the token endpoint and by every resource server of ours
 // (userinfo, the gateway); single use of `jti` is the caller's check, through the replay store every node shares.
-import {
-  type CryptoKey,
-  calculateJwkThumbprint,
-  EmbeddedJWK,
-  type FlattenedJWSInput,
-  type JWK,
-  type JWSHeaderParameters,
-  jwtVerify,
-} from 'jose';
 import { sha256 } from '../crypto/primitives.ts';
 import { BoundedMap } from './bounded-map.ts';
+import { DPOP_ALGORITHMS, isDpopAlgorithm, proofKey, verifiesProof } from './dpop-signature.ts';
 
-/** RFC 9449 §4.2 `alg`: asymmetric only; RS256 and PS256 for keys clients already hold, ES256 and EdDSA. */
-export const DPOP_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
 /** A proof is accepted this long after its `iat` (RFC 9449 §11.1: a short window bounds the replay store). */
 export const PROOF_MAX_AGE_SECONDS = 60;
 /** And this far ahead of our clock, for a client whose clock runs a little fast. */
 const PROOF_FUTURE_SKEW_SECONDS = 5;
 const MAX_PROOF_LENGTH = 8192;
-const VERIFY_ALGORITHMS = [...DPOP_ALGORITHMS];
+const COMPACT_JWS = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 export interface ExpectedProof {
   htm: string;
@@ -43,29 +32,39 @@ export interface VerifiedProof {
 
 export class ProofRefused extends Error {}
 
-/** Public keys of recent proofs, imported once: a client signs every proof with the same key. */
-const KEYS_CACHED = 1_000;
-const importedKeys = new BoundedMap<string, { key: CryptoKey | Uint8Array; jkt: string }>(KEYS_CACHED);
+function decodeObject(segment: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** RFC 7515 §4.1.9: `typ` compares case-insensitively and may carry the "application/" prefix. */
+const isDpopType = (typ: unknown) =>
+  typeof typ === 'string' && ['dpop+jwt', 'application/dpop+jwt'].includes(typ.toLowerCase());
 
 /**
- * jose's EmbeddedJWK (it imports the header's key and refuses a private one), with the imported key and its RFC 7638
- * thumbprint kept per JWK: importing and hashing cost more than the signature check itself. `found` receives the
- * cache entry, so the caller reads the thumbprint without serialising the JWK a second time.
+ * The proof's JWS checked (RFC 9449 §4.3 items 2–7): typ dpop+jwt, an accepted algorithm, no extension we would have
+ * to understand (`crit`), and a signature by the public key in its `jwk` header. Its claims and that key's
+ * thumbprint, or null.
  */
-function embeddedKey(found: (entry: { jkt: string }) => void) {
-  return async (header: JWSHeaderParameters, token: FlattenedJWSInput) => {
-    const id = `${header.alg} ${JSON.stringify(header.jwk)}`;
-    const known = importedKeys.get(id);
-    if (known) {
-      found(known);
-      return known.key;
-    }
-    const key = await EmbeddedJWK(header, token);
-    const entry = { key, jkt: await calculateJwkThumbprint(header.jwk as JWK, 'sha256') };
-    importedKeys.set(id, entry);
-    found(entry);
-    return key;
-  };
+async function verifiedJws(
+  encodedHeader: string,
+  encodedPayload: string,
+  encodedSignature: string,
+): Promise<{ claims: Record<string, unknown>; jkt: string } | null> {
+  const header = decodeObject(encodedHeader);
+  if (!header || !isDpopType(header.typ) || header.crit !== undefined || !isDpopAlgorithm(header.alg)) return null;
+  const key = await proofKey(header.alg, header.jwk);
+  if (!key) return null;
+  const signature = Buffer.from(encodedSignature, 'base64url');
+  if (!verifiesProof(header.alg, key.key, `${encodedHeader}.${encodedPayload}`, signature)) return null;
+  const claims = decodeObject(encodedPayload);
+  return claims ? { claims, jkt: key.jkt } : null;
 }
 
 /** RFC 9449 §4.3 item 9: htu compared without query and fragment, after URI normalisation (RFC 3986 §6). */
@@ -93,24 +92,14 @@ function normaliseExpectedHtu(value: string): string | null {
 
 /** One DPoP header value, verified; ProofRefused says why not (its message is safe to send). */
 export async function verifyDpopProof(proof: string, expected: ExpectedProof): Promise<VerifiedProof> {
-  if (proof.length > MAX_PROOF_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(proof))
-    throw new ProofRefused('The DPoP proof is not a compact JWS');
-  let payload: Record<string, unknown>;
-  let jkt = '';
-  try {
-    const result = await jwtVerify(
-      proof,
-      embeddedKey((entry) => {
-        jkt = entry.jkt;
-      }),
-      { typ: 'dpop+jwt', algorithms: VERIFY_ALGORITHMS, currentDate: expected.now },
-    );
-    payload = result.payload;
-  } catch {
+  const parts = proof.length > MAX_PROOF_LENGTH ? null : COMPACT_JWS.exec(proof);
+  if (!parts) throw new ProofRefused('The DPoP proof is not a compact JWS');
+  const verified = await verifiedJws(parts[1] as string, parts[2] as string, parts[3] as string);
+  if (!verified)
     throw new ProofRefused(
       `The DPoP proof must be a dpop+jwt signed with ${DPOP_ALGORITHMS.join(', ')} by the public key in its jwk header`,
     );
-  }
+  const { claims: payload, jkt } = verified;
   const { htm, htu, iat, jti, ath, nonce } = payload;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
     throw new ProofRefused('The DPoP proof needs a jti');
@@ -120,6 +109,9 @@ export async function verifyDpopProof(proof: string, expected: ExpectedProof): P
   const now = Math.floor(expected.now.getTime() / 1000);
   if (typeof iat !== 'number' || iat < now - PROOF_MAX_AGE_SECONDS || iat > now + PROOF_FUTURE_SKEW_SECONDS)
     throw new ProofRefused('The DPoP proof was not issued just now (iat)');
+  // A proof need not expire (iat bounds it), but one that says it has is not accepted (RFC 7519 §4.1.4).
+  if (payload.exp !== undefined && (typeof payload.exp !== 'number' || payload.exp <= now))
+    throw new ProofRefused('The DPoP proof has expired (exp)');
   if (expected.accessToken !== undefined) {
     // RFC 9449 §4.2: ath is base64url(SHA-256(ASCII(access token))).
     if (ath !== sha256(expected.accessToken).toString('base64url'))
