@@ -59,9 +59,14 @@ export const scenario: Scenario = {
       const cpuOne: number[] = [];
       const coresOne: number[] = [];
       const coresTwo: number[] = [];
+      const coresLoad: number[] = [];
       let errors = 0;
       await sampled(context.rounds, async () => {
+        const own = process.cpuUsage();
+        const started = performance.now();
         const a = await withServerCpu(one.server, () => tokens(one, context.roundMs));
+        const spent = process.cpuUsage(own);
+        coresLoad.push((spent.user + spent.system) / ((performance.now() - started) * 1000));
         rateOne.push(a.perSecond);
         cpuOne.push(a.cpuMicrosPerRequest);
         // CPU seconds per second: how many of the machine's cores the node kept busy at its saturation rate.
@@ -82,6 +87,7 @@ export const scenario: Scenario = {
           { name: 'server CPU per token, one worker', unit: 'µs', samples: cpuOne },
           { name: 'cores kept busy by the node, server.workers = 1', unit: 'cores', samples: coresOne },
           { name: 'cores kept busy by the node, server.workers = 2', unit: 'cores', samples: coresTwo },
+          { name: 'cores kept busy by the load generator (this process)', unit: 'cores', samples: coresLoad },
           { name: 'idle RSS of the node, server.workers = 1', unit: 'MB', samples: [idleOne] },
           { name: 'idle RSS of the node, server.workers = 2 (supervisor + 2 workers)', unit: 'MB', samples: [idleTwo] },
         ],
@@ -95,7 +101,7 @@ export const scenario: Scenario = {
         notes: [
           // One worker signs on libuv's thread pool (sized to the CPUs) beside its event loop, so it is not confined
           // to one core; two workers can at most add the cores one left idle.
-          `This machine has ${availableParallelism()} cores. One worker kept ${median(coresOne).toFixed(2)} of them busy at its saturation rate, so two workers could at most reach ${(availableParallelism() / median(coresOne)).toFixed(2)}× its rate here, before the load generator takes its share; they kept ${median(coresTwo).toFixed(2)} busy.`,
+          `This machine has ${availableParallelism()} cores. One worker kept ${median(coresOne).toFixed(2)} of them busy at its saturation rate, and the load generator sending its requests ${median(coresLoad).toFixed(2)}: two workers could at most reach ${((availableParallelism() - median(coresLoad)) / median(coresOne)).toFixed(2)}× one worker's rate here. They kept ${median(coresTwo).toFixed(2)} busy.`,
         ],
       };
     } finally {
