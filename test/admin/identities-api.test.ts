@@ -78,6 +78,12 @@ describe('GET /admin/identities', async () => {
     assert.equal(new Set(seen).size, n);
   });
 
+  test('names go straight into the trigram index, leaving no pending list for a search to read (migration 0034)', async () => {
+    const [index] = await t.sql<{ reloptions: string[] }[]>`
+      select reloptions from pg_class where relname = 'identities_display_name_trgm'`;
+    assert.deepEqual(index?.reloptions, ['fastupdate=off']);
+  });
+
   for (const [query, path, problem] of [
     ['limit=0', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
     ['limit=101', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
