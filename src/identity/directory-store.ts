@@ -110,7 +110,7 @@ export async function searchIdentities(
   // Only the kinds of match the text could make: every sub starts usr_ and no address has a space (account/address.ts
   // refuses them), and each branch left out is planning time saved.
   const addressOrSub = [...(q.startsWith('usr_') ? [branch(bySub)] : []), ...(/\s/.test(q) ? [] : [branch(byAddress)])];
-  if (!looksLikeAddress(q)) return page(sql, [...addressOrSub, branch(byName)], limit);
+  if (!looksLikeAddress(q) || addressOrSub.length === 0) return page(sql, [...addressOrSub, branch(byName)], limit);
 
   const found = await page(sql, addressOrSub, limit);
   if (found.length > 0) return found;

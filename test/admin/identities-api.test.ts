@@ -120,6 +120,7 @@ describe('GET /admin/identities: a query that looks like an address', async () =
   const fan = await person('mark.twain fan club', 'club@books.test', 9);
   const house = await person('Dr.House', 'gregory@princeton.test', 8);
   const cuddy = await person('Lisa Cuddy (not Dr.House)', 'lisa@princeton.test', 7);
+  const ops = await person('Ops @ Princeton', 'ops@princeton.test', 7);
   const pagers = [await person('Pager One', 'pager.1@ward.test', 6), await person('Pager Two', 'pager.2@ward.test', 5)];
   await person('pager.2 collector', 'collector@ward.test', 11);
 
@@ -136,6 +137,8 @@ describe('GET /admin/identities: a query that looks like an address', async () =
   test('a query with a space is a name, a sub is a sub', async () => {
     assert.deepEqual(subs(await call('GET', '/admin/identities?q=samuel%20CLEMENS')), [twain]);
     assert.deepEqual(subs(await call('GET', `/admin/identities?q=${house}`)), [house]);
+    // An @ with a space around it cannot start an address: only names can hold it.
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=ops%20%40%20princeton')), [ops]);
   });
 
   test('pages through address matches and then ends, never falling back to names', async () => {
