@@ -121,6 +121,7 @@ describe('GET /admin/identities: a query that looks like an address', async () =
   const house = await person('Dr.House', 'gregory@princeton.test', 8);
   const cuddy = await person('Lisa Cuddy (not Dr.House)', 'lisa@princeton.test', 7);
   const ops = await person('Ops @ Princeton', 'ops@princeton.test', 7);
+  await person('Clemens, Samuel', 'samuel@books.test', 7);
   const pagers = [await person('Pager One', 'pager.1@ward.test', 6), await person('Pager Two', 'pager.2@ward.test', 5)];
   await person('pager.2 collector', 'collector@ward.test', 11);
 
@@ -139,6 +140,15 @@ describe('GET /admin/identities: a query that looks like an address', async () =
     assert.deepEqual(subs(await call('GET', `/admin/identities?q=${house}`)), [house]);
     // An @ with a space around it cannot start an address: only names can hold it.
     assert.deepEqual(subs(await call('GET', '/admin/identities?q=ops%20%40%20princeton')), [ops]);
+  });
+
+  test('a name of several words matches as written, not word by word, short words included', async () => {
+    // "Clemens, Samuel" has both words but not "samuel clemens"; the words only narrow the index scan.
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=samuel%20clemens')), [twain]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=lisa%20C')), [cuddy]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=uel%20cle')), [twain]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=CUDDY%20(NOT%20dr')), [cuddy]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=samuel%20%25')), []);
   });
 
   test('pages through address matches and then ends, never falling back to names', async () => {
