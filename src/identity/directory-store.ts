@@ -52,7 +52,7 @@ const listingOrder = (sql: Executor, alias: 'i' | 'n') =>
  * Whether a query reads as an email address or the start of one: it has an @, or it is one word with a dot in it
  * ("ada.lovelace.1000"). Such a query is looked up among addresses first; see searchIdentities.
  */
-export const looksLikeAddress = (query: string) => query.includes('@') || (!/\s/.test(query) && query.includes('.'));
+const looksLikeAddress = (query: string) => query.includes('@') || (!/\s/.test(query) && query.includes('.'));
 
 /** A piece of SQL for a query to embed. */
 type Fragment = postgres.PendingQuery<postgres.Row[]>;
