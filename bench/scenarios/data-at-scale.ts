@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
+import { emailOf, nameOf } from '../../scripts/seed-people.ts';
 import { type Account, makeAccount, totpCode } from '../../test/helpers/accounts.ts';
 import type { TestApp } from '../../test/helpers/app.ts';
 import { makeAdmin } from '../../test/helpers/oauth-fixtures.ts';
@@ -136,15 +137,32 @@ async function prepare(seed: number): Promise<{ operations: Operations; stop(): 
         );
       },
     });
-    // Seeded addresses look like ada.lovelace.12345@seed.example, names like "Grace Hopper 12345".
+    // The administrator looks for a seeded person (seed-people.ts) by the start of their address, as a support
+    // request quotes it, and by their full name; on the seeded node the answer must hold that person.
     let n = 0;
+    const person = () => 1 + ((n++ * 7919) % Math.max(1, SEEDED - 1));
+    const search = async (q: string, who: number) => {
+      const text = await get(`/admin/identities?q=${encodeURIComponent(q)}`, admin.cookie);
+      if (seed === 0) return;
+      const found = (JSON.parse(text) as { identities: { email: string; display_name: string }[] }).identities;
+      // A name common enough to fill the first page may leave this person to a later one.
+      const pageOfNamesakes = found.length === 25 && found.every((i) => i.display_name === nameOf(who));
+      if (!found.some((i) => i.email === emailOf(who)) && !pageOfNamesakes)
+        throw new Error(`searching ${q} did not find ${emailOf(who)}`);
+    };
     operations.set('admin search by email', {
       times: REQUESTS,
-      once: () => get(`/admin/identities?q=ada.lovelace.${1000 + n++}`, admin.cookie).then(() => {}),
+      once: () => {
+        const who = person();
+        return search(emailOf(who).replace(/@.*/, ''), who);
+      },
     });
     operations.set('admin search by name', {
       times: REQUESTS,
-      once: () => get(`/admin/identities?q=Hopper%20${2000 + n++}`, admin.cookie).then(() => {}),
+      once: () => {
+        const who = person();
+        return search(nameOf(who), who);
+      },
     });
     operations.set('audit listing', {
       times: REQUESTS,

@@ -1,5 +1,6 @@
 // Reads of identities for the administration console: search, one identity's emails and memberships, and an
 // organization's members. SQL for the identity tables lives in this module only (store.ts writes, this reads).
+import type postgres from 'postgres';
 import type { Executor } from '../db/pool.ts';
 import { normalizeEmail, type Sub } from './ids.ts';
 import type { IdentityAssurance, IdentityState } from './store.ts';
@@ -44,13 +45,66 @@ const toSummary = (r: SummaryRow): IdentitySummary => ({
 const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The console's order, as migration 0024's identities_listing index holds it. */
-const listingOrder = (sql: Executor) => sql`date_trunc('milliseconds', i.created_at at time zone 'UTC')`;
+const listingOrder = (sql: Executor, alias: 'i' | 'n') =>
+  sql`date_trunc('milliseconds', ${sql(alias)}.created_at at time zone 'UTC')`;
+
+/**
+ * Whether a query reads as an email address or the start of one: it has an @, or it is one word with a dot in it
+ * ("ada.lovelace.1000"). Such a query is looked up among addresses first; see searchIdentities.
+ */
+const looksLikeAddress = (query: string) => query.includes('@') || (!/\s/.test(query) && query.includes('.'));
+
+/** A piece of SQL for a query to embed. */
+type Fragment = postgres.PendingQuery<postgres.Row[]>;
+
+/**
+ * Ids of the first `limit` identities (alias `n`) that `match` accepts, newest first, after `position`. Each kind of
+ * match is its own ordered, limited branch, so the planner chooses per branch between its index (primary key,
+ * emails_normalized_prefix, the display name trigrams) followed by a sort of what it found, and walking
+ * identities_listing newest first until `limit` rows pass: a name part that half the directory has ("Hopper")
+ * stops after a page instead of sorting every match (migration 0024).
+ */
+const newest = (sql: Executor, match: Fragment, position: Fragment, limit: number) => sql`(
+  select n.id from identities n where ${match} and ${position}
+  order by ${listingOrder(sql, 'n')} desc, n.id desc limit ${limit})`;
+
+/**
+ * The display name (alias `n`) contains `q`, case-insensitive. pg_trgm takes from `ilike '%Ada Lovelace%'` the
+ * trigrams at the word boundaries inside it too (" l", " lo", "da "), and those are the commonest trigrams of all,
+ * so the index intersects its longest posting lists. Text of several words therefore gives the index one
+ * `ilike '%word%'` for each word with trigrams (three letters or digits in a row), which leaves those out (about 40 %
+ * fewer index pages for a full name on a million identities), and checks the whole text as `lower(…) like lower(…)`:
+ * what ilike does in a multibyte database, in a form the trigram index cannot take, so it stays a filter.
+ */
+function nameContains(sql: Executor, q: string): Fragment {
+  const whole = `%${literal(q)}%`;
+  const words = q.split(/\s+/).filter((word) => /[\p{L}\p{N}]{3}/u.test(word));
+  if (!/\s/.test(q) || words.length === 0) return sql`n.display_name ilike ${whole}`;
+  const each = words.map((word) => sql`n.display_name ilike ${`%${literal(word)}%`}`);
+  return sql`${each.reduce((all, one) => sql`${all} and ${one}`)} and lower(n.display_name) like lower(${whole})`;
+}
+
+/** One page of identities whose ids one of `branches` gives, newest first, with each one's primary address. */
+async function page(sql: Executor, branches: Fragment[], limit: number): Promise<IdentitySummary[]> {
+  const union = branches.reduce((all, branch) => sql`${all} union all ${branch}`);
+  return (
+    await sql<SummaryRow[]>`
+      select i.id, i.state, i.assurance, i.display_name, i.created_at, e.address
+      from identities i left join emails e on e.identity_id = i.id and e.is_primary
+      where i.id in (${union})
+      order by ${listingOrder(sql, 'i')} desc, i.id desc
+      limit ${limit}`
+  ).map(toSummary);
+}
 
 /**
  * Identities whose sub equals `query`, one of whose addresses starts with it (normalized), or whose display name
  * contains it (case-insensitive); every identity when `query` is empty. Newest first, at most `limit`, after `after`.
- * Each kind of match is its own indexed lookup (primary key, emails_normalized_prefix, the display name trigrams)
- * and the listing walks identities_listing, so neither scans all identities (migration 0024).
+ *
+ * A query that looks like an address (looksLikeAddress) is the sub or addresses only, and names are searched only
+ * when no address (and no sub) matches at all, whatever the page: "dr.house" still finds the display name
+ * "Dr.House". Skipping the names matters because the trigrams of "ada.lovelace.1000" are the words of many names,
+ * so the trigram index walks long posting lists to find nothing, while the address prefix is a short btree range.
  */
 export async function searchIdentities(
   sql: Executor,
@@ -59,28 +113,31 @@ export async function searchIdentities(
   after: Position | null,
 ): Promise<IdentitySummary[]> {
   const q = query.trim();
-  const emailPrefix = `${literal(normalizeEmail(q))}%`;
-  const namePart = `%${literal(q)}%`;
-  const order = listingOrder(sql);
-  const matching =
-    q === ''
-      ? sql`true`
-      : sql`i.id in (
-          select ${q}::text
-          union select identity_id from emails where normalized like ${emailPrefix}
-          union select id from identities where display_name ilike ${namePart})`;
   const position =
     after === null
       ? sql`true`
-      : sql`(${order}, i.id) < (${after.createdAt}::timestamptz at time zone 'UTC', ${after.id}::text)`;
-  return (
-    await sql<SummaryRow[]>`
-      select i.id, i.state, i.assurance, i.display_name, i.created_at, e.address
-      from identities i left join emails e on e.identity_id = i.id and e.is_primary
-      where ${matching} and ${position}
-      order by ${order} desc, i.id desc
-      limit ${limit}`
-  ).map(toSummary);
+      : sql`(${listingOrder(sql, 'n')}, n.id) < (${after.createdAt}::timestamptz at time zone 'UTC', ${after.id}::text)`;
+  const branch = (match: Fragment) => newest(sql, match, position, limit);
+  if (q === '') return page(sql, [branch(sql`true`)], limit);
+  const emailPrefix = `${literal(normalizeEmail(q))}%`;
+  const bySub = sql`n.id = ${q}`;
+  const byAddress = sql`exists (select 1 from emails x where x.identity_id = n.id and x.normalized like ${emailPrefix})`;
+  const byName = nameContains(sql, q);
+  // Only the kinds of match the text could make: every sub starts usr_ and no address has a space (account/address.ts
+  // refuses them), and each branch left out is planning time saved.
+  const addressOrSub = [...(q.startsWith('usr_') ? [branch(bySub)] : []), ...(/\s/.test(q) ? [] : [branch(byAddress)])];
+  if (!looksLikeAddress(q) || addressOrSub.length === 0) return page(sql, [...addressOrSub, branch(byName)], limit);
+
+  const found = await page(sql, addressOrSub, limit);
+  if (found.length > 0) return found;
+  // An empty later page is the end of the addresses if any address matched on the first one.
+  if (after !== null) {
+    const [any] = await sql`
+      select 1 from identities where id = ${q}
+      union all (select 1 from emails where normalized like ${emailPrefix} limit 1)`;
+    if (any) return [];
+  }
+  return page(sql, [branch(byName)], limit);
 }
 
 export interface EmailRecord {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { describeField } from '../../src/http/validation-messages.ts';
+import * as directory from '../../src/identity/directory-store.ts';
 import { type Account, JSON_HEADERS, makeAccount, signIn, totpCode } from '../helpers/accounts.ts';
 import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
 import { startTestApp } from '../helpers/app.ts';
@@ -77,6 +78,12 @@ describe('GET /admin/identities', async () => {
     assert.equal(new Set(seen).size, n);
   });
 
+  test('names go straight into the trigram index, leaving no pending list for a search to read (migration 0034)', async () => {
+    const [index] = await t.sql<{ reloptions: string[] }[]>`
+      select reloptions from pg_class where relname = 'identities_display_name_trgm'`;
+    assert.deepEqual(index?.reloptions, ['fastupdate=off']);
+  });
+
   for (const [query, path, problem] of [
     ['limit=0', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
     ['limit=101', 'querystring.limit', 'Enter a whole number from 1 to 100.'],
@@ -98,6 +105,73 @@ describe('GET /admin/identities', async () => {
       'admin_required',
       'Only an owner of the organization may do this',
     );
+  });
+});
+
+describe('GET /admin/identities: a query that looks like an address', async () => {
+  const subs = (r: { json: Record<string, unknown> }) => (r.json.identities as { sub: string }[]).map((i) => i.sub);
+  /** An identity created `minutesAgo` minutes before the others, so the newest-first order is known. */
+  const person = async (displayName: string, email: string, minutesAgo: number) => {
+    const sub = await makeIdentity(t.sql, { displayName, email });
+    await t.sql`update identities set created_at = now() - make_interval(mins => ${minutesAgo}) where id = ${sub}`;
+    return sub;
+  };
+  const twain = await person('Samuel Clemens', 'Mark.Twain@Books.test', 10);
+  const fan = await person('mark.twain fan club', 'club@books.test', 9);
+  const house = await person('Dr.House', 'gregory@princeton.test', 8);
+  const cuddy = await person('Lisa Cuddy (not Dr.House)', 'lisa@princeton.test', 7);
+  const ops = await person('Ops @ Princeton', 'ops@princeton.test', 7);
+  await person('Clemens, Samuel', 'samuel@books.test', 7);
+  const pagers = [await person('Pager One', 'pager.1@ward.test', 6), await person('Pager Two', 'pager.2@ward.test', 5)];
+  await person('pager.2 collector', 'collector@ward.test', 11);
+
+  test('finds by address only, though a display name contains the query too', async () => {
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=mark.twain')), [twain]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=MARK.TWAIN%40books')), [twain]);
+  });
+
+  test('finds display names containing it when no address starts with it', async () => {
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=dr.house')), [cuddy, house]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=twain%20fan')), [fan]);
+  });
+
+  test('a query with a space is a name, a sub is a sub', async () => {
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=samuel%20CLEMENS')), [twain]);
+    assert.deepEqual(subs(await call('GET', `/admin/identities?q=${house}`)), [house]);
+    // An @ with a space around it cannot start an address: only names can hold it.
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=ops%20%40%20princeton')), [ops]);
+  });
+
+  test('a name of several words matches as written, not word by word, short words included', async () => {
+    // "Clemens, Samuel" has both words but not "samuel clemens"; the words only narrow the index scan.
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=samuel%20clemens')), [twain]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=lisa%20C')), [cuddy]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=uel%20cle')), [twain]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=CUDDY%20(NOT%20dr')), [cuddy]);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=samuel%20%25')), []);
+  });
+
+  test('pages through address matches and then ends, never falling back to names', async () => {
+    const first = await call('GET', '/admin/identities?q=pager.&limit=1');
+    assert.deepEqual(subs(first), [pagers[1]]);
+    const second = await call('GET', `/admin/identities?q=pager.&limit=1&cursor=${first.json.next_cursor}`);
+    assert.deepEqual(subs(second), [pagers[0]]);
+    assert.equal(second.json.next_cursor, null);
+    // Past the last address match the page is empty, though the display name "pager.2 collector" contains the query.
+    const [oldest] = await t.sql<
+      { created_at: Date }[]
+    >`select created_at from identities where id = ${pagers[0] as string}`;
+    const after = { createdAt: oldest?.created_at as Date, id: pagers[0] as string };
+    assert.deepEqual(await directory.searchIdentities(t.sql, 'pager.', 2, after), []);
+    assert.deepEqual(subs(await call('GET', '/admin/identities?q=pager.2')), [pagers[1]]);
+  });
+
+  test('pages through display names found for an address-shaped query', async () => {
+    const first = await call('GET', '/admin/identities?q=dr.house&limit=1');
+    assert.deepEqual(subs(first), [cuddy]);
+    const second = await call('GET', `/admin/identities?q=dr.house&limit=1&cursor=${first.json.next_cursor}`);
+    assert.deepEqual(subs(second), [house]);
+    assert.equal(second.json.next_cursor, null);
   });
 });
 
