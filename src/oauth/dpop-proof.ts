@@ -4,6 +4,7 @@
 import { sha256 } from '../crypto/primitives.ts';
 import { BoundedMap } from './bounded-map.ts';
 import { DPOP_ALGORITHMS, isDpopAlgorithm, proofKey, verifiesProof } from './dpop-signature.ts';
+import { decodeObject } from './jws.ts';
 
 /** A proof is accepted this long after its `iat` (RFC 9449 §11.1: a short window bounds the replay store). */
 export const PROOF_MAX_AGE_SECONDS = 60;
@@ -31,17 +32,6 @@ export interface VerifiedProof {
 }
 
 export class ProofRefused extends Error {}
-
-function decodeObject(segment: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
 
 /** RFC 7515 §4.1.9: `typ` compares case-insensitively and may carry the "application/" prefix. */
 const isDpopType = (typ: unknown) =>

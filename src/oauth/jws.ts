@@ -25,7 +25,8 @@ export interface VerifiedJws {
   payload: Record<string, unknown>;
 }
 
-function decodeObject(segment: string): Record<string, unknown> | null {
+/** A JWS header or payload segment: base64url JSON that must be an object; else null. */
+export function decodeObject(segment: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value)
