@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { FORM, form, formRequestsPerSecond, type OAuthBench, startOAuthBench } from '../helpers/oauth.ts';
 import { ISSUER, processRssMegabytes } from '../helpers/server.ts';
-import { type BenchContext, median, type Scenario, sampled, withServerCpu } from '../lib.ts';
+import { signInLoad } from '../helpers/sign-ins.ts';
+import { type BenchContext, median, operationsPerSecond, type Scenario, sampled, withServerCpu } from '../lib.ts';
 
 /** The node's processes: the server process and, with workers, its children (Linux /proc). */
 function nodeProcesses(pid: number): number[] {
@@ -40,9 +41,41 @@ async function warmUpTokens(bench: OAuthBench, context: BenchContext) {
 const withWorkers = (workers: number) =>
   startOAuthBench({ settings: { server: { issuer: ISSUER, listen: '127.0.0.1:0', workers } } });
 
+const SIGN_IN_CONCURRENCY = 16;
+
+/** Sign-ins on each node in alternate rounds, each with the cores the node kept busy. */
+async function signInsOnBoth(one: OAuthBench, two: OAuthBench, context: BenchContext) {
+  const loads = [await signInLoad(one.server, SIGN_IN_CONCURRENCY), await signInLoad(two.server, SIGN_IN_CONCURRENCY)];
+  const seconds = Math.max(context.roundMs, context.warmUpMs) / 1000;
+  const rates: [number[], number[]] = [[], []];
+  const cores: [number[], number[]] = [[], []];
+  try {
+    for (const load of loads) {
+      await load.ensureAccounts(100, seconds);
+      await operationsPerSecond(load.signIn, SIGN_IN_CONCURRENCY, context.warmUpMs);
+    }
+    await sampled(context.rounds, async () => {
+      for (const [i, load] of loads.entries()) {
+        const node = i === 0 ? one : two;
+        await load.ensureAccounts(Math.max(100, ...rates[0], ...rates[1]), seconds);
+        const r = await withServerCpu(node.server, async () => ({
+          perSecond: await operationsPerSecond(load.signIn, SIGN_IN_CONCURRENCY, context.roundMs),
+        }));
+        rates[i as 0 | 1].push(r.perSecond);
+        cores[i as 0 | 1].push((r.cpuMicrosPerRequest * r.perSecond) / 1e6);
+      }
+      return 0;
+    });
+  } finally {
+    for (const load of loads) await load.close();
+  }
+  const done = loads.reduce((sum, load) => sum + load.counts().signIns, 0);
+  return { rateOne: rates[0], rateTwo: rates[1], coresOne: cores[0], coresTwo: cores[1], done };
+}
+
 export const scenario: Scenario = {
   name: 'server-workers',
-  description: `POST /oauth/token grant_type=client_credentials, concurrency 32, keep-alive, lean client: a node with server.workers = 2 against one with server.workers = 1, both running, measured in alternate rounds. Idle RSS is the whole node's (supervisor and workers). ${FORM['content-type']} bodies.`,
+  description: `POST /oauth/token grant_type=client_credentials, concurrency 32, keep-alive, lean client, then local sign-ins (password + TOTP, concurrency 16): a node with server.workers = 2 against one with server.workers = 1, both running, measured in alternate rounds. Idle RSS is the whole node's (supervisor and workers). ${FORM['content-type']} bodies.`,
   async run(context: BenchContext) {
     const one = await withWorkers(1);
     const two = await withWorkers(2);
@@ -79,6 +112,7 @@ export const scenario: Scenario = {
       });
       if (errors > 0) throw new Error(`${errors} unexpected token responses`);
       const ratios = rateTwo.map((rate, i) => rate / (rateOne[i] as number));
+      const signIns = await signInsOnBoth(one, two, context);
       return {
         metrics: [
           { name: 'client_credentials, server.workers = 1', unit: 'req/s', samples: rateOne },
@@ -88,6 +122,18 @@ export const scenario: Scenario = {
           { name: 'cores kept busy by the node, server.workers = 1', unit: 'cores', samples: coresOne },
           { name: 'cores kept busy by the node, server.workers = 2', unit: 'cores', samples: coresTwo },
           { name: 'cores kept busy by the load generator (this process)', unit: 'cores', samples: coresLoad },
+          { name: 'sign-ins, server.workers = 1', unit: 'sign-ins/s', samples: signIns.rateOne },
+          { name: 'sign-ins, server.workers = 2', unit: 'sign-ins/s', samples: signIns.rateTwo },
+          {
+            name: 'cores kept busy by the node signing in, server.workers = 1',
+            unit: 'cores',
+            samples: signIns.coresOne,
+          },
+          {
+            name: 'cores kept busy by the node signing in, server.workers = 2',
+            unit: 'cores',
+            samples: signIns.coresTwo,
+          },
           { name: 'idle RSS of the node, server.workers = 1', unit: 'MB', samples: [idleOne] },
           { name: 'idle RSS of the node, server.workers = 2 (supervisor + 2 workers)', unit: 'MB', samples: [idleTwo] },
         ],
@@ -97,11 +143,18 @@ export const scenario: Scenario = {
             value: median(rateTwo) / median(rateOne),
             target: { atLeast: 1.6 },
           },
+          {
+            name: 'sign-in: two workers / one',
+            value: median(signIns.rateTwo) / median(signIns.rateOne),
+            target: { atLeast: 1.6 },
+          },
         ],
         notes: [
           // One worker signs on libuv's thread pool (sized to the CPUs) beside its event loop, so it is not confined
           // to one core; two workers can at most add the cores one left idle.
           `This machine has ${availableParallelism()} cores. One worker kept ${median(coresOne).toFixed(2)} of them busy at its saturation rate, and the load generator sending its requests ${median(coresLoad).toFixed(2)}: two workers could at most reach ${((availableParallelism() - median(coresLoad)) / median(coresOne)).toFixed(2)}× one worker's rate here. They kept ${median(coresTwo).toFixed(2)} busy.`,
+          // argon2id runs on the same pool, so a sign-in load fills the cores from one process too.
+          `Signing in (argon2id on the thread pool), one worker kept ${median(signIns.coresOne).toFixed(2)} cores busy and two workers ${median(signIns.coresTwo).toFixed(2)}; ${signIns.done} sign-ins, all 200.`,
         ],
       };
     } finally {
