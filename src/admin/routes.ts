@@ -1,17 +1,16 @@
 // /admin/applications, /admin/clients, /admin/resources (SPEC.md "Resources and their fields"), /admin/identities
 // and /admin/organizations/:id/members. Every route passes the owner guard first; handlers parse, make one call and
 // reply.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
 import { ADMIN_ERRORS, type DocumentedError, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import type { Sub } from '../identity/ids.ts';
 import type { IdentityAssurance } from '../identity/store.ts';
-import { attemptContext } from '../login/local/deps.ts';
 import * as applications from './applications.ts';
 import * as clients from './clients.ts';
-import type { Actor, AdminDeps } from './context.ts';
-import type { AdminGuard } from './guard.ts';
+import type { AdminDeps } from './context.ts';
+import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import * as identities from './identities.ts';
 import * as identityGrants from './identity-grants.ts';
 import * as invitations from './invitations.ts';
@@ -30,17 +29,7 @@ type Member = { Params: { id: string; sub: Sub } };
 type GrantOf = { Params: { sub: Sub; client_id: string } };
 
 export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): Promise<void> {
-  // The guard runs before body validation, so an anonymous caller learns nothing about the schemas.
-  const actors = new WeakMap<FastifyRequest, Actor>();
-  app.addHook('preValidation', async (request) => {
-    const { identity } = await deps.requireAdmin(request);
-    actors.set(request, { sub: identity.id, ...attemptContext(request) });
-  });
-  const actor = (request: FastifyRequest): Actor => {
-    const found = actors.get(request);
-    if (!found) throw new Error('admin guard did not run');
-    return found;
-  };
+  const actor = guardAdminRoutes(app, deps.requireAdmin);
   /** The contract's part of a route's schema: who may call, what it answers, and its errors beyond the guard's. */
   const doc = (summary: string, ok: Record<number, TSchema>, ...errors: DocumentedError[]) => ({
     summary,

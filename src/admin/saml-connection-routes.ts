@@ -1,14 +1,12 @@
 // POST /admin/saml-connections, PATCH and DELETE /admin/saml-connections/:id: SAML connections made through the
 // admin API (saml-connections.ts). GET /admin/saml-connections, which lists these and the configuration file's, is
 // in src/login/saml/admin-routes.ts. Every route passes the owner guard first.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
-import { attemptContext } from '../login/local/deps.ts';
 import { connectionView } from '../login/saml/admin-view.ts';
-import type { Actor } from './context.ts';
-import type { AdminGuard } from './guard.ts';
+import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import { Deleted } from './response-schemas.ts';
 import * as saml from './saml-connections.ts';
 import { EmptyBody } from './schemas.ts';
@@ -68,16 +66,7 @@ const IdParams = Type.Object({ id: Type.String({ pattern: '^[a-z][a-z0-9-]{0,31}
 type Id = { Params: { id: string } };
 
 export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConnectionRoutesDeps): Promise<void> {
-  const actors = new WeakMap<FastifyRequest, Actor>();
-  app.addHook('preValidation', async (request) => {
-    const { identity } = await deps.requireAdmin(request);
-    actors.set(request, { sub: identity.id, ...attemptContext(request) });
-  });
-  const actor = (request: FastifyRequest): Actor => {
-    const found = actors.get(request);
-    if (!found) throw new Error('admin guard did not run');
-    return found;
-  };
+  const actor = guardAdminRoutes(app, deps.requireAdmin);
   const view = (id: string) => {
     const connection = deps.connections.get(id);
     if (!connection) throw new Error(`SAML connection ${id} missing after its change`);
