@@ -10,7 +10,8 @@ export async function startConsoleApp(
   config: Config = makeConfig({ organization: { id: 'acme', name: 'Acme', owner_subject: '' } }),
 ) {
   const t = await startBrowserApp(config);
-  await t.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
+  // An app configured with an owner subject has made the organization already (its owner bootstrap).
+  await t.sql`insert into organizations (id, name) values ('acme', 'Acme') on conflict do nothing`;
   const owner = await makeAccount(t.sql, t.secrets, t.config, {
     email: 'owner@acme-robotics.dev',
     roles: ['owner'],

@@ -3,11 +3,10 @@
 // nothing; a connection from the configuration file offers no Delete.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
-import { startBrowserApp } from '../helpers/browser-app.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { startConsoleApp } from '../helpers/console-app.ts';
 import { providerSecretsDir } from '../helpers/provider-secrets.ts';
 import { makeKeyPair, startTestIdp } from '../helpers/saml-idp.ts';
 import { samlConnection } from '../helpers/saml-sp.ts';
@@ -19,17 +18,10 @@ const config = makeConfig({
   secrets: { dir: providerSecretsDir({ 'saml-corp.key': sp.key, 'saml-corp.crt': sp.cert }) },
 });
 config.saml = { corp: samlConnection(idp, { name: 'Corp single sign-on', email_domains: ['corp.example'] }) };
-const t = await startBrowserApp(config);
+const { t, owner } = await startConsoleApp(config);
 
 describe('console "Single sign-on": add and delete a SAML connection (Chromium)', () => {
   test('the owner adds one from metadata, sees what to give the identity provider, and deletes it', async () => {
-    await t.sql`insert into organizations (id, name) values ('acme', 'Acme') on conflict do nothing`;
-    const owner = await makeAccount(t.sql, t.secrets, t.config, {
-      email: 'owner@acme-robotics.dev',
-      roles: ['owner'],
-      assurance: 'ial2',
-      organizationId: 'acme',
-    });
     const { page, problems } = await newPage({ width: 1280, height: 900 });
     await signInThrough(t, page, '/admin/console/single-sign-on', owner);
     await page.getByRole('heading', { name: 'Corp single sign-on corp' }).waitFor();
