@@ -98,8 +98,8 @@ async function assertDomainsFree(deps: SamlConnectionDeps, tx: Executor, id: str
     for (const domain of directory.email_domains) owners.set(domain, `ldap.${other}`);
   for (const [other, connection] of Object.entries(deps.config.saml))
     for (const domain of connection.email_domains) owners.set(domain, `saml.${other}`);
-  for (const stored of await store.listStoredConnections(tx, deps.sealKey))
-    if (stored.id !== id) for (const domain of stored.settings.email_domains) owners.set(domain, `saml.${stored.id}`);
+  for (const stored of await store.storedEmailDomains(tx))
+    if (stored.id !== id) for (const domain of stored.domains) owners.set(domain, `saml.${stored.id}`);
   domains.forEach((domain, index) => {
     const owner = owners.get(domain);
     if (owner) refuse(`body.email_domains.${index}`, `${domain} already belongs to ${owner}`);

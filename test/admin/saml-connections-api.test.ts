@@ -167,7 +167,18 @@ describe('SAML connections made through the admin API', () => {
       'saml_connection_read_only',
       'This single sign-on connection comes from the configuration file ([saml.<id>]): change or remove it there.',
     );
+    // An email domain routes to one place: another connection made here may not take api-corp's, and api-corp
+    // keeps its own when it names it again.
+    assertAdminError(
+      await call('POST', '/admin/saml-connections', { ...created, id: 'api-other', email_domains: ['api.example'] }),
+      400,
+      'invalid_request',
+      'email_domains.0: api.example already belongs to saml.api-corp',
+      [{ path: 'body.email_domains.0', problem: 'api.example already belongs to saml.api-corp' }],
+    );
+    assert.deepEqual(await rows(), ['api-corp']);
     const patched = await call('PATCH', '/admin/saml-connections/api-corp', {
+      email_domains: ['api.example'],
       name: 'API Corp (metadata)',
       sign_up: false,
       idp_metadata_xml: idp.metadataXml,
@@ -180,7 +191,7 @@ describe('SAML connections made through the admin API', () => {
       (await auditOf(t, 'api-corp')).map((r) => [r.event, r.details.fields ?? null]),
       [
         ['saml_connection.created', null],
-        ['saml_connection.updated', 'idp_metadata_xml,name,sign_up'],
+        ['saml_connection.updated', 'email_domains,idp_metadata_xml,name,sign_up'],
       ],
     );
     await until('the second node has the new name', async () => {

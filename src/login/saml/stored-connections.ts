@@ -59,6 +59,15 @@ export async function listStoredConnections(db: Executor, sealKey: Buffer): Prom
   return rows.map((row) => fromRow(sealKey, row));
 }
 
+/** Each stored connection's email domains, for the one-place-per-domain rule (no key is unsealed for it). */
+export async function storedEmailDomains(db: Executor): Promise<{ id: string; domains: string[] }[]> {
+  return [
+    ...(await db<{ id: string; domains: string[] }[]>`
+      select id, array(select jsonb_array_elements_text(settings->'email_domains')) as domains
+      from saml_connections order by id`),
+  ];
+}
+
 /** The row locked for an update or delete in `tx`; null when there is none. */
 export async function lockStoredConnection(
   tx: Executor,
