@@ -7,7 +7,7 @@ import { createTestDatabase } from '../test/helpers/database.ts';
 import { runHousekeeping, startHousekeeping } from './housekeeping.ts';
 import { countRequest } from './http/store.ts';
 import { insertLoginTransaction } from './login/local/store.ts';
-import { insertUsedJtis } from './oauth/used-jti-store.ts';
+import { insertUsedJtis, storedKey } from './oauth/used-jti-store.ts';
 import { insertSession, revokeSessionById } from './session/store.ts';
 
 const DAY = 86_400;
@@ -122,8 +122,8 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       revokedAccessTokens: 0,
     });
     assert.deepEqual(
-      (await sql`select key from oauth_used_jtis`).map((r) => r.key),
-      ['dpop:fresh'],
+      (await sql`select encode(key, 'hex') as key from oauth_used_jtis`).map((r) => r.key),
+      [storedKey('dpop:fresh')],
     );
     assert.deepEqual(await remaining(), {
       sessions: [live, revokedRecently].sort(),
@@ -180,6 +180,51 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       assert.equal(logged.length, 2);
       assert.equal(chainings, 1, 'one chaining per round, after the purges');
       assert.deepEqual(logged[1], [{ chained: 3 }, 'audit records of earlier changes chained']);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it("forgets spent proof ids every minute, without the hour's other purges", async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const clock = new TestClock(Date.parse('2027-02-01T00:00:00Z'));
+      await transaction('ltx_hourly', clock);
+      clock.advance(2 * DAY); // the login transaction is now one the hourly purge would delete
+      await sql`delete from oauth_used_jtis`;
+      await insertUsedJtis(sql, [
+        { key: 'dpop:minute-spent', expiresAt: new Date(clock.now().getTime() + 10_000) },
+        { key: 'dpop:minute-fresh', expiresAt: new Date(clock.now().getTime() + 130_000) },
+      ]);
+      // A minute on, when the first timer fires.
+      const aMinuteOn = () => new Date(clock.now().getTime() + 60_000);
+      const stored = async () =>
+        (await sql`select encode(key, 'hex') as key from oauth_used_jtis`).map((r) => r.key as string);
+      const warnings: unknown[] = [];
+      const housekeeping = startHousekeeping({
+        sql,
+        clock: aMinuteOn,
+        log: { info: () => {}, warn: (...args: unknown[]) => warnings.push(args) } as never,
+        audit: { chainPending: async () => 0 },
+      });
+      mock.timers.tick(59_000);
+      await housekeeping.stop();
+      assert.equal((await stored()).length, 2, 'not before the minute');
+      const again = startHousekeeping({
+        sql,
+        clock: aMinuteOn,
+        log: { info: () => {}, warn: (...args: unknown[]) => warnings.push(args) } as never,
+        audit: { chainPending: async () => 0 },
+      });
+      mock.timers.tick(60_000);
+      await again.stop();
+      assert.deepEqual(await stored(), [storedKey('dpop:minute-fresh')]);
+      assert.equal(
+        (await sql`select 1 from login_transactions where id = 'ltx_hourly'`).length,
+        1,
+        'the hourly purges did not run',
+      );
+      assert.deepEqual(warnings, []);
     } finally {
       mock.timers.reset();
     }

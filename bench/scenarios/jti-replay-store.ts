@@ -4,6 +4,7 @@
 // process and the database's backends, and how many keys share a statement.
 import { randomUUID } from 'node:crypto';
 import { createJtiReplayGuard } from '../../src/oauth/jti-replay-guard.ts';
+import { storedKey } from '../../src/oauth/used-jti-store.ts';
 import { backendCpuSecondsSince, backendCpuSnapshot } from '../helpers/server.ts';
 import { benchDatabase, median, operationsPerSecond, type Scenario, sampled } from '../lib.ts';
 
@@ -19,7 +20,7 @@ export const scenario: Scenario = {
       const guard = createJtiReplayGuard(sql, () => new Date());
       const oneStatementEach = async (key: string, expiresAt: Date) =>
         (
-          await sql`insert into oauth_used_jtis (key, expires_at) values (${key}, ${expiresAt})
+          await sql`insert into oauth_used_jtis (key, expires_at) values (decode(${storedKey(key)}, 'hex'), ${expiresAt})
                     on conflict (key) do nothing returning key`
         ).length > 0;
       const thumbprint = 'x'.repeat(43);

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { untilBlocked } from '../../test/helpers/lock-waits.ts';
+import { migrate, readMigrations } from '../db/migrate.ts';
 import { createJtiReplayGuard } from './jti-replay-guard.ts';
-import { insertUsedJtis } from './used-jti-store.ts';
+import { insertUsedJtis, storedKey } from './used-jti-store.ts';
 
 describe('single use of jtis: batched inserts into the shared store, refusals remembered per process', async () => {
   const { sql } = await createTestDatabase();
@@ -33,7 +34,8 @@ describe('single use of jtis: batched inserts into the shared store, refusals re
     const answers = await Promise.all([...fresh, ...usedElsewhere].map((key) => guard.consume(key, soon())));
     assert.deepEqual(answers, [...fresh.map(() => true), ...usedElsewhere.map(() => false)]);
     assert.equal((await statements()) - before, 1);
-    const stored = await sql`select key from oauth_used_jtis where key in ${sql(fresh)}`;
+    const stored = await sql`
+      select 1 from oauth_used_jtis where encode(key, 'hex') in ${sql(fresh.map(storedKey))}`;
     assert.equal(stored.length, fresh.length);
   });
 
@@ -82,14 +84,26 @@ describe('single use of jtis: batched inserts into the shared store, refusals re
   it('a statement that fails fails every request in it, and their keys may be tried again', async () => {
     const guard = createJtiReplayGuard(sql, now);
     const [key] = keys(1) as [string];
-    // Too large for a btree entry even compressed: PostgreSQL refuses the whole statement.
-    const oversized = `test:${randomBytes(8000).toString('base64url')}`;
-    const answers = await Promise.allSettled([guard.consume(key, soon()), guard.consume(oversized, soon())]);
+    // A key the database refuses (a trigger stands in for any failure of the statement: a dropped connection, a
+    // read-only database); the statement fails as a whole.
+    const poisoned = `test:${randomUUID()}`;
+    await sql.unsafe(`
+      create function refuse_poisoned() returns trigger language plpgsql as $$ begin
+        if new.key = decode('${storedKey(poisoned)}', 'hex') then raise exception 'poisoned key refused'; end if;
+        return new; end $$;
+      create trigger refuse_poisoned before insert on oauth_used_jtis
+        for each row execute function refuse_poisoned();`);
+    let answers: PromiseSettledResult<boolean>[];
+    try {
+      answers = await Promise.allSettled([guard.consume(key, soon()), guard.consume(poisoned, soon())]);
+    } finally {
+      await sql.unsafe('drop trigger refuse_poisoned on oauth_used_jtis; drop function refuse_poisoned();');
+    }
     for (const answer of answers) {
       assert.equal(answer.status, 'rejected');
-      assert.match(String(answer.reason), /index row requires/);
+      assert.match(String(answer.reason), /poisoned key refused/);
     }
-    assert.equal((await sql`select 1 from oauth_used_jtis where key = ${key}`).length, 0);
+    assert.equal((await sql`select 1 from oauth_used_jtis where encode(key, 'hex') = ${storedKey(key)}`).length, 0);
     assert.equal(await guard.consume(key, soon()), true);
     assert.equal(await guard.consume(key, soon()), false);
   });
@@ -113,5 +127,20 @@ describe('single use of jtis: batched inserts into the shared store, refusals re
     } finally {
       holder.release();
     }
+  });
+
+  it('keys stored before digests (migration 0035) still refuse their replays', async () => {
+    const { sql: older } = await createTestDatabase({ migrated: false });
+    const migrations = readMigrations();
+    await migrate(
+      older,
+      migrations.filter((m) => m.version < 35),
+    );
+    const [spent] = keys(1) as [string];
+    await older`insert into oauth_used_jtis (key, expires_at) values (${spent}, ${soon()})`;
+    await migrate(older, migrations);
+    const guard = createJtiReplayGuard(older, now);
+    const [fresh] = keys(1) as [string];
+    assert.deepEqual(await Promise.all([guard.consume(spent, soon()), guard.consume(fresh, soon())]), [false, true]);
   });
 });
