@@ -5,9 +5,11 @@
 // - an unknown one creates an identity only when self-service sign-up is open, and never when its email address is
 //   already verified at another identity: that person is told to sign in to the existing account and link it;
 // - linking attaches to the signed-in identity through the one attach rule (owned elsewhere → 409 method_conflict).
+// - a provider's email address is kept only when it is a plain one (plainEmail below).
 // Removal is the general removeSignInMethod (last-method rule). Every attach and refusal is audited.
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
+import { checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from './ids.ts';
 import { attachSignInMethod, attachSignInMethodIn, type RequestContext } from './sign-in-methods.ts';
@@ -31,6 +33,24 @@ export interface ExternalAccount {
   displayName: string;
   /** Used only for a new identity's email record and the "already registered" check, never to find an identity. */
   email: { address: string; verified: boolean } | null;
+}
+
+/**
+ * The provider's address, trimmed, when it is a plain one by the rule typed addresses meet (delivery/recipient.ts:
+ * bounded, no spaces, quotes, control characters or non-ASCII local part); otherwise null, and the identity is made
+ * without an email record, which its owner can add later. The text is the provider's (an OIDC claim, a SAML
+ * attribute, an LDAP `mail`), not ours to trust: stored as it came, it would reach the console, the address search
+ * (which takes text with a space for a name, never an address) and the outbox, whose rule would refuse it there.
+ * Single-label domains pass (`name@intranet`), as company directories have them.
+ */
+export function plainEmail(email: ExternalAccount['email']): ExternalAccount['email'] {
+  if (!email) return null;
+  try {
+    return { address: checkRecipient(email.address, { localAddresses: true }), verified: email.verified };
+  } catch (error) {
+    if (error instanceof InvalidRecipient) return null;
+    throw error;
+  }
 }
 
 export type ExternalSignIn =
@@ -62,8 +82,9 @@ export async function signInWithExternalAccount(
     await touchSignInMethodOf(sql, owner, account.kind, account.provider, account.subject, now);
     return { outcome: 'known', identityId: owner };
   }
+  const email = plainEmail(account.email);
   // Only an address the provider itself verified can collide: an unverified claim proves nothing about its owner.
-  const address = account.email?.verified ? account.email.address : null;
+  const address = email?.verified ? email.address : null;
   if (address && (await findVerifiedEmailHolder(sql, normalizeEmail(address)))) {
     await audit.record({ event: 'signup.external_email_in_use', ...context, details: { provider: account.provider } });
     return { outcome: 'email_in_use' };
@@ -78,7 +99,7 @@ export async function signInWithExternalAccount(
         displayName: account.displayName,
         assurance: 'ial1',
         state: 'active',
-        ...(account.email ? { email: account.email } : {}),
+        ...(email ? { email } : {}),
       });
       const { attached } = await attachSignInMethodIn(
         tx,
@@ -100,7 +121,12 @@ export async function signInWithExternalAccount(
     ...context,
     actor: created.identityId,
     subject: created.identityId,
-    details: { method: account.kind, provider: account.provider },
+    // Whether the provider's address was left out as not plain, so an operator can tell why an identity has none.
+    details: {
+      method: account.kind,
+      provider: account.provider,
+      ...(account.email && !email ? { provider_email: 'not_plain' } : {}),
+    },
   });
   return { outcome: 'created', identityId: created.identityId };
 }
