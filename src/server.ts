@@ -2,28 +2,26 @@
 // development bootstrap, the listener, and graceful shutdown on SIGTERM/SIGINT.
 import type { Server as HttpsServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { buildApp } from './app.ts';
 import { createAudit } from './audit/audit.ts';
 import type { LoadedConfig } from './config/load.ts';
 import { parseListen } from './config/validate.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
-import { startEmbeddedPostgres } from './db/embedded.ts';
-import { migrate, readMigrations } from './db/migrate.ts';
-import { createPool, redactDatabaseUrl, type Sql } from './db/pool.ts';
+import { readMigrations } from './db/migrate.ts';
+import { redactDatabaseUrl, type Sql } from './db/pool.ts';
 import { startDelivery } from './delivery/run.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
-import { ensureBootstrap } from './identity/bootstrap.ts';
-import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
 import { logoutTokenSigner } from './oauth/backchannel-logout.ts';
 import { createTokenSigner } from './oauth/tokens.ts';
+import { type EnrollmentLink, prepareDatabase } from './prepare-database.ts';
 import { prepareTls, type ServedTls, type ServeTlsOptions } from './tls/serving.ts';
 
 export interface RunningServer {
   url: string;
   /** Development start only: a fresh enrollment link while the development owner has no password yet. */
-  enrollmentLink: { url: string; expiresAt: Date } | null;
+  enrollmentLink: EnrollmentLink | null;
   /** Development start only: the owner already has a password, so no link was issued. */
   ownerEnrolled: boolean;
   /** The listener's TLS (tls.mode files/acme): `reload` is what SIGHUP does. */
@@ -51,64 +49,6 @@ export interface StartOptions {
 function scheduleWithTimer(close: () => void, ms: number): () => void {
   const timer = setTimeout(close, ms);
   return () => clearTimeout(timer);
-}
-
-export interface PreparedDatabase {
-  /** The URL the service uses: database.url, or the embedded server's. */
-  url: string;
-  sql: Sql;
-  stopEmbedded: (() => Promise<void>) | null;
-  enrollmentLink: RunningServer['enrollmentLink'];
-  ownerEnrolled: boolean;
-}
-
-/**
- * Before any listener opens: the embedded database when no URL is configured, the migrations, and (development
- * instance, once per node) the bootstrap organization with its first enrollment link. The supervisor of several
- * workers runs this once; each worker then only connects.
- */
-export async function prepareDatabase(
-  loaded: LoadedConfig,
-  log: Pick<Logger, 'info' | 'warn'>,
-  options: { bootstrap: boolean },
-): Promise<PreparedDatabase> {
-  const { config } = loaded;
-  let url = config.database.url;
-  let stopEmbedded: (() => Promise<void>) | null = null;
-  if (url === '') {
-    const embedded = await startEmbeddedPostgres(config.data.dir, (line) => log.warn(line));
-    url = embedded.url;
-    stopEmbedded = embedded.stop;
-    log.warn(
-      { dir: config.data.dir },
-      'Using the embedded PostgreSQL: for evaluation only. Set database.url (or DATABASE_URL) for production.',
-    );
-  }
-
-  const sql = createPool(url, {
-    max: config.database.pool_max,
-    connectTimeoutSeconds: config.database.connect_timeout_seconds,
-  });
-  let enrollmentLink: RunningServer['enrollmentLink'] = null;
-  let ownerEnrolled = false;
-  try {
-    const applied = await migrate(sql, readMigrations());
-    if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    if (loaded.development && options.bootstrap) {
-      const installation = await ensureBootstrap(sql, {
-        organizationId: config.organization.id,
-        organizationName: config.organization.name,
-        ownerSubject: config.organization.owner_subject,
-      });
-      enrollmentLink = await issueFirstEnrollmentLink(sql, installation.ownerId, config.server.issuer);
-      ownerEnrolled = enrollmentLink === null;
-    }
-  } catch (error) {
-    await sql.end({ timeout: 1 });
-    await stopEmbedded?.();
-    throw error;
-  }
-  return { url, sql, stopEmbedded, enrollmentLink, ownerEnrolled };
 }
 
 export async function startServer(loaded: LoadedConfig, options: StartOptions = {}): Promise<RunningServer> {

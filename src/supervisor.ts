@@ -12,7 +12,8 @@ import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
 import { loggerOptions } from './http/logger.ts';
-import { prepareDatabase, type RunningServer } from './server.ts';
+import { prepareDatabase } from './prepare-database.ts';
+import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
 
 /** `auto` is one worker per CPU the process may use (cgroup and affinity limits included). */

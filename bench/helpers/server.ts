@@ -146,6 +146,10 @@ export async function backendCpuSecondsSince(sql: Sql, before: Map<number, numbe
   return total;
 }
 
+/** RSS in MB of a process and its live descendants added up: a node's supervisor and its workers. */
+export const processTreeRssMegabytes = (pid: number): number =>
+  processTree(pid).reduce((sum, member) => sum + processRssMegabytes(member), 0);
+
 /** The server process's RSS in MB (Linux /proc: the bench runs on Linux). */
 export function processRssMegabytes(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

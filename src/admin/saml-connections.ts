@@ -10,7 +10,6 @@ import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import type { SamlConnection } from '../login/saml/connection.ts';
 import { parseIdpMetadata } from '../login/saml/idp-metadata.ts';
-import { generateSpKeyPair } from '../login/saml/sp-key-pair.ts';
 import * as store from '../login/saml/stored-connections.ts';
 import { TOKEN_STATE_CHANNEL } from '../oauth/token-state-listener.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
@@ -120,6 +119,8 @@ export async function createSamlConnection(deps: SamlConnectionDeps, actor: Acto
   const idp = identityProvider(input);
   if (!idp) return refuse('body', 'needs idp_metadata_xml, or all of idp_entity_id, idp_sso_url and idp_certificates');
   if (deps.config.saml[input.id]) throw new GatehouseError('saml_connection_exists');
+  // @peculiar/x509 (about 20 MB resident) loads when the first connection is made, not with every server.
+  const { generateSpKeyPair } = await import('../login/saml/sp-key-pair.ts');
   const sp = await generateSpKeyPair(`Gatehouse SAML ${input.id}`, deps.clock());
   const connection: store.StoredConnection = {
     id: input.id,

@@ -5,7 +5,7 @@ import { parseListen } from '../config/validate.ts';
 import { readSmtpPassword } from '../delivery/smtp-relay.ts';
 import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
-import { type RunningServer, startServer } from '../server.ts';
+import type { RunningServer } from '../server.ts';
 import { startSupervisor, workerCount } from '../supervisor.ts';
 import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
@@ -16,8 +16,10 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   const loaded = loadConfig({ configPath: values.config });
   const { config } = loaded;
   // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
+  // The application (routes and their libraries) loads only in a process that serves requests: not in a supervisor.
+  const application = () => import('../server.ts');
   if (cluster.isWorker) {
-    const worker = await startServer(loaded, { worker: true });
+    const worker = await (await application()).startServer(loaded, { worker: true });
     process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
     await untilSignal(worker);
     return 0;
@@ -30,11 +32,12 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
     readSmtpPassword(config.delivery.smtp);
   // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
   const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
-  const server = await (workers === 1 ? startServer(loaded) : startSupervisor(loaded, workers)).catch(
-    async (error: NodeJS.ErrnoException) => {
-      throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
-    },
-  );
+  const server = await (workers === 1
+    ? (await application()).startServer(loaded)
+    : startSupervisor(loaded, workers)
+  ).catch(async (error: NodeJS.ErrnoException) => {
+    throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
+  });
   const bound = new URL(server.url).host;
   const forgetInstance = loaded.development
     ? recordDevelopmentInstance(config.data.dir, {

@@ -2,7 +2,7 @@
 // route policy, checked, and streamed to the upstream with @fastify/reply-from (undici, pooled keep-alive). Its own
 // body parser hands the request stream through untouched; WebSocket handshakes go through upgrade.ts.
 import type { IncomingHttpHeaders } from 'node:http';
-import replyFrom, { type FastifyReplyFromHooks } from '@fastify/reply-from';
+import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_METHODS } from '../config/schema.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
@@ -79,6 +79,8 @@ export async function decide(
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps): Promise<void> {
+  // reply-from and undici (about 30 MB resident) load only in a node that runs the gateway.
+  const { default: replyFrom } = await import('@fastify/reply-from');
   await app.register(replyFrom, {
     base: deps.upstream.origin,
     disableRequestLogging: true,

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
-import { Client, InvalidCredentialsError } from 'ldapts';
+import type { Client } from 'ldapts';
 import type { Config } from '../../config/schema.ts';
 import { readConfiguredSecret } from '../../crypto/secret-files.ts';
 import { fillFilter } from './filter.ts';
@@ -57,14 +57,19 @@ export function directoryForSubject(directories: Directory[], subject: string): 
   return directories.find((d) => d.config.email_domains.includes(domain)) ?? null;
 }
 
+// ldapts (about 10 MB resident) loads with the first directory connection, not with every server that has none
+// (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
+const ldapts = () => import('ldapts');
+
 /** A connected client with TLS established (ldaps:// or StartTLS), not yet bound. */
 async function openClient(directory: Directory): Promise<Client> {
   const { config } = directory;
+  const { Client: LdapClient } = await ldapts();
   const timeout = config.timeout_seconds * 1000;
   // Node checks the certificate against the URL's host (an IP address against an IP SAN), RFC 6125.
   const tls: ConnectionOptions = { ...(directory.ca ? { ca: [directory.ca] } : {}), minVersion: 'TLSv1.2' };
   // ldapts would speak TLS from the first byte to an ldap:// URL given tlsOptions, so those go only with ldaps://.
-  const client = new Client({
+  const client = new LdapClient({
     url: config.url,
     timeout,
     connectTimeout: timeout,
@@ -83,6 +88,7 @@ async function serviceClient(directory: Directory): Promise<Client> {
     return client;
   } catch (error) {
     await client?.unbind().catch(() => undefined);
+    const { InvalidCredentialsError } = await ldapts();
     const reason =
       error instanceof InvalidCredentialsError ? 'the service account (bind_dn) was refused' : (error as Error).message;
     throw new DirectoryUnavailable(`LDAP directory ${directory.id}: ${reason}`, { cause: error });
@@ -160,6 +166,7 @@ async function bindsAs(directory: Directory, dn: string, password: string): Prom
     return true;
   } catch (error) {
     // A locked account (ppolicy, AD) answers invalidCredentials or unwillingToPerform (53): both read as "wrong".
+    const { InvalidCredentialsError } = await ldapts();
     if (error instanceof InvalidCredentialsError || (error as { code?: number }).code === 53) return false;
     throw error;
   } finally {

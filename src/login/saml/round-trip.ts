@@ -8,8 +8,11 @@ import type { Sub } from '../../identity/ids.ts';
 import { identityProviderKnown, type SamlConnection } from './connection.ts';
 import type { SamlDeps } from './deps.ts';
 import { assertionFacts, attributeValue, declaresDtd, responseDestination } from './response-checks.ts';
-import { CLOCK_SKEW_MS, REQUEST_SECONDS, requestCache, serviceProvider } from './service-provider.ts';
 import { consumeSamlRequest, insertSamlRequest, recordAssertionId, type SamlRequest } from './store.ts';
+
+// node-saml and its XML stack (about 20 MB resident) load with the first SAML round trip, not with every server that
+// has no SAML connection (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
+const samlLibrary = () => import('./service-provider.ts');
 
 export function offeredConnection(deps: SamlDeps, id: string): SamlConnection {
   const connection = deps.connections.get(id);
@@ -38,6 +41,7 @@ export async function startSamlRoundTrip(
   identityId: Sub | null,
 ): Promise<Started> {
   const connection = readyConnection(deps, connectionId);
+  const { REQUEST_SECONDS, requestCache, serviceProvider } = await samlLibrary();
   let requestId: string | null = null;
   const saml = serviceProvider(connection, {
     ...requestCache(async () => null),
@@ -103,6 +107,7 @@ async function verifyResponse(
   const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
   if (declaresDtd(xml)) throw new GatehouseError('saml_xml_refused');
   const now = deps.clock();
+  const { CLOCK_SKEW_MS, requestCache, serviceProvider } = await samlLibrary();
   let request: SamlRequest | null = null;
   const saml = serviceProvider(
     connection,

@@ -19,7 +19,6 @@ import { refusalPage, signupClosedPage } from '../federated/pages.ts';
 import { clearSamlCookie, readSamlCookie, setSamlCookie } from './cookie.ts';
 import type { SamlDeps } from './deps.ts';
 import { finishSamlRoundTrip, offeredConnection, readyConnection, startSamlRoundTrip } from './round-trip.ts';
-import { serviceProviderMetadata } from './service-provider.ts';
 import { signInWithAssertion } from './sign-in.ts';
 
 export interface SamlRouteOptions {
@@ -69,6 +68,8 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
   };
   app.get('/auth/saml/:id/metadata', { schema: metadata }, async (request, reply) => {
     const connection = offeredConnection(deps, connectionParam(request));
+    // node-saml loads on first use (round-trip.ts says why).
+    const { serviceProviderMetadata } = await import('./service-provider.ts');
     return reply.type('application/samlmetadata+xml').send(serviceProviderMetadata(connection));
   });
 
