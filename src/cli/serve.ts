@@ -15,9 +15,9 @@ import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
   const loaded = loadConfig({ configPath: values.config });
   const { config } = loaded;
-  // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
   // The application (routes and their libraries) loads only in a process that serves requests: not in a supervisor.
   const application = () => import('../server.ts');
+  // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
   if (cluster.isWorker) {
     const worker = await (await application()).startServer(loaded, { worker: true });
     process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
