@@ -201,21 +201,18 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       const stored = async () =>
         (await sql`select encode(key, 'hex') as key from oauth_used_jtis`).map((r) => r.key as string);
       const warnings: unknown[] = [];
-      const housekeeping = startHousekeeping({
-        sql,
-        clock: aMinuteOn,
-        log: { info: () => {}, warn: (...args: unknown[]) => warnings.push(args) } as never,
-        audit: { chainPending: async () => 0 },
-      });
+      const start = () =>
+        startHousekeeping({
+          sql,
+          clock: aMinuteOn,
+          log: { info: () => {}, warn: (...args: unknown[]) => warnings.push(args) } as never,
+          audit: { chainPending: async () => 0 },
+        });
+      const housekeeping = start();
       mock.timers.tick(59_000);
       await housekeeping.stop();
       assert.equal((await stored()).length, 2, 'not before the minute');
-      const again = startHousekeeping({
-        sql,
-        clock: aMinuteOn,
-        log: { info: () => {}, warn: (...args: unknown[]) => warnings.push(args) } as never,
-        audit: { chainPending: async () => 0 },
-      });
+      const again = start();
       mock.timers.tick(60_000);
       await again.stop();
       assert.deepEqual(await stored(), [storedKey('dpop:minute-fresh')]);
