@@ -23,9 +23,10 @@ import { purgeSpentVerifications } from './verification/verification.ts';
 
 export const HOUSEKEEPING_INTERVAL_SECONDS = 3600;
 /**
- * The replay store is purged every minute besides: every DPoP request adds a row that matters for about 70 s, and an
- * hour of them under load (millions of random keys) is an index far larger than the database's cache, which each
- * insert then reads from disk. A minute's keeps it to a few minutes of traffic.
+ * The replay store is purged every minute besides: every DPoP request adds a row that matters for about 70 s (a client
+ * assertion's, up to about 5 minutes), and an hour of them under load (millions of random keys) is an index far larger
+ * than the database's cache, which each insert then reads from disk. Purged each minute, it holds a few minutes of
+ * traffic.
  */
 export const REPLAY_STORE_PURGE_SECONDS = 60;
 
@@ -114,8 +115,17 @@ export function startHousekeeping(deps: HousekeepingDeps): { stop(): Promise<voi
     (deps.intervalSeconds ?? HOUSEKEEPING_INTERVAL_SECONDS) * 1000,
   );
   timer.unref();
+  // At most one purge waits or runs: behind a slow hourly round (or a database that does not answer) the minutes
+  // would otherwise queue one purge each.
+  let replayPurgePending = false;
   const replayTimer = setInterval(() => {
-    running = running.then(() => purgeReplayStore(deps));
+    if (replayPurgePending) return;
+    replayPurgePending = true;
+    running = running
+      .then(() => purgeReplayStore(deps))
+      .finally(() => {
+        replayPurgePending = false;
+      });
   }, REPLAY_STORE_PURGE_SECONDS * 1000);
   replayTimer.unref();
   return {

@@ -11,6 +11,12 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 const codePoint = (character: string) =>
   `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
+/**
+ * `value` without the characters the rule refuses, for names we did not ask a person to type (an external
+ * provider's): refusing those would refuse the sign-in, so they are removed instead.
+ */
+export const visibleText = (value: string): string => value.replace(new RegExp(HIDDEN.source, 'gu'), '');
+
 /** What to change in `value` so people can read it as stored, or null when it may be shown as it is. */
 export function displayTextProblem(value: string): string | null {
   const hidden = HIDDEN.exec(value)?.[0];

@@ -4,7 +4,12 @@ import { describe, it } from 'node:test';
 import { testSecrets } from '../../test/helpers/app.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { createAudit } from '../audit/audit.ts';
-import { type ExternalAccount, plainEmail, signInWithExternalAccount } from './external-accounts.ts';
+import {
+  type ExternalAccount,
+  plainEmail,
+  providerDisplayName,
+  signInWithExternalAccount,
+} from './external-accounts.ts';
 import { findPrimaryEmail } from './store.ts';
 
 describe("a provider's email address on a new identity", async () => {
@@ -60,6 +65,24 @@ describe("a provider's email address on a new identity", async () => {
       const result = await signIn(accountWith(address));
       assert.equal(result.outcome, 'email_in_use');
     }
+  });
+
+  it('refuses as email_in_use an address verified at an identity made before addresses were filtered', async () => {
+    const id = `usr_${randomUUID()}`;
+    await sql`insert into identities (id, state, display_name, assurance) values (${id}, 'active', 'Old', 'ial1')`;
+    await sql`insert into emails (identity_id, address, normalized, is_primary, verified_at)
+              values (${id}, 'old one@example.org', 'old one@example.org', true, now())`;
+    assert.equal((await signIn(accountWith('old one@example.org'))).outcome, 'email_in_use');
+  });
+
+  it('takes the provider\u2019s name without invisible or direction-changing characters, bounded', async () => {
+    const account = { ...accountWith('named@example.org'), displayName: ' \u202Emoc.elgoog\u200B Ada\u0000 ' };
+    const result = await signIn(account);
+    assert.equal(result.outcome, 'created');
+    const [row] =
+      await sql`select display_name from identities where id = ${(result as { identityId: string }).identityId}`;
+    assert.equal(row?.display_name, 'moc.elgoog Ada');
+    assert.equal(providerDisplayName('\u{1F600}'.repeat(250)), '\u{1F600}'.repeat(200));
   });
 
   it('plainEmail keeps the provider\u2019s verified flag and passes no email through as none', () => {

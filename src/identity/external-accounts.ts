@@ -5,11 +5,13 @@
 // - an unknown one creates an identity only when self-service sign-up is open, and never when its email address is
 //   already verified at another identity: that person is told to sign in to the existing account and link it;
 // - linking attaches to the signed-in identity through the one attach rule (owned elsewhere → 409 method_conflict).
-// - a provider's email address is kept only when it is a plain one (plainEmail below).
+// - a provider's email address is kept only when it is a plain one (plainEmail below), and its name for the person
+//   only as visible text (providerDisplayName).
 // Removal is the general removeSignInMethod (last-method rule). Every attach and refusal is audited.
 import type { Audit } from '../audit/audit.ts';
 import type { Sql } from '../db/pool.ts';
 import { checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
+import { visibleText } from '../http/display-text.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from './ids.ts';
 import { attachSignInMethod, attachSignInMethodIn, type RequestContext } from './sign-in-methods.ts';
@@ -36,12 +38,13 @@ export interface ExternalAccount {
 }
 
 /**
- * The provider's address, trimmed, when it is a plain one by the rule typed addresses meet (delivery/recipient.ts:
- * bounded, no spaces, quotes, control characters or non-ASCII local part); otherwise null, and the identity is made
+ * The provider's address, trimmed, when it is a plain one by the delivery rule (delivery/recipient.ts: bounded, no
+ * spaces, quotes, control characters or non-ASCII local part); otherwise null, and the identity is made
  * without an email record, which its owner can add later. The text is the provider's (an OIDC claim, a SAML
  * attribute, an LDAP `mail`), not ours to trust: stored as it came, it would reach the console, the address search
  * (which takes text with a space for a name, never an address) and the outbox, whose rule would refuse it there.
- * Single-label domains pass (`name@intranet`), as company directories have them.
+ * Single-label domains pass (`name@intranet`), as company directories have them; on a public issuer the outbox
+ * still refuses to send to one.
  */
 export function plainEmail(email: ExternalAccount['email']): ExternalAccount['email'] {
   if (!email) return null;
@@ -52,6 +55,17 @@ export function plainEmail(email: ExternalAccount['email']): ExternalAccount['em
     throw error;
   }
 }
+
+/** As long as a display name a person may type (account/routes.ts). */
+const MAX_DISPLAY_NAME = 200;
+
+/**
+ * The provider's name for the person as a display name: without the invisible and direction-changing characters
+ * names shown to people never carry (http/display-text.ts; a right-to-left override in an upstream `name` claim would
+ * otherwise reach the console and consent pages), trimmed, and cut to what a person could type.
+ */
+export const providerDisplayName = (name: string): string =>
+  Array.from(visibleText(name).trim()).slice(0, MAX_DISPLAY_NAME).join('').trim();
 
 export type ExternalSignIn =
   | { outcome: 'known'; identityId: Sub }
@@ -84,7 +98,9 @@ export async function signInWithExternalAccount(
   }
   const email = plainEmail(account.email);
   // Only an address the provider itself verified can collide: an unverified claim proves nothing about its owner.
-  const address = email?.verified ? email.address : null;
+  // Checked as the provider sent it, kept or not: an identity made before addresses were filtered may hold one that
+  // is not plain, and the rule (never a second identity for a verified address) holds for it too.
+  const address = account.email?.verified ? account.email.address.trim() : null;
   if (address && (await findVerifiedEmailHolder(sql, normalizeEmail(address)))) {
     await audit.record({ event: 'signup.external_email_in_use', ...context, details: { provider: account.provider } });
     return { outcome: 'email_in_use' };
@@ -96,7 +112,7 @@ export async function signInWithExternalAccount(
   const created = await sql
     .begin(async (tx) => {
       const identityId = await insertIdentity(tx, {
-        displayName: account.displayName,
+        displayName: providerDisplayName(account.displayName),
         assurance: 'ial1',
         state: 'active',
         ...(email ? { email } : {}),

@@ -12,6 +12,10 @@ export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type
 export const ASSERTION_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 /** The longest an assertion may be valid for from now: RFC 7523 §3 asks for a short life, and the jti is kept as long. */
 const MAX_LIFETIME_SECONDS = 300;
+/** How far past `exp` (and before `nbf`/`iat`) an assertion is still accepted, for a client whose clock drifts. */
+const CLOCK_TOLERANCE_SECONDS = 5;
+/** Kept this much longer than an assertion can be accepted, as DPoP proofs are (dpop.ts). */
+const REMEMBER_MARGIN_SECONDS = 10;
 const MAX_ASSERTION_LENGTH = 8192;
 
 export class AssertionRefused extends Error {}
@@ -48,7 +52,7 @@ export async function verifyClientAssertion(deps: AssertionDeps, client: Client,
       algorithms: [...ASSERTION_ALGORITHMS],
       requiredClaims: ['exp', 'jti'],
       // A client whose clock runs a few seconds ahead (its nbf, iat) is not refused for it.
-      clockTolerance: 5,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
       currentDate: now,
     }));
   } catch (error) {
@@ -59,6 +63,9 @@ export async function verifyClientAssertion(deps: AssertionDeps, client: Client,
     throw new AssertionRefused(`the assertion expires more than ${MAX_LIFETIME_SECONDS} s from now`);
   const jti = payload.jti;
   if (typeof jti !== 'string' || jti.length === 0) throw new AssertionRefused('the assertion has no jti');
-  if (!(await deps.usedJtis.consume(`assertion:${client.id}:${tokenHash(jti)}`, new Date(exp * 1000))))
+  // Remembered for as long as jwtVerify would still accept the assertion (exp plus the tolerance) and a margin: a key
+  // forgotten at exp could be replayed in the tolerance after it, once the replay store's purge had run.
+  const acceptedUntil = new Date((exp + CLOCK_TOLERANCE_SECONDS + REMEMBER_MARGIN_SECONDS) * 1000);
+  if (!(await deps.usedJtis.consume(`assertion:${client.id}:${tokenHash(jti)}`, acceptedUntil)))
     throw new AssertionRefused('the assertion was already used (jti)');
 }

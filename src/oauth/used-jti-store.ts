@@ -1,7 +1,7 @@
 // The only SQL for oauth_used_jtis: single-use JWT ids shared by every node (DPoP proofs, RFC 9449 §11.1; client
 // assertions, RFC 7523 §3). One INSERT decides: of two nodes seeing the same jti, exactly one wins. Requests reach it
 // through jti-replay-guard.ts, which puts the keys of concurrent requests into one statement.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Executor } from '../db/pool.ts';
 
 export interface UsedJti {
@@ -14,7 +14,7 @@ export interface UsedJti {
  * What the table stores for a key: its SHA-256, a short fixed-size value the unique index compares with memcmp
  * (migration 0035). Hex, because that is how it crosses to PostgreSQL (`decode(…, 'hex')`) and comes back.
  */
-export const storedKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const storedKey = (key: string): string => hash('sha256', key, 'hex');
 
 /** Records the keys that were not used before and returns them; a key missing from the answer is a replay. */
 export async function insertUsedJtis(sql: Executor, jtis: readonly UsedJti[]): Promise<Set<string>> {
@@ -33,7 +33,7 @@ export async function insertUsedJtis(sql: Executor, jtis: readonly UsedJti[]): P
   return new Set(rows.filter((row) => fresh.has(row.stored)).map((row) => row.key));
 }
 
-/** Housekeeping: a jti past its expiry could not be accepted again anyway. */
+/** Housekeeping: a key past its expiry (which callers set beyond the JWT's acceptance, tolerance included) is spent. */
 export async function purgeUsedJtis(sql: Executor, now: Date): Promise<number> {
   return (await sql`delete from oauth_used_jtis where expires_at <= ${now}`).count;
 }

@@ -10,8 +10,8 @@ import type { SamlDeps } from './deps.ts';
 import { assertionFacts, attributeValue, declaresDtd, responseDestination } from './response-checks.ts';
 import { consumeSamlRequest, insertSamlRequest, recordAssertionId, type SamlRequest } from './store.ts';
 
-// node-saml and its XML stack (about 20 MB resident) load with the first SAML round trip, not with every server that
-// has no SAML connection (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
+// node-saml (with xml-crypto and xml2js, about 20 MB resident) loads with the first SAML round trip, not with every
+// server that has no SAML connection (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
 const samlLibrary = () => import('./service-provider.ts');
 
 export function offeredConnection(deps: SamlDeps, id: string): SamlConnection {

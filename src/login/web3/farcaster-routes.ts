@@ -20,7 +20,7 @@ import type { Purpose } from './store.ts';
 
 // The Farcaster client and viem (about 60 MB resident) load with the first Farcaster request, not with every server
 // that never enables the method (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
-const signIn = () => import('./sign-in-with-farcaster.ts');
+const loadFarcasterSignIn = () => import('./sign-in-with-farcaster.ts');
 
 export interface FarcasterRouteOptions {
   deps: FarcasterDeps;
@@ -44,7 +44,11 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
   const start = (purpose: Purpose) => async (request: FastifyRequest, reply: FastifyReply) => {
     const identityId = purpose === 'link' ? await linking(request) : null;
     const cookie = readLoginCookie(request, deps.issuer) ?? randomToken();
-    const started = await (await signIn()).startFarcaster(deps, facts(request), { purpose, identityId, cookie });
+    const started = await (await loadFarcasterSignIn()).startFarcaster(deps, facts(request), {
+      purpose,
+      identityId,
+      cookie,
+    });
     setLoginCookie(reply, deps.issuer, cookie, LOGIN_TRANSACTION_SECONDS);
     // qrcode is loaded on first use, not at startup (several MB resident on every node; see login/local/routes.ts).
     const { default: QRCode } = await import('qrcode');
@@ -87,7 +91,7 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
     async (request: FastifyRequest<{ Body: Type.Static<typeof completeBody> }>, reply: FastifyReply) => {
       const signedIn =
         purpose === 'link' ? await linking(request) : ((await sessions.current(request))?.identityId ?? null);
-      const outcome = await (await signIn()).pollFarcaster(deps, facts(request), {
+      const outcome = await (await loadFarcasterSignIn()).pollFarcaster(deps, facts(request), {
         purpose,
         channel: request.body.channel,
         cookie: readLoginCookie(request, deps.issuer),

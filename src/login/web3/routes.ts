@@ -20,7 +20,7 @@ import type { Purpose } from './store.ts';
 
 // viem and its SIWE parser (about 40 MB resident) load with the first Ethereum request, not with every server that
 // never enables the method (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
-const signIn = () => import('./sign-in-with-ethereum.ts');
+const loadEthereumSignIn = () => import('./sign-in-with-ethereum.ts');
 
 export interface EthereumRouteOptions {
   deps: EthereumDeps;
@@ -53,7 +53,7 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
       // One login cookie per browser, as for passkeys: a password sign-in under way keeps working beside this one.
       const cookie = readLoginCookie(request, deps.issuer) ?? randomToken();
       const { address, chain_id } = request.body;
-      const started = await (await signIn()).startEthereum(deps, facts(request), {
+      const started = await (await loadEthereumSignIn()).startEthereum(deps, facts(request), {
         address,
         chainId: chain_id,
         purpose,
@@ -92,7 +92,7 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
     async (request: FastifyRequest<{ Body: Type.Static<typeof completeBody> }>, reply: FastifyReply) => {
       const signedIn =
         purpose === 'link' ? await linking(request) : ((await sessions.current(request))?.identityId ?? null);
-      const outcome = await (await signIn()).completeEthereum(deps, facts(request), {
+      const outcome = await (await loadEthereumSignIn()).completeEthereum(deps, facts(request), {
         purpose,
         message: request.body.message,
         signature: request.body.signature as Hex,
