@@ -1,0 +1,47 @@
+// What `gatehouse serve` loads before its first request (docs/decisions.md "Idle RSS: sign-in libraries load on first
+// use"): the libraries of methods a node may never use (Ethereum, Farcaster, SAML, LDAP, passkeys, the gateway) load
+// with the first request that needs them, and a supervisor of several workers does not load the application at all.
+// Each is a few to tens of MB resident on every node; a static import put back would bring it back unnoticed.
+// The test runner gives each test file its own process, so nothing here was loaded before the hook.
+import assert from 'node:assert/strict';
+import { registerHooks } from 'node:module';
+import { test } from 'node:test';
+
+const resolved = new Set<string>();
+registerHooks({
+  resolve(specifier, context, next) {
+    const answer = next(specifier, context);
+    resolved.add(answer.url);
+    return answer;
+  },
+});
+
+const packageLoaded = (name: string) => [...resolved].some((url) => url.includes(`/node_modules/${name}/`));
+const sourceLoaded = (file: string) => [...resolved].some((url) => url.endsWith(`/src/${file}`));
+
+const LOADED_ON_FIRST_USE = [
+  'viem',
+  '@farcaster/auth-client',
+  '@node-saml/node-saml',
+  '@peculiar/x509',
+  'ldapts',
+  '@fastify/reply-from',
+  '@simplewebauthn/server',
+  '@zxcvbn-ts/core',
+  'qrcode',
+  'nodemailer',
+];
+
+test('serve and the supervisor load no part of the application', async () => {
+  await import('../src/cli/serve.ts');
+  await import('../src/supervisor.ts');
+  assert.equal(sourceLoaded('app.ts'), false);
+  assert.equal(sourceLoaded('server.ts'), false);
+  assert.ok(sourceLoaded('prepare-database.ts'), 'the check sees what the supervisor does load');
+});
+
+test('the application loads none of the libraries that wait for their first request', async () => {
+  await import('../src/server.ts');
+  assert.ok(sourceLoaded('app.ts') && packageLoaded('fastify'), 'the check sees what the application does load');
+  assert.deepEqual(LOADED_ON_FIRST_USE.filter(packageLoaded), []);
+});
