@@ -74,7 +74,8 @@ export function processCpuSeconds(pid: number): number {
 }
 
 /** A process and its live descendants, from /proc/PID/task/TID/children (Linux 3.5+). */
-function processTree(pid: number): number[] {
+/** A process and its live descendants (Linux /proc): a node's supervisor and its workers. */
+export function processTree(pid: number): number[] {
   const tree = [pid];
   for (let i = 0; i < tree.length; i += 1) {
     const current = tree[i] as number;

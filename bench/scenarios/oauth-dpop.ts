@@ -11,6 +11,7 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { PROOF_MAX_AGE_SECONDS } from '../../src/oauth/dpop-proof.ts';
 import { proofKey as serverProofKey, verifiesProof } from '../../src/oauth/dpop-signature.ts';
+import { decodeObject } from '../../src/oauth/jws.ts';
 import { FORM, form, startOAuthBench } from '../helpers/oauth.ts';
 import { backendCpuSecondsSince, backendCpuSnapshot, ISSUER } from '../helpers/server.ts';
 import {
@@ -92,8 +93,7 @@ async function signatureCheckMicros(alg: ProofAlgorithm, htu: string): Promise<n
   const proof = proofKey(alg);
   const proofs = Array.from({ length: 500 }, () => proof(htu));
   const parts = proofs.map((proof) => proof.split('.') as [string, string, string]);
-  const header = JSON.parse(Buffer.from(parts[0]?.[0] ?? '', 'base64url').toString('utf8')) as { jwk: unknown };
-  const key = await serverProofKey(alg, header.jwk);
+  const key = await serverProofKey(alg, decodeObject(parts[0]?.[0] ?? '')?.jwk);
   if (!key) throw new Error(`oauth-dpop: the server's code refused a ${alg} proof key`);
   const cpu = process.cpuUsage();
   for (const [encodedHeader, encodedPayload, signature] of parts)

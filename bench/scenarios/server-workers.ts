@@ -2,21 +2,13 @@
 // on the event loop and the thread pool) at concurrency 32 on keep-alive connections, through the lean client. Both
 // nodes run for the whole scenario and are measured in turn, so each round compares them under the same background
 // load. Also the idle RSS of the whole node: the supervisor and its workers added up.
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { FORM, form, formRequestsPerSecond, type OAuthBench, startOAuthBench } from '../helpers/oauth.ts';
-import { ISSUER, processRssMegabytes } from '../helpers/server.ts';
+import { ISSUER, processTree, processTreeRssMegabytes } from '../helpers/server.ts';
 import { signInLoad } from '../helpers/sign-ins.ts';
 import { type BenchContext, median, operationsPerSecond, type Scenario, sampled, withServerCpu } from '../lib.ts';
 
-/** The node's processes: the server process and, with workers, its children (Linux /proc). */
-function nodeProcesses(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
-  return [pid, ...children.map(Number)];
-}
-
-const nodeRss = (bench: OAuthBench) =>
-  nodeProcesses(bench.server.pid).reduce((sum, pid) => sum + processRssMegabytes(pid), 0);
+const nodeRss = (bench: OAuthBench) => processTreeRssMegabytes(bench.server.pid);
 
 const tokens = (bench: OAuthBench, durationMs: number) =>
   formRequestsPerSecond(
@@ -83,7 +75,7 @@ export const scenario: Scenario = {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const idleOne = nodeRss(one);
       const idleTwo = nodeRss(two);
-      const processesTwo = nodeProcesses(two.server.pid).length;
+      const processesTwo = processTree(two.server.pid).length;
       if (processesTwo !== 3) throw new Error(`the two-worker node has ${processesTwo} processes, not 3`);
       await warmUpTokens(one, context);
       await warmUpTokens(two, context);
