@@ -34,9 +34,12 @@ async function newPerson(email: string) {
   const signup = await post('/account/signup', { email, password: PASSWORD, display_name: 'Ada Lovelace' });
   assert.equal(signup.statusCode, 201);
   const [mail] = await inbox.deliver(1);
+  // The message is this sign-up's: one left over from an earlier test would otherwise surface as a bare 400 below.
+  assert.deepEqual(mail?.to, [email], `the message read was "${mail?.subject}" to ${mail?.to}`);
   const link = verificationLink(mail?.text ?? '');
   secretsSeen.push(link.secret);
-  assert.equal((await post('/account/email/verify', proof(link))).statusCode, 200);
+  const verified = await post('/account/email/verify', proof(link));
+  assert.equal(verified.statusCode, 200, verified.body);
   const first = await signIn(t.app, email, { password: PASSWORD });
   const started = (await post('/account/totp/start', {}, first.session)).json() as { secret: string };
   t.clock.advance(30);
