@@ -47,6 +47,8 @@ export interface EndpointDeps extends ClientAuthDeps {
   /** What the logout pages share with the UI's (stylesheets, brand header). */
   shell: PageShell;
   dpop: DpopDeps;
+  /** The signing secret, which MACs refresh token values (refresh-token-value.ts). */
+  refreshKey: Buffer;
 }
 
 export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): Promise<void> {

@@ -2,13 +2,22 @@
 // token revokes the whole family, except within the grace window, where an honest parallel retry gets the same
 // successor (kept sealed on the rotated row) instead of killing the session. A request the grant cannot satisfy (a
 // scope it does not hold) is refused by `accept` before anything is committed: the presented token stays usable.
-import { randomToken, tokenHash } from '../crypto/primitives.ts';
+// Rotated rows are deleted at a later rotation once their grace window is over (SPENT_AFTER_SECONDS); a token whose
+// row is gone is still known by the grant its value names (refresh-token-value.ts).
+import { tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
 import { InvalidGrant, InvalidTarget } from './errors.ts';
 import type { GrantDeps } from './grants/types.ts';
-import { findRefreshToken, type GrantFacts, revokeGrant, rotateRefreshToken } from './store.ts';
+import { newRefreshSecret, readRefreshToken, refreshTokenValue } from './refresh-token-value.ts';
+import { findRefreshFamily, findRefreshToken, type GrantFacts, revokeGrant, rotateRefreshToken } from './store.ts';
 
 const purpose = (hash: string) => `refresh-successor:${hash}`;
+
+/**
+ * A rotated row stays this long past the grace window. Nodes' clocks differ by a little: a row deleted by a node
+ * whose clock runs ahead would turn an honest retry, still inside its window on another node, into a replay.
+ */
+const CLOCK_SKEW_SECONDS = 60;
 
 /**
  * Rotates `presented`. `accept`, when given, sees the grant before the rotation commits and throws to refuse the
@@ -25,17 +34,23 @@ export async function rotateRefresh(
   accept?: (grant: GrantFacts) => void,
 ): Promise<{ grant: GrantFacts; refreshToken: string }> {
   const now = deps.clock();
-  const hash = tokenHash(presented);
-  const successor = randomToken();
+  const token = readRefreshToken(deps.sealKey, presented);
+  if (!token) throw new InvalidGrant('The refresh token is invalid');
+  const { hash } = token;
+  const successor = newRefreshSecret();
+  const grace = deps.lifetimes.refreshGraceSeconds;
   const rotation = {
     tokenHash: hash,
     clientId,
-    successorHash: tokenHash(successor),
-    successorSealed: seal(deps.sealKey, successor, purpose(hash)),
+    successorHash: successor.hash,
+    // The secret alone: the token's value is made from it and the grant, which a token of the earlier format does
+    // not tell until the rotation returns it.
+    successorSealed: seal(deps.sealKey, successor.secret, purpose(hash)),
     resource,
     jkt,
     now,
     idleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
+    spentBefore: new Date(now.getTime() - (grace + CLOCK_SKEW_SECONDS) * 1000),
   };
   const grant = accept
     ? await deps.sql.begin(async (tx) => {
@@ -44,10 +59,15 @@ export async function rotateRefresh(
         return rotated;
       })
     : await rotateRefreshToken(deps.sql, rotation);
-  if (grant) return { grant, refreshToken: successor };
+  if (grant) return { grant, refreshToken: refreshTokenValue(deps.sealKey, successor.secret, grant.grantId) };
 
   const state = await findRefreshToken(deps.sql, hash);
-  if (!state || state.clientId !== clientId) throw new InvalidGrant('The refresh token is invalid');
+  if (!state) {
+    if (token.grantId === null) throw new InvalidGrant('The refresh token is invalid');
+    return refuseSpentToken(deps, clientId, token.grantId, jkt);
+  }
+  if (state.clientId !== clientId || (token.grantId !== null && token.grantId !== state.grantId))
+    throw new InvalidGrant('The refresh token is invalid');
   if (state.grantRevokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
   // RFC 9449 §5: a public client's refresh token works only with a proof by the key it was issued to. Nothing changes.
   if (state.dpopJkt !== null && state.dpopJkt !== jkt)
@@ -55,30 +75,50 @@ export async function rotateRefresh(
   // A family past its absolute lifetime is over, grace window or not: nothing more is issued from it.
   if (state.grantExpiresAt <= now) throw new InvalidGrant('The refresh token has expired');
   if (state.rotatedAt !== null) {
-    const grace = deps.lifetimes.refreshGraceSeconds;
     const sinceRotation = (now.getTime() - state.rotatedAt.getTime()) / 1000;
     // 0 disables the window (DESIGN.md), even for a retry in the same millisecond.
     if (grace > 0 && sinceRotation <= grace && state.successorSealed !== null) {
-      const successor = open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8');
+      const secret = open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8');
       // A retry that lost the race to its own first request; once the successor was itself used, the client has
       // moved on and whoever presents the old token is not that retry (RFC 9700 §4.14.2): revoke below.
-      const next = await findRefreshToken(deps.sql, tokenHash(successor));
+      const next = await findRefreshToken(deps.sql, tokenHash(secret));
       if (next && next.rotatedAt === null) {
         accept?.(state);
-        return { grant: state, refreshToken: successor };
+        // A successor sealed before tokens named their grant is the secret alone (migration 0036).
+        const value = next.namesGrant ? refreshTokenValue(deps.sealKey, secret, state.grantId) : secret;
+        return { grant: state, refreshToken: value };
       }
     }
-    if (await revokeGrant(deps.sql, state.grantId, now))
-      await deps.audit.record({
-        event: 'oauth.grant_revoked',
-        actor: clientId,
-        subject: state.grantId,
-        details: { reason: 'refresh_token_replay' },
-      });
-    throw new InvalidGrant('The refresh token was already used; its whole token family is revoked');
+    return revokeReplayedFamily(deps, clientId, state.grantId);
   }
   // A live token that was not rotated only because the grant does not name the resource: nothing changed.
   if (state.expiresAt > now && resource !== null && !state.resources.includes(resource))
     throw new InvalidTarget('resource was not part of the authorization this refresh token came from');
   throw new InvalidGrant('The refresh token has expired');
+}
+
+async function revokeReplayedFamily(deps: GrantDeps, clientId: string, grantId: string): Promise<never> {
+  if (await revokeGrant(deps.sql, grantId, deps.clock()))
+    await deps.audit.record({
+      event: 'oauth.grant_revoked',
+      actor: clientId,
+      subject: grantId,
+      details: { reason: 'refresh_token_replay' },
+    });
+  throw new InvalidGrant('The refresh token was already used; its whole token family is revoked');
+}
+
+/**
+ * A token the server made (its MAC says so) whose row is gone. While its family still has a live token, this one
+ * can only be an earlier token of the family, rotated and deleted since: a replay, refused as one whose row
+ * remained. Otherwise the family ended and its rows went with retention: refused without a change.
+ */
+async function refuseSpentToken(deps: GrantDeps, clientId: string, grantId: string, jkt: string | null) {
+  const family = await findRefreshFamily(deps.sql, grantId, deps.clock());
+  if (!family || family.clientId !== clientId) throw new InvalidGrant('The refresh token is invalid');
+  if (family.revokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
+  if (family.dpopJkt !== null && family.dpopJkt !== jkt)
+    throw new InvalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with that key');
+  if (family.expiresAt <= deps.clock() || !family.hasLiveToken) throw new InvalidGrant('The refresh token has expired');
+  return revokeReplayedFamily(deps, clientId, grantId);
 }

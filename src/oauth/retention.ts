@@ -1,9 +1,9 @@
 // Housekeeping for OAuth state, so the tables stay the size of what is live rather than growing with every sign-in
 // and refresh: authorization codes a day after they expired (a replayed code is still recognized for a day, and
-// revokes its grant, RFC 6749 §4.1.2), refresh tokens once they expired or their grant ended a day ago (a family's
-// rotated tokens are what detects a replay, so they stay as long as the family lives), and revoked access token
-// ids once the token expired (an expired JWT is refused on its exp alone). Grants stay: they are the record of who
-// authorized what, listed for the owner.
+// revokes its grant, RFC 6749 §4.1.2), refresh tokens once they expired or their grant ended a day ago, and revoked
+// access token ids once the token expired (an expired JWT is refused on its exp alone). Grants stay: they are the
+// record of who authorized what, listed for the owner. Rotated refresh tokens do not wait for this: their family's
+// next rotation deletes them (refresh-rotation.ts), and their value still names the family to catch a replay.
 import type { Executor } from '../db/pool.ts';
 import {
   deleteEndedAuthorizationCodes,

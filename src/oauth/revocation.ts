@@ -5,12 +5,13 @@
 
 import type { Audit } from '../audit/audit.ts';
 import type { Client } from '../clients/store.ts';
-import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import { queueLogoutTokens } from './backchannel-logout.ts';
 import { UnauthorizedClient } from './errors.ts';
+import { readRefreshToken } from './refresh-token-value.ts';
 import {
+  findRefreshFamily,
   findRefreshToken,
   insertRevokedAccessToken,
   revokeGrant,
@@ -24,6 +25,8 @@ export interface RevokeDeps {
   verifier: AccessTokenVerifier;
   clock: () => Date;
   audit: Audit;
+  /** The signing secret, which MACs refresh token values (refresh-token-value.ts). */
+  refreshKey: Buffer;
 }
 
 /**
@@ -46,6 +49,23 @@ async function refuseForeignToken(
   throw new UnauthorizedClient('The token was issued to another client; only that client may revoke it');
 }
 
+/**
+ * The grant a refresh token belongs to and its client. Revoking any token of a family ends the family, a rotated one
+ * too; a rotated token whose row is gone still names its grant (refresh-token-value.ts).
+ */
+async function refreshTokenFamily(
+  deps: RevokeDeps,
+  token: string,
+): Promise<{ grantId: string; clientId: string } | null> {
+  const presented = readRefreshToken(deps.refreshKey, token);
+  if (!presented) return null;
+  const state = await findRefreshToken(deps.sql, presented.hash);
+  if (state) return state;
+  if (presented.grantId === null) return null;
+  const family = await findRefreshFamily(deps.sql, presented.grantId, deps.clock());
+  return family && { grantId: presented.grantId, clientId: family.clientId };
+}
+
 export async function revokeToken(
   deps: RevokeDeps,
   caller: Client,
@@ -64,19 +84,19 @@ export async function revokeToken(
     await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
     return;
   }
-  const state = await findRefreshToken(deps.sql, tokenHash(token));
-  if (!state) return;
-  if (state.clientId !== caller.id)
+  const family = await refreshTokenFamily(deps, token);
+  if (!family) return;
+  if (family.clientId !== caller.id)
     await refuseForeignToken(deps, caller, context, {
       type: 'refresh_token',
-      clientId: state.clientId,
-      grantId: state.grantId,
+      clientId: family.clientId,
+      grantId: family.grantId,
     });
-  if (await revokeGrant(deps.sql, state.grantId, deps.clock()))
+  if (await revokeGrant(deps.sql, family.grantId, deps.clock()))
     await deps.audit.record({
       event: 'oauth.grant_revoked',
       actor: caller.id,
-      subject: state.grantId,
+      subject: family.grantId,
       ...context,
       details: { reason: 'revocation' },
     });

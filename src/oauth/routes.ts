@@ -109,5 +109,6 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     sessions,
     shell,
     dpop,
+    refreshKey: secrets.signing,
   });
 }

@@ -106,8 +106,9 @@ export async function consumeAuthorizationCode(
              auth_time + make_interval(secs => ${e.refreshAbsoluteSeconds})
       from used returning id, expires_at
     ), refresh as (
-      insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at)
-      select ${e.refreshTokenHash}, g.id, u.client_id, ${e.now}, least(${e.refreshIdleExpiresAt}::timestamptz, g.expires_at)
+      insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at, names_grant)
+      select ${e.refreshTokenHash}, g.id, u.client_id, ${e.now}, least(${e.refreshIdleExpiresAt}::timestamptz, g.expires_at),
+             true
       from used u join grant_row g on g.id = u.grant_id
       where 'offline_access' = any(string_to_array(u.scope, ' ')) and g.expires_at > ${e.now}
       returning token_hash
@@ -177,9 +178,18 @@ export interface Rotation {
   jkt: string | null;
   now: Date;
   idleExpiresAt: Date;
+  /**
+   * The family's tokens rotated before this are deleted: their grace window is over, and each names its grant, so
+   * presenting one later is still known as a replay (refresh-token-value.ts).
+   */
+  spentBefore: Date;
 }
 
-/** Rotates a live refresh token of a live grant: marks it rotated and inserts its successor, in one statement. */
+/**
+ * Rotates a live refresh token of a live grant: marks it rotated, inserts its successor and deletes the family's
+ * tokens spent before `spentBefore`, in one statement. The presented token is not among them: the delete sees the
+ * table as the statement found it, where that token was not yet rotated.
+ */
 export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<GrantFacts | null> {
   const [row] = await sql`
     with old as (
@@ -191,8 +201,11 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
         and (g.dpop_jkt is null or g.dpop_jkt = ${r.jkt}::text)
       returning g.*
     ), successor as (
-      insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at)
-      select ${r.successorHash}, id, client_id, ${r.now}, least(${r.idleExpiresAt}::timestamptz, expires_at) from old
+      insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at, names_grant)
+      select ${r.successorHash}, id, client_id, ${r.now}, least(${r.idleExpiresAt}::timestamptz, expires_at), true from old
+    ), spent as (
+      delete from oauth_refresh_tokens d using old
+      where d.grant_id = old.id and d.names_grant and d.rotated_at < ${r.spentBefore}
     )
     select * from old`;
   return row ? toFacts(row) : null;
@@ -201,6 +214,8 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
 export interface RefreshTokenState extends GrantFacts {
   rotatedAt: Date | null;
   successorSealed: string | null;
+  /** The token's value names its grant (refresh-token-value.ts); false for a token of the earlier format. */
+  namesGrant: boolean;
   expiresAt: Date;
   grantExpiresAt: Date;
   grantRevokedAt: Date | null;
@@ -208,7 +223,7 @@ export interface RefreshTokenState extends GrantFacts {
 
 export async function findRefreshToken(sql: Executor, tokenHash: string): Promise<RefreshTokenState | null> {
   const [row] = await sql`
-    select t.rotated_at, t.successor_sealed, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
+    select t.rotated_at, t.successor_sealed, t.names_grant, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
            g.scope, g.resources, g.auth_time, g.acr, g.amr, g.nonce, g.dpop_jkt, g.expires_at as grant_expires_at,
            g.revoked_at as grant_revoked_at
     from oauth_refresh_tokens t join oauth_grants g on g.id = t.grant_id
@@ -218,9 +233,36 @@ export async function findRefreshToken(sql: Executor, tokenHash: string): Promis
     ...toFacts(row),
     rotatedAt: row.rotated_at as Date | null,
     successorSealed: row.successor_sealed as string | null,
+    namesGrant: row.names_grant as boolean,
     expiresAt: row.expires_at as Date,
     grantExpiresAt: row.grant_expires_at as Date,
     grantRevokedAt: row.grant_revoked_at as Date | null,
+  };
+}
+
+export interface RefreshFamily {
+  clientId: string;
+  dpopJkt: string | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  /** The family has a token that was not rotated and has not expired: the one a client would present next. */
+  hasLiveToken: boolean;
+}
+
+/** The grant a refresh token named, for a token whose own row is gone (refresh-token-value.ts). */
+export async function findRefreshFamily(sql: Executor, grantId: string, now: Date): Promise<RefreshFamily | null> {
+  const [row] = await sql`
+    select g.client_id, g.dpop_jkt, g.expires_at, g.revoked_at,
+           exists (select 1 from oauth_refresh_tokens t
+                   where t.grant_id = g.id and t.rotated_at is null and t.expires_at > ${now}) as has_live_token
+    from oauth_grants g where g.id = ${grantId}`;
+  if (!row) return null;
+  return {
+    clientId: row.client_id as string,
+    dpopJkt: row.dpop_jkt as string | null,
+    expiresAt: row.expires_at as Date,
+    revokedAt: row.revoked_at as Date | null,
+    hasLiveToken: row.has_live_token as boolean,
   };
 }
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { tokenHash } from '../../src/crypto/primitives.ts';
+import { randomToken, tokenHash } from '../../src/crypto/primitives.ts';
 import { CACHE_SECONDS } from '../../src/oauth/client-directory.ts';
+import { readRefreshToken } from '../../src/oauth/refresh-token-value.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { atHash } from '../../src/oauth/tokens.ts';
 import { startTestApp } from '../helpers/app.ts';
@@ -16,6 +17,8 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
 
   const start = async () => (await userTokens(t, { client, secret, cookie })).refresh_token;
   const refresh = (token: string) => refreshTokens(t, client, secret, token);
+  /** The token_hash a token's row has. */
+  const stored = (token: string) => readRefreshToken(t.secrets.signing, token)?.hash ?? '';
 
   // A rotated token presented again is a replay that revokes the family, newest token included: after the grace
   // window, and within it too once its successor was used (the client has moved on; only a thief is left).
@@ -52,7 +55,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     assert.equal(new Set(results.map((r) => r.json.refresh_token)).size, 1);
     const [live] = await t.sql`
       select count(*)::int as n from oauth_refresh_tokens
-      where rotated_at is null and grant_id = (select grant_id from oauth_refresh_tokens where token_hash = ${tokenHash(token)})`;
+      where rotated_at is null and grant_id = (select grant_id from oauth_refresh_tokens where token_hash = ${stored(token)})`;
     assert.equal(live?.n, 1);
   });
 
@@ -132,7 +135,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     assert.equal(claims.json().email, undefined, 'userinfo no longer shows the email claim');
     // The grant itself is narrowed: the next refresh, and introspection of the refresh token, say the same.
     const [grant] = await t.sql`select g.scope from oauth_grants g join oauth_refresh_tokens r on r.grant_id = g.id
-      where r.token_hash = ${tokenHash(refreshed.json.refresh_token as string)}`;
+      where r.token_hash = ${stored(refreshed.json.refresh_token as string)}`;
     assert.equal(grant?.scope, 'openid profile offline_access');
     const introspected = await postForm(t, '/oauth/introspect', {
       client_id: app.id,
@@ -157,7 +160,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
       });
     const grantScope = async (refreshToken: string) => {
       const [row] = await t.sql`select g.scope from oauth_grants g join oauth_refresh_tokens r on r.grant_id = g.id
-        where r.token_hash = ${tokenHash(refreshToken)}`;
+        where r.token_hash = ${stored(refreshToken)}`;
       return row?.scope;
     };
     const userinfo = (accessToken: string) =>
@@ -173,7 +176,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
         assertEnvelope(await refreshWith(refresh_token, scope), 400, 'invalid_scope', description);
         // Nothing was rotated: the presented token refreshes, with the grant's scope, as if nothing had happened.
         const [row] =
-          await t.sql`select rotated_at from oauth_refresh_tokens where token_hash = ${tokenHash(refresh_token)}`;
+          await t.sql`select rotated_at from oauth_refresh_tokens where token_hash = ${stored(refresh_token)}`;
         assert.equal(row?.rotated_at, null);
         t.clock.advance(10);
         const refreshed = await refresh(refresh_token);
@@ -241,5 +244,134 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     });
     assertEnvelope(r, 400, 'invalid_grant', 'The refresh token is invalid');
     assert.equal((await refresh(token)).status, 200);
+  });
+
+  // Last: a test here moves the clock by a month, which ends the shared session the tests above use.
+  describe('rotated tokens leave the table, and are still known as replays (refresh-token-value.ts)', () => {
+    const GRACE_AND_SKEW = 5 + 60 + 1;
+    const familyRows = async (token: string) =>
+      (
+        await t.sql`select count(*)::int as n from oauth_refresh_tokens
+          where grant_id = (select grant_id from oauth_refresh_tokens where token_hash = ${stored(token)})`
+      )[0]?.n as number;
+    const grantOf = (token: string) => token.split('~')[1] as string;
+    const revokedAt = async (grantId: string) =>
+      (await t.sql`select revoked_at from oauth_grants where id = ${grantId}`)[0]?.revoked_at as Date | null;
+    /**
+     * A family of its own sign-in (the clock moves by months here), rotated `times` times a grace window and a minute
+     * apart: every token it had, oldest first.
+     */
+    const rotations = async (times: number) => {
+      const session = await makeSession(t, await makeIdentity(t.sql));
+      const tokens = [(await userTokens(t, { client, secret, cookie: session.cookie })).refresh_token];
+      for (let i = 0; i < times; i += 1) {
+        t.clock.advance(GRACE_AND_SKEW);
+        const next = await refresh(tokens.at(-1) as string);
+        assert.equal(next.status, 200, JSON.stringify(next.json));
+        tokens.push(next.json.refresh_token as string);
+      }
+      return tokens;
+    };
+
+    test('a family rotated twenty times keeps two rows: the live token and the one rotated last', async () => {
+      const tokens = await rotations(20);
+      assert.equal(await familyRows(tokens.at(-1) as string), 2);
+      const [first] =
+        await t.sql`select names_grant from oauth_refresh_tokens where token_hash = ${stored(tokens.at(-1) as string)}`;
+      assert.equal(first?.names_grant, true);
+    });
+
+    test('a token whose row is gone is a replay: the family is revoked, audited, the newest token with it', async () => {
+      const tokens = await rotations(3);
+      const [oldest, , , newest] = tokens as [string, string, string, string];
+      assert.equal((await t.sql`select 1 from oauth_refresh_tokens where token_hash = ${stored(oldest)}`).length, 0);
+      assertEnvelope(
+        await refresh(oldest),
+        400,
+        'invalid_grant',
+        'The refresh token was already used; its whole token family is revoked',
+      );
+      assertEnvelope(await refresh(newest), 400, 'invalid_grant', 'The refresh token has been revoked');
+      const events = await t.sql`
+        select actor, details->>'reason' as reason from audit_events
+        where event = 'oauth.grant_revoked' and subject = ${grantOf(newest)}`;
+      assert.deepEqual(
+        events.map((e) => ({ ...e })),
+        [{ actor: client.id, reason: 'refresh_token_replay' }],
+      );
+    });
+
+    test('a forged token naming a live family is invalid and changes nothing', async () => {
+      const [spent, live] = (await rotations(2)).slice(-2) as [string, string];
+      const [secret, grantId, mac] = spent.split('~') as [string, string, string];
+      const flipped = `${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
+      for (const forged of [
+        `${secret}~${grantId}~${flipped}`,
+        `${secret.slice(0, -1)}x~${grantId}~${mac}`,
+        `${secret}~grt_${'A'.repeat(22)}~${mac}`,
+        `${secret}~${grantId}`,
+        `${secret}~${grantId}~${mac}~${mac}`,
+        `~${grantId}~${mac}`,
+        `${spent}${'A'.repeat(200)}`,
+      ])
+        assertEnvelope(await refresh(forged), 400, 'invalid_grant', 'The refresh token is invalid');
+      assert.equal(await revokedAt(grantId), null);
+      assert.equal((await refresh(live)).status, 200);
+    });
+
+    test('a spent token presented by another client is invalid and revokes nothing', async () => {
+      const [spent, live] = (await rotations(2)).slice(-2) as [string, string];
+      const { client: other, secret: otherSecret } = await makeClient(t.sql, t.secrets.clientSecret);
+      assertEnvelope(
+        await refreshTokens(t, other, otherSecret, spent),
+        400,
+        'invalid_grant',
+        'The refresh token is invalid',
+      );
+      assert.equal(await revokedAt(grantOf(live)), null);
+      assert.equal((await refresh(live)).status, 200);
+    });
+
+    test('a spent token of a family whose live token expired is refused as expired and revokes nothing', async () => {
+      const [oldest, , newest] = (await rotations(2)) as [string, string, string];
+      t.clock.advance(t.config.tokens.refresh_token_idle_ttl_seconds + 1);
+      assertEnvelope(await refresh(oldest), 400, 'invalid_grant', 'The refresh token has expired');
+      assert.equal(await revokedAt(grantOf(newest)), null);
+    });
+
+    test('introspection answers inactive for a spent token; revoking one ends its family', async () => {
+      const [spent, , live] = (await rotations(2)) as [string, string, string];
+      const asClient = { client_id: client.id, client_secret: secret as string };
+      const introspect = async (token: string) =>
+        (await postForm(t, '/oauth/introspect', { ...asClient, token })).json.active;
+      assert.equal(await introspect(spent), false);
+      assert.equal(await introspect(live), true);
+      assert.equal((await postForm(t, '/oauth/revoke', { ...asClient, token: spent })).status, 200);
+      assert.ok(await revokedAt(grantOf(spent)));
+      assert.equal(await introspect(live), false);
+    });
+
+    test('a token of the earlier format (the secret alone) still rotates, and its row stays to catch its replay', async () => {
+      const [first] = (await rotations(0)) as [string];
+      const legacy = randomToken();
+      const grantId = grantOf(first);
+      await t.sql`update oauth_refresh_tokens set token_hash = ${tokenHash(legacy)}, names_grant = false
+        where token_hash = ${stored(first)}`;
+      let token = legacy;
+      for (let i = 0; i < 3; i += 1) {
+        t.clock.advance(GRACE_AND_SKEW);
+        const next = await refresh(token);
+        assert.equal(next.status, 200, JSON.stringify(next.json));
+        token = next.json.refresh_token as string;
+        assert.equal(grantOf(token), grantId, 'its successors name the grant');
+      }
+      assert.equal((await t.sql`select 1 from oauth_refresh_tokens where token_hash = ${tokenHash(legacy)}`).length, 1);
+      assertEnvelope(
+        await refresh(legacy),
+        400,
+        'invalid_grant',
+        'The refresh token was already used; its whole token family is revoked',
+      );
+    });
   });
 });

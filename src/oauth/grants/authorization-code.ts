@@ -1,11 +1,12 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5). The code is consumed atomically; a code
 // presented again revokes everything issued from it (RFC 6749 §4.1.2, DESIGN.md "Authorization code").
-import { randomToken, tokenHash } from '../../crypto/primitives.ts';
+import { tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { refreshBindingOf, requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
+import { newRefreshSecret, refreshTokenValue } from '../refresh-token-value.ts';
 import { tokenTarget } from '../resource-indicators.ts';
 import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
@@ -67,7 +68,7 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
     const now = deps.clock();
     const codeHash = tokenHash(code);
     const challenge = s256Challenge(verifier);
-    const refreshToken = randomToken();
+    const refresh = newRefreshSecret();
     const grant = await consumeAuthorizationCode(deps.sql, {
       codeHash,
       clientId: client.id,
@@ -75,13 +76,14 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       challenge,
       resource,
       now,
-      refreshTokenHash: tokenHash(refreshToken),
+      refreshTokenHash: refresh.hash,
       refreshIdleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
       dpopJkt: refreshBindingOf(client, binding),
     });
     if (!grant) return refuse(deps, codeHash, { clientId: client.id, redirectUri, challenge, resource });
     const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
-    return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refreshToken : null, binding);
+    const refreshToken = grant.refreshIssued ? refreshTokenValue(deps.sealKey, refresh.secret, grant.grantId) : null;
+    return userTokenResponse(deps.signer, grant, target, refreshToken, binding);
   },
 };

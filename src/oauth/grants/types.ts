@@ -12,7 +12,7 @@ export interface GrantDeps extends ClientAuthDeps {
   signer: TokenSigner;
   issuer: string;
   clock: () => Date;
-  /** Seals a rotated refresh token's successor for the grace window. */
+  /** The signing secret: seals a rotated refresh token's successor for the grace window and MACs token values. */
   sealKey: Buffer;
   audit: Audit;
   lifetimes: {
