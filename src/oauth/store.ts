@@ -205,7 +205,8 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
       select ${r.successorHash}, id, client_id, ${r.now}, least(${r.idleExpiresAt}::timestamptz, expires_at), true from old
     ), spent as (
       delete from oauth_refresh_tokens d using old
-      where d.grant_id = old.id and d.names_grant and d.rotated_at < ${r.spentBefore}
+      where d.grant_id = old.id and d.names_grant and d.created_at < ${r.spentBefore}
+        and d.rotated_at < ${r.spentBefore}
     )
     select * from old`;
   return row ? toFacts(row) : null;
