@@ -2,14 +2,21 @@
 // token revokes the whole family, except within the grace window, where an honest parallel retry gets the same
 // successor (kept sealed on the rotated row) instead of killing the session. A request the grant cannot satisfy (a
 // scope it does not hold) is refused by `accept` before anything is committed: the presented token stays usable.
-// Rotated rows are deleted at a later rotation once their grace window is over (SPENT_AFTER_SECONDS); a token whose
-// row is gone is still known by the grant its value names (refresh-token-value.ts).
+// Rotated rows are deleted at a later rotation once their grace window and CLOCK_SKEW_SECONDS are over; a token
+// whose row is gone is still known by the grant its value names (refresh-token-value.ts).
 import { tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
 import { InvalidGrant, InvalidTarget } from './errors.ts';
 import type { GrantDeps } from './grants/types.ts';
-import { newRefreshSecret, readRefreshToken, refreshTokenValue } from './refresh-token-value.ts';
-import { findRefreshFamily, findRefreshToken, type GrantFacts, revokeGrant, rotateRefreshToken } from './store.ts';
+import { newRefreshToken, readRefreshToken } from './refresh-token-value.ts';
+import {
+  findRefreshFamily,
+  findRefreshToken,
+  type GrantFacts,
+  type Rotation,
+  revokeGrant,
+  rotateRefreshToken,
+} from './store.ts';
 
 const purpose = (hash: string) => `refresh-successor:${hash}`;
 
@@ -37,30 +44,28 @@ export async function rotateRefresh(
   const token = readRefreshToken(deps.sealKey, presented);
   if (!token) throw new InvalidGrant('The refresh token is invalid');
   const { hash } = token;
-  const successor = newRefreshSecret();
+  // The successor names the grant. A token that does not name it (the earlier format, or a MAC made under a signing
+  // secret since replaced) is found by its row first; an unknown one is refused below like any other.
+  const grantId = token.grantId ?? (await findRefreshToken(deps.sql, hash))?.grantId ?? null;
+  if (grantId === null) throw new InvalidGrant('The refresh token is invalid');
   const grace = deps.lifetimes.refreshGraceSeconds;
+  const successor = newRefreshToken(deps.sealKey, grantId);
   const rotation = {
     tokenHash: hash,
+    grantId,
     clientId,
     successorHash: successor.hash,
-    // The secret alone: the token's value is made from it and the grant, which a token of the earlier format does
-    // not tell until the rotation returns it.
-    successorSealed: seal(deps.sealKey, successor.secret, purpose(hash)),
+    successorSealed: seal(deps.sealKey, successor.value, purpose(hash)),
     resource,
     jkt,
     now,
     idleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
     spentBefore: new Date(now.getTime() - (grace + CLOCK_SKEW_SECONDS) * 1000),
   };
-  const grant = accept
-    ? await deps.sql.begin(async (tx) => {
-        const rotated = await rotateRefreshToken(tx, rotation);
-        if (rotated) accept(rotated);
-        return rotated;
-      })
-    : await rotateRefreshToken(deps.sql, rotation);
-  if (grant) return { grant, refreshToken: refreshTokenValue(deps.sealKey, successor.secret, grant.grantId) };
+  const grant = await rotate(deps, rotation, accept);
+  if (grant) return { grant, refreshToken: successor.value };
 
+  // Not rotated: why, from the token's row as it is now (another request may have rotated it meanwhile).
   const state = await findRefreshToken(deps.sql, hash);
   if (!state) {
     if (token.grantId === null) throw new InvalidGrant('The refresh token is invalid');
@@ -78,15 +83,13 @@ export async function rotateRefresh(
     const sinceRotation = (now.getTime() - state.rotatedAt.getTime()) / 1000;
     // 0 disables the window (DESIGN.md), even for a retry in the same millisecond.
     if (grace > 0 && sinceRotation <= grace && state.successorSealed !== null) {
-      const secret = open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8');
+      const successor = open(deps.sealKey, state.successorSealed, purpose(hash)).toString('utf8');
       // A retry that lost the race to its own first request; once the successor was itself used, the client has
       // moved on and whoever presents the old token is not that retry (RFC 9700 §4.14.2): revoke below.
-      const next = await findRefreshToken(deps.sql, tokenHash(secret));
+      const next = await findRefreshToken(deps.sql, tokenHash(successor));
       if (next && next.rotatedAt === null) {
         accept?.(state);
-        // A successor sealed before tokens named their grant is the secret alone (migration 0036).
-        const value = next.namesGrant ? refreshTokenValue(deps.sealKey, secret, state.grantId) : secret;
-        return { grant: state, refreshToken: value };
+        return { grant: state, refreshToken: successor };
       }
     }
     return revokeReplayedFamily(deps, clientId, state.grantId);
@@ -121,4 +124,14 @@ async function refuseSpentToken(deps: GrantDeps, clientId: string, grantId: stri
     throw new InvalidGrant('The refresh token is bound to a DPoP key: send a DPoP proof signed with that key');
   if (family.expiresAt <= deps.clock() || !family.hasLiveToken) throw new InvalidGrant('The refresh token has expired');
   return revokeReplayedFamily(deps, clientId, grantId);
+}
+
+/** The rotation, in a transaction with `accept` when there is one; one statement and no transaction otherwise. */
+function rotate(deps: GrantDeps, rotation: Rotation, accept?: (grant: GrantFacts) => void) {
+  if (!accept) return rotateRefreshToken(deps.sql, rotation);
+  return deps.sql.begin(async (tx) => {
+    const rotated = await rotateRefreshToken(tx, rotation);
+    if (rotated) accept(rotated);
+    return rotated;
+  });
 }

@@ -130,6 +130,13 @@ export interface StoredCode {
   sessionLive: boolean;
 }
 
+/** The grant a code creates when redeemed (chosen when it was issued); null for an unknown code. */
+export async function findCodeGrantId(sql: Executor, codeHash: string): Promise<string | null> {
+  const [row] = await sql<{ grant_id: string }[]>`
+    select grant_id from oauth_authorization_codes where code_hash = ${codeHash}`;
+  return row?.grant_id ?? null;
+}
+
 export async function findAuthorizationCode(sql: Executor, codeHash: string, now: Date): Promise<StoredCode | null> {
   const [row] = await sql`
     select *, ${liveSession(sql, now, false)} as session_live from oauth_authorization_codes where code_hash = ${codeHash}`;
@@ -169,6 +176,8 @@ export async function narrowGrantScope(sql: Executor, grantId: string, allowed: 
 
 export interface Rotation {
   tokenHash: string;
+  /** The grant the token and its successor belong to (the successor's value names it). */
+  grantId: string;
   clientId: string;
   successorHash: string;
   successorSealed: string;
@@ -195,7 +204,7 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
     with old as (
       update oauth_refresh_tokens t set rotated_at = ${r.now}, successor_sealed = ${r.successorSealed}
       from oauth_grants g
-      where t.token_hash = ${r.tokenHash} and t.rotated_at is null and t.expires_at > ${r.now}
+      where t.token_hash = ${r.tokenHash} and t.grant_id = ${r.grantId} and t.rotated_at is null and t.expires_at > ${r.now}
         and t.client_id = ${r.clientId} and g.id = t.grant_id and g.revoked_at is null and g.expires_at > ${r.now}
         and (${r.resource}::text is null or ${r.resource}::text = any(g.resources))
         and (g.dpop_jkt is null or g.dpop_jkt = ${r.jkt}::text)
@@ -215,8 +224,6 @@ export async function rotateRefreshToken(sql: Executor, r: Rotation): Promise<Gr
 export interface RefreshTokenState extends GrantFacts {
   rotatedAt: Date | null;
   successorSealed: string | null;
-  /** The token's value names its grant (refresh-token-value.ts); false for a token of the earlier format. */
-  namesGrant: boolean;
   expiresAt: Date;
   grantExpiresAt: Date;
   grantRevokedAt: Date | null;
@@ -224,7 +231,7 @@ export interface RefreshTokenState extends GrantFacts {
 
 export async function findRefreshToken(sql: Executor, tokenHash: string): Promise<RefreshTokenState | null> {
   const [row] = await sql`
-    select t.rotated_at, t.successor_sealed, t.names_grant, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
+    select t.rotated_at, t.successor_sealed, t.expires_at, g.id as grant_id, g.client_id, g.identity_id, g.session_id,
            g.scope, g.resources, g.auth_time, g.acr, g.amr, g.nonce, g.dpop_jkt, g.expires_at as grant_expires_at,
            g.revoked_at as grant_revoked_at
     from oauth_refresh_tokens t join oauth_grants g on g.id = t.grant_id
@@ -234,7 +241,6 @@ export async function findRefreshToken(sql: Executor, tokenHash: string): Promis
     ...toFacts(row),
     rotatedAt: row.rotated_at as Date | null,
     successorSealed: row.successor_sealed as string | null,
-    namesGrant: row.names_grant as boolean,
     expiresAt: row.expires_at as Date,
     grantExpiresAt: row.grant_expires_at as Date,
     grantRevokedAt: row.grant_revoked_at as Date | null,

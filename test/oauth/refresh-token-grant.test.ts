@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { randomToken, tokenHash } from '../../src/crypto/primitives.ts';
 import { CACHE_SECONDS } from '../../src/oauth/client-directory.ts';
-import { readRefreshToken } from '../../src/oauth/refresh-token-value.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { atHash } from '../../src/oauth/tokens.ts';
 import { startTestApp } from '../helpers/app.ts';
@@ -18,7 +17,7 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
   const start = async () => (await userTokens(t, { client, secret, cookie })).refresh_token;
   const refresh = (token: string) => refreshTokens(t, client, secret, token);
   /** The token_hash a token's row has. */
-  const stored = (token: string) => readRefreshToken(t.secrets.signing, token)?.hash ?? '';
+  const stored = (token: string) => tokenHash(token);
 
   // A rotated token presented again is a replay that revokes the family, newest token included: after the grace
   // window, and within it too once its successor was used (the client has moved on; only a thief is left).
@@ -255,6 +254,15 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
           where grant_id = (select grant_id from oauth_refresh_tokens where token_hash = ${stored(token)})`
       )[0]?.n as number;
     const grantOf = (token: string) => token.split('~')[1] as string;
+    const rowsOf = async (token: string) =>
+      (await t.sql`select 1 from oauth_refresh_tokens where token_hash = ${stored(token)}`).length;
+    const refusedAsReplay = async (token: string) =>
+      assertEnvelope(
+        await refresh(token),
+        400,
+        'invalid_grant',
+        'The refresh token was already used; its whole token family is revoked',
+      );
     const revokedAt = async (grantId: string) =>
       (await t.sql`select revoked_at from oauth_grants where id = ${grantId}`)[0]?.revoked_at as Date | null;
     /**
@@ -276,21 +284,16 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
     test('a family rotated twenty times keeps two rows: the live token and the one rotated last', async () => {
       const tokens = await rotations(20);
       assert.equal(await familyRows(tokens.at(-1) as string), 2);
-      const [first] =
+      const [live] =
         await t.sql`select names_grant from oauth_refresh_tokens where token_hash = ${stored(tokens.at(-1) as string)}`;
-      assert.equal(first?.names_grant, true);
+      assert.equal(live?.names_grant, true);
     });
 
     test('a token whose row is gone is a replay: the family is revoked, audited, the newest token with it', async () => {
       const tokens = await rotations(3);
       const [oldest, , , newest] = tokens as [string, string, string, string];
-      assert.equal((await t.sql`select 1 from oauth_refresh_tokens where token_hash = ${stored(oldest)}`).length, 0);
-      assertEnvelope(
-        await refresh(oldest),
-        400,
-        'invalid_grant',
-        'The refresh token was already used; its whole token family is revoked',
-      );
+      assert.equal(await rowsOf(oldest), 0);
+      await refusedAsReplay(oldest);
       assertEnvelope(await refresh(newest), 400, 'invalid_grant', 'The refresh token has been revoked');
       const events = await t.sql`
         select actor, details->>'reason' as reason from audit_events
@@ -312,11 +315,26 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
         `${secret}~${grantId}`,
         `${secret}~${grantId}~${mac}~${mac}`,
         `~${grantId}~${mac}`,
+        secret,
         `${spent}${'A'.repeat(200)}`,
       ])
         assertEnvelope(await refresh(forged), 400, 'invalid_grant', 'The refresh token is invalid');
       assert.equal(await revokedAt(grantId), null);
       assert.equal((await refresh(live)).status, 200);
+    });
+
+    test('a token whose MAC no longer verifies (the signing secret replaced) still rotates while its row is there', async () => {
+      const [live] = (await rotations(0)) as [string];
+      const [secret, grantId] = live.split('~') as [string, string];
+      const underOldKey = `${secret}~${grantId}~${'A'.repeat(22)}`;
+      await t.sql`update oauth_refresh_tokens set token_hash = ${tokenHash(underOldKey)} where token_hash = ${stored(live)}`;
+      const next = await refresh(underOldKey);
+      assert.equal(next.status, 200, JSON.stringify(next.json));
+      assert.equal(grantOf(next.json.refresh_token as string), grantId);
+      // Its row remains, rotated: presented again after the grace window, it is a replay like any other.
+      t.clock.advance(6);
+      await refusedAsReplay(underOldKey);
+      assert.ok(await revokedAt(grantId));
     });
 
     test('a spent token presented by another client is invalid and revokes nothing', async () => {
@@ -365,13 +383,8 @@ describe('POST /oauth/token grant_type=refresh_token', async () => {
         token = next.json.refresh_token as string;
         assert.equal(grantOf(token), grantId, 'its successors name the grant');
       }
-      assert.equal((await t.sql`select 1 from oauth_refresh_tokens where token_hash = ${tokenHash(legacy)}`).length, 1);
-      assertEnvelope(
-        await refresh(legacy),
-        400,
-        'invalid_grant',
-        'The refresh token was already used; its whole token family is revoked',
-      );
+      assert.equal(await rowsOf(legacy), 1);
+      await refusedAsReplay(legacy);
     });
   });
 });

@@ -6,9 +6,9 @@ import { authenticateClient } from '../client-auth.ts';
 import { refreshBindingOf, requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
-import { newRefreshSecret, refreshTokenValue } from '../refresh-token-value.ts';
+import { newRefreshToken } from '../refresh-token-value.ts';
 import { tokenTarget } from '../resource-indicators.ts';
-import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant } from '../store.ts';
+import { consumeAuthorizationCode, findAuthorizationCode, findCodeGrantId, revokeGrant } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
 
@@ -68,7 +68,11 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
     const now = deps.clock();
     const codeHash = tokenHash(code);
     const challenge = s256Challenge(verifier);
-    const refresh = newRefreshSecret();
+    const asked = { clientId: client.id, redirectUri, challenge, resource };
+    // The refresh token names the grant the code creates, and its hash goes into the same statement.
+    const grantId = await findCodeGrantId(deps.sql, codeHash);
+    if (grantId === null) return refuse(deps, codeHash, asked);
+    const refresh = newRefreshToken(deps.sealKey, grantId);
     const grant = await consumeAuthorizationCode(deps.sql, {
       codeHash,
       clientId: client.id,
@@ -81,9 +85,8 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
       dpopJkt: refreshBindingOf(client, binding),
     });
-    if (!grant) return refuse(deps, codeHash, { clientId: client.id, redirectUri, challenge, resource });
+    if (!grant) return refuse(deps, codeHash, asked);
     const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
-    const refreshToken = grant.refreshIssued ? refreshTokenValue(deps.sealKey, refresh.secret, grant.grantId) : null;
-    return userTokenResponse(deps.signer, grant, target, refreshToken, binding);
+    return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refresh.value : null, binding);
   },
 };
