@@ -141,6 +141,11 @@ try {
   const rate = capacity / 2;
   process.stderr.write(`soak: capacity ${capacity.toFixed(1)} units/s; running ${minutes} min at ${rate.toFixed(1)}\n`);
 
+  // Table sizes are only flat where dead rows are reclaimed. A server with autovacuum off (some development and CI
+  // setups) would show every delete as growth, so the soak vacuums the measured tables before each sample instead.
+  const [{ autovacuum } = { autovacuum: 'on' }] = await sql<{ autovacuum: string }[]>`show autovacuum`;
+  const vacuumsItself = autovacuum !== 'on';
+
   const endAt = Date.now() + minutes * 60_000;
   const sampleEveryMs = (minutes * 60_000) / SAMPLES;
   const samples: string[] = [];
@@ -151,7 +156,8 @@ try {
     const started = Date.now();
     for (let launched = 0; Date.now() < endAt; launched += 1) {
       const due = started + launched * (1000 / rate);
-      if (Date.now() < due) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const job: Promise<void> = unit()
         .then(() => {
           done += 1;
@@ -179,6 +185,10 @@ try {
     const p99 = sorted[Math.floor(sorted.length * 0.99)] ?? Number.NaN;
     const [connections] = await sql<{ n: number }[]>`
       select count(*)::int as n from pg_stat_activity where datname = current_database()`;
+    if (vacuumsItself) await sql.unsafe(`vacuum ${TABLES.join(', ')}`);
+    const [refreshRows] = await sql<{ live: number; rotated: number }[]>`
+      select count(*) filter (where rotated_at is null)::int as live, count(*) filter (where rotated_at is not null)::int as rotated
+      from oauth_refresh_tokens`;
     const sizes = await Promise.all(
       TABLES.map(async (table) => {
         const [row] = await sql<{ kb: number }[]>`select (pg_total_relation_size(${table}) / 1024)::int as kb`;
@@ -186,7 +196,7 @@ try {
       }),
     );
     samples.push(
-      `| ${((i * sampleEveryMs) / 60_000).toFixed(1)} | ${done} | ${errors} | ${treeRssMegabytes(node.pid).toFixed(0)} | ${p99.toFixed(1)} | ${(connections?.n ?? 0) - 1} | ${sizes.join(' | ')} |`,
+      `| ${((i * sampleEveryMs) / 60_000).toFixed(1)} | ${done} | ${errors} | ${treeRssMegabytes(node.pid).toFixed(0)} | ${p99.toFixed(1)} | ${(connections?.n ?? 0) - 1} | ${refreshRows?.live} | ${refreshRows?.rotated} | ${sizes.join(' | ')} |`,
     );
     process.stderr.write(`${samples.at(-1)}\n`);
   }
@@ -197,10 +207,13 @@ try {
     '',
     `${new Date().toISOString()}: ${minutes} min of mixed load (refresh rotation, client_credentials, introspection, a code flow every fourth unit, a login start) at ${rate.toFixed(1)} units/s, half of the ${capacity.toFixed(1)} measured in a 10 s probe at concurrency 16; server.workers = auto. Reproduce: \`DATABASE_URL=... npm run soak\`.`,
     '',
-    "RSS is the node (supervisor and workers). p99 is the latency of GET /health/live every 100 ms under the load: it follows event-loop delay. Connections exclude the soak tool's own. Table sizes in KiB; login transactions and authorization codes are purged hourly by housekeeping, audit records are kept by design.",
+    "RSS is the node (supervisor and workers). p99 is the latency of GET /health/live every 100 ms under the load: it follows event-loop delay. Connections exclude the soak tool's own. Refresh token rows: live (one per token family: the 64 the load rotates and one per code flow, kept until they expire unused) and rotated (a family's rows rotated within the grace window and a minute before its latest rotation; older ones are deleted at that rotation). Table sizes in KiB; login transactions and authorization codes are purged hourly by housekeeping, audit records are kept by design.",
+    vacuumsItself
+      ? '\nThis PostgreSQL server runs with autovacuum off, so the soak ran VACUUM on the measured tables before each sample, as autovacuum would.'
+      : '',
     '',
-    `| minute | units done | errors | RSS MB | /health/live p99 ms | DB connections | ${TABLES.join(' KiB | ')} KiB |`,
-    `|---|---|---|---|---|---|${TABLES.map(() => '---|').join('')}`,
+    `| minute | units done | errors | RSS MB | /health/live p99 ms | DB connections | refresh tokens live | refresh tokens rotated | ${TABLES.join(' KiB | ')} KiB |`,
+    `|---|---|---|---|---|---|---|---|${TABLES.map(() => '---|').join('')}`,
     ...samples,
     '',
   ].join('\n');

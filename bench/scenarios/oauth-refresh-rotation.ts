@@ -3,6 +3,7 @@
 // signatures per response, counted in the responses (2 for this `openid` grant: an access token and an ID token).
 
 import { availableParallelism } from 'node:os';
+import { tokenHash } from '../../src/crypto/primitives.ts';
 import { chainedRequestsPerSecond, form, startOAuthBench } from '../helpers/oauth.ts';
 import { startReferenceProcess } from '../helpers/reference.ts';
 import { postgresCpuSeconds } from '../helpers/server.ts';
@@ -76,8 +77,11 @@ export const scenario: Scenario = {
       // At the target a rotation may take 2 × signatures raw signing times of wall clock, on every CPU at once.
       const budget = (availableParallelism() * 1e6) / (0.5 * (median(raw) / signatures));
       const used = median(cpu) + median(databaseCpu) + median(loadCpu);
-      const [rotations] = await bench.server
-        .sql`select count(*)::int as n from oauth_refresh_tokens where rotated_at is not null`;
+      // Spent rows are deleted as families rotate (refresh-rotation.ts), so the check is that every chain's last
+      // token is the live one in the database: each response's rotation committed.
+      const [live] = await bench.server.sql`
+        select count(*)::int as n from oauth_refresh_tokens
+        where token_hash = any(${chains.map((token) => tokenHash(token))}) and rotated_at is null`;
       return {
         metrics: [
           { name: 'raw RS256 signing (reference)', unit: 'sig/s', samples: raw },
@@ -94,7 +98,7 @@ export const scenario: Scenario = {
           },
         ],
         notes: [
-          `Rotations committed in the database: ${rotations?.n}; non-200 responses: ${errors}; RS256 signatures per response: ${signatures}.`,
+          `Families whose last token is live in the database: ${live?.n} of ${chains.length}; non-200 responses: ${errors}; RS256 signatures per response: ${signatures}.`,
           `CPU per rotation on this ${availableParallelism()}-CPU machine: ${Math.round(used)} µs (server, PostgreSQL and load generator medians); the target allows ${Math.round(budget)} µs, the CPU of ${availableParallelism() * 2 * signatures} raw signatures.`,
         ],
       };
