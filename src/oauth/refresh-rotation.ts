@@ -112,9 +112,11 @@ async function revokeReplayedFamily(deps: GrantDeps, clientId: string, grantId: 
 }
 
 /**
- * A token the server made (its MAC says so) whose row is gone. While its family still has a live token, this one
- * can only be an earlier token of the family, rotated and deleted since: a replay, refused as one whose row
- * remained. Otherwise the family ended and its rows went with retention: refused without a change.
+ * A token the server made (its MAC says so) whose row is gone. While its family still has a live token, this one is
+ * taken to be an earlier token of the family, rotated and deleted since: a replay, refused as one whose row remained.
+ * (After a restore that lost a rotation it may be the newer one; revoking then ends a family the client has already
+ * left behind, docs/decisions.md.)
+ * Otherwise the family ended and its rows went with retention: refused without a change.
  */
 async function refuseSpentToken(deps: GrantDeps, clientId: string, grantId: string, jkt: string | null) {
   const family = await findRefreshFamily(deps.sql, grantId, deps.clock());
