@@ -15,7 +15,7 @@ import {
   validateRequest,
 } from './authorize-request.ts';
 import type { ClientDirectory } from './client-directory.ts';
-import { newGrantId } from './ids.ts';
+import { grantIdOfCode } from './ids.ts';
 import { expandPushedRequest } from './par.ts';
 import { spendPushedRequest } from './pushed-request-store.ts';
 import { checkRequestedResources } from './resource-indicators.ts';
@@ -116,7 +116,7 @@ async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Sess
     throw new GatehouseError('invalid_request_uri', 'The request_uri was already used');
   await insertAuthorizationCode(deps.sql, {
     codeHash: tokenHash(code),
-    grantId: newGrantId(),
+    grantId: grantIdOfCode(code),
     clientId: r.client.id,
     identityId: session.identityId,
     sessionId: session.id,

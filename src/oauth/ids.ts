@@ -1,4 +1,10 @@
-import { secureRandomBytes } from '../crypto/primitives.ts';
+import { secureRandomBytes, sha256 } from '../crypto/primitives.ts';
 
-export const newGrantId = () => `grt_${secureRandomBytes(16).toString('base64url')}`;
+/**
+ * The id of the grant a code creates, derived from the code: the token endpoint knows it from the code it is given,
+ * so the refresh token that names the grant (refresh-token-value.ts) goes into the exchange's one statement without a
+ * lookup first. Not reversible to the code, which is spent by the time the id shows (an access token's `gid`).
+ */
+export const grantIdOfCode = (code: string) =>
+  `grt_${sha256(`grant-id:${code}`).subarray(0, 16).toString('base64url')}`;
 export const newTokenId = () => secureRandomBytes(16).toString('base64url');

@@ -11,6 +11,7 @@
 // reads the database (docs/decisions.md "Introspection's ratio").
 import { isConfidential } from '../clients/client-rules.ts';
 import type { Client } from '../clients/store.ts';
+import { tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import {
@@ -21,7 +22,6 @@ import {
 } from './client-auth.ts';
 import { InvalidClient } from './errors.ts';
 import { tokenParameter } from './form.ts';
-import { readRefreshToken } from './refresh-token-value.ts';
 import { findRefreshToken } from './store.ts';
 import { isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
@@ -36,8 +36,6 @@ export interface IntrospectDeps extends ClientAuthDeps {
   verifier: AccessTokenVerifier;
   issuer: string;
   clock: () => Date;
-  /** The signing secret, which MACs refresh token values (refresh-token-value.ts). */
-  refreshKey: Buffer;
 }
 
 /** An answer as the JSON text the endpoint sends (RFC 7662 §2.2): the active one is built once per token. */
@@ -115,9 +113,8 @@ async function introspect(deps: IntrospectDeps, caller: Client, token: string): 
     if (!claims || !mayIntrospect(caller, claims)) return INACTIVE;
     return (await isAccessTokenLive(deps, tokenRef(claims))) ? activeAnswer(claims) : INACTIVE;
   }
-  // A rotated token whose row is gone is inactive like one whose row remains: not found.
-  const presented = readRefreshToken(deps.refreshKey, token);
-  const state = presented && (await findRefreshToken(deps.sql, presented.hash));
+  // A rotated token is inactive whether its row remains or is gone (refresh-rotation.ts).
+  const state = await findRefreshToken(deps.sql, tokenHash(token));
   const now = deps.clock();
   if (
     !state ||

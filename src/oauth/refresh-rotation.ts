@@ -8,7 +8,7 @@ import { tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
 import { InvalidGrant, InvalidTarget } from './errors.ts';
 import type { GrantDeps } from './grants/types.ts';
-import { newRefreshToken, readRefreshToken } from './refresh-token-value.ts';
+import { grantNamedBy, newRefreshToken } from './refresh-token-value.ts';
 import {
   findRefreshFamily,
   findRefreshToken,
@@ -41,12 +41,11 @@ export async function rotateRefresh(
   accept?: (grant: GrantFacts) => void,
 ): Promise<{ grant: GrantFacts; refreshToken: string }> {
   const now = deps.clock();
-  const token = readRefreshToken(deps.sealKey, presented);
-  if (!token) throw new InvalidGrant('The refresh token is invalid');
-  const { hash } = token;
+  const hash = tokenHash(presented);
+  const named = grantNamedBy(deps.sealKey, presented);
   // The successor names the grant. A token that does not name it (the earlier format, or a MAC made under a signing
-  // secret since replaced) is found by its row first; an unknown one is refused below like any other.
-  const grantId = token.grantId ?? (await findRefreshToken(deps.sql, hash))?.grantId ?? null;
+  // secret since replaced) is found by its row first; an unknown one is refused like any other.
+  const grantId = named ?? (await findRefreshToken(deps.sql, hash))?.grantId ?? null;
   if (grantId === null) throw new InvalidGrant('The refresh token is invalid');
   const grace = deps.lifetimes.refreshGraceSeconds;
   const successor = newRefreshToken(deps.sealKey, grantId);
@@ -68,10 +67,10 @@ export async function rotateRefresh(
   // Not rotated: why, from the token's row as it is now (another request may have rotated it meanwhile).
   const state = await findRefreshToken(deps.sql, hash);
   if (!state) {
-    if (token.grantId === null) throw new InvalidGrant('The refresh token is invalid');
-    return refuseSpentToken(deps, clientId, token.grantId, jkt);
+    if (named === null) throw new InvalidGrant('The refresh token is invalid');
+    return refuseSpentToken(deps, clientId, named, jkt);
   }
-  if (state.clientId !== clientId || (token.grantId !== null && token.grantId !== state.grantId))
+  if (state.clientId !== clientId || (named !== null && named !== state.grantId))
     throw new InvalidGrant('The refresh token is invalid');
   if (state.grantRevokedAt !== null) throw new InvalidGrant('The refresh token has been revoked');
   // RFC 9449 §5: a public client's refresh token works only with a proof by the key it was issued to. Nothing changes.

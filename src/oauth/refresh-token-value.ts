@@ -5,28 +5,22 @@
 // its family (RFC 9700 §4.14.2). So a family keeps a few rows, not one per rotation for a month (docs/decisions.md,
 // "Refresh tokens name their family").
 //
-// The MAC is only needed once the row is gone: a token whose row exists is found by its hash alone. So a token of
-// the earlier format (the secret alone), one whose MAC no longer verifies (the signing secret was replaced), and one
-// presented to a node of the previous release (which hashes it whole and finds its row) all keep working.
+// A token is looked up by the hash of what was presented, as every token is; the MAC gives the grant a rotation's
+// successor names, and decides only once the row is gone. So a token of the earlier format (the secret alone), one
+// whose MAC no longer verifies (the signing secret was replaced), and one presented to a node of the previous
+// release (which hashes it whole and finds its row) all keep working.
 // `~` is not in base64url and not in a JWT, so neither a secret nor an access token is ever mistaken for this form.
 import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primitives.ts';
 
 const SEPARATOR = '~';
 const PURPOSE = 'refresh-family:';
-/** 43 characters of secret, `grt_` and 22, 22 of MAC and two separators; anything longer is not ours. */
+/** 43 characters of secret, `grt_` and 22, 22 of MAC and two separators; anything longer names no grant. */
 const MAX_LENGTH = 128;
 
 export interface NewRefreshToken {
   value: string;
-  /** What oauth_refresh_tokens.token_hash holds. */
+  /** What oauth_refresh_tokens.token_hash holds: tokenHash of the value, as for every token. */
   hash: string;
-}
-
-export interface PresentedRefreshToken {
-  /** The stored hash to look the token up by. */
-  hash: string;
-  /** The family the token names, proven by its MAC; null when it names none or its MAC does not verify. */
-  grantId: string | null;
 }
 
 const macOf = (key: Buffer, secret: string, grantId: string) =>
@@ -38,13 +32,12 @@ export function newRefreshToken(key: Buffer, grantId: string): NewRefreshToken {
   return { value, hash: tokenHash(value) };
 }
 
-/** Reads a presented refresh token; null when it is longer than any token the server makes. */
-export function readRefreshToken(key: Buffer, presented: string): PresentedRefreshToken | null {
+/** The grant a presented refresh token names, proven by its MAC; null when it names none or its MAC does not verify. */
+export function grantNamedBy(key: Buffer, presented: string): string | null {
   if (presented.length > MAX_LENGTH) return null;
-  const hash = tokenHash(presented);
   const parts = presented.split(SEPARATOR);
-  if (parts.length !== 3) return { hash, grantId: null };
+  if (parts.length !== 3) return null;
   const [secret, grantId, mac] = parts as [string, string, string];
-  if (!secret || !grantId || !constantTimeEqual(mac, macOf(key, secret, grantId))) return { hash, grantId: null };
-  return { hash, grantId };
+  if (!secret || !grantId || !constantTimeEqual(mac, macOf(key, secret, grantId))) return null;
+  return grantId;
 }

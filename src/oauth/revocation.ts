@@ -5,11 +5,12 @@
 
 import type { Audit } from '../audit/audit.ts';
 import type { Client } from '../clients/store.ts';
+import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import { queueLogoutTokens } from './backchannel-logout.ts';
 import { UnauthorizedClient } from './errors.ts';
-import { readRefreshToken } from './refresh-token-value.ts';
+import { grantNamedBy } from './refresh-token-value.ts';
 import {
   findRefreshFamily,
   findRefreshToken,
@@ -57,13 +58,12 @@ async function refreshTokenFamily(
   deps: RevokeDeps,
   token: string,
 ): Promise<{ grantId: string; clientId: string } | null> {
-  const presented = readRefreshToken(deps.refreshKey, token);
-  if (!presented) return null;
-  const state = await findRefreshToken(deps.sql, presented.hash);
+  const state = await findRefreshToken(deps.sql, tokenHash(token));
   if (state) return state;
-  if (presented.grantId === null) return null;
-  const family = await findRefreshFamily(deps.sql, presented.grantId, deps.clock());
-  return family && { grantId: presented.grantId, clientId: family.clientId };
+  const grantId = grantNamedBy(deps.refreshKey, token);
+  if (grantId === null) return null;
+  const family = await findRefreshFamily(deps.sql, grantId, deps.clock());
+  return family && { grantId, clientId: family.clientId };
 }
 
 export async function revokeToken(

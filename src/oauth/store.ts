@@ -61,6 +61,11 @@ export interface CodeExchange {
   /** The token request's RFC 8707 `resource`: the code must have been issued for it. Null when none was sent. */
   resource: string | null;
   now: Date;
+  /**
+   * The grant's id, derived from the code (ids.ts); the code row takes it too, so a code issued by an earlier release
+   * (with a random one) makes its grant under this id and a replay of it still revokes that grant.
+   */
+  grantId: string;
   /** The refresh token to issue if the granted scope includes offline_access. */
   refreshTokenHash: string;
   refreshIdleExpiresAt: Date;
@@ -93,7 +98,7 @@ export async function consumeAuthorizationCode(
 ): Promise<(GrantFacts & { refreshIssued: boolean }) | null> {
   const [row] = await sql`
     with used as (
-      update oauth_authorization_codes set used_at = ${e.now}
+      update oauth_authorization_codes set used_at = ${e.now}, grant_id = ${e.grantId}
       where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
         and (${e.resource}::text is null or ${e.resource}::text = any(resources))
@@ -128,13 +133,6 @@ export interface StoredCode {
   usedAt: Date | null;
   /** Its sign-in session is still live and its identity active. */
   sessionLive: boolean;
-}
-
-/** The grant a code creates when redeemed (chosen when it was issued); null for an unknown code. */
-export async function findCodeGrantId(sql: Executor, codeHash: string): Promise<string | null> {
-  const [row] = await sql<{ grant_id: string }[]>`
-    select grant_id from oauth_authorization_codes where code_hash = ${codeHash}`;
-  return row?.grant_id ?? null;
 }
 
 export async function findAuthorizationCode(sql: Executor, codeHash: string, now: Date): Promise<StoredCode | null> {

@@ -77,7 +77,6 @@ describe('POST /oauth/introspect from the node caches', async () => {
       clock,
       clients: createClientDirectory({ sql: t.sql, clock }),
       clientSecretKey: t.secrets.clientSecret,
-      refreshKey: t.secrets.signing,
       clientThrottle: createClientThrottle({ sql: t.sql, audit: t.deps.audit, clock }),
       assertions: {
         usedJtis: t.services.usedJtis,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tokenHash } from '../../src/crypto/primitives.ts';
 import type { Sub } from '../../src/identity/ids.ts';
+import { grantIdOfCode } from '../../src/oauth/ids.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
 import { revokeIdentitySessions } from '../../src/session/store.ts';
 import { adminCaller } from '../helpers/admin-api.ts';
@@ -113,6 +114,28 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     assertEnvelope(refreshed, 400, 'invalid_grant', 'The refresh token has been revoked');
     const [audit] = await t.sql`select event, details from audit_events where event = 'oauth.grant_revoked'`;
     assert.deepEqual(audit?.details, { reason: 'authorization_code_reuse' });
+  });
+
+  test('a code issued with a random grant id (the previous release) makes its grant under the derived one, which its replay revokes', async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    await t.sql`update oauth_authorization_codes set grant_id = 'grt_randomFromAnEarlierRelease'
+      where code_hash = ${tokenHash(code)}`;
+    const first = await exchange(code, verifier);
+    assert.equal(first.status, 200);
+    const refreshToken = first.json.refresh_token as string;
+    const grantId = refreshToken.split('~')[1] as string;
+    assert.equal(grantId, grantIdOfCode(code));
+    const [stored] = await t.sql`select grant_id from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
+    assert.equal(stored?.grant_id, grantId);
+    assertEnvelope(
+      await exchange(code, verifier),
+      400,
+      'invalid_grant',
+      'The authorization code was already used; every token issued from it is revoked',
+    );
+    const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${grantId}`;
+    assert.ok(grant?.revoked_at, 'the replay revoked the grant the exchange made');
   });
 
   test('rejects an expired code with invalid_grant', async () => {

@@ -5,10 +5,11 @@ import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { refreshBindingOf, requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
+import { grantIdOfCode } from '../ids.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { newRefreshToken } from '../refresh-token-value.ts';
 import { tokenTarget } from '../resource-indicators.ts';
-import { consumeAuthorizationCode, findAuthorizationCode, findCodeGrantId, revokeGrant } from '../store.ts';
+import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
 
@@ -69,12 +70,11 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
     const codeHash = tokenHash(code);
     const challenge = s256Challenge(verifier);
     const asked = { clientId: client.id, redirectUri, challenge, resource };
-    // The refresh token names the grant the code creates, and its hash goes into the same statement.
-    const grantId = await findCodeGrantId(deps.sql, codeHash);
-    if (grantId === null) return refuse(deps, codeHash, asked);
+    const grantId = grantIdOfCode(code);
     const refresh = newRefreshToken(deps.sealKey, grantId);
     const grant = await consumeAuthorizationCode(deps.sql, {
       codeHash,
+      grantId,
       clientId: client.id,
       redirectUri,
       challenge,
