@@ -1,9 +1,11 @@
 // Housekeeping for OAuth state, so the tables stay the size of what is live rather than growing with every sign-in
-// and refresh: authorization codes a day after they expired (a replayed code is still recognized for a day, and
-// revokes its grant, RFC 6749 §4.1.2), refresh tokens once they expired or their grant ended a day ago, and revoked
-// access token ids once the token expired (an expired JWT is refused on its exp alone). Grants stay: they are the
-// record of who authorized what, listed for the owner. Rotated refresh tokens do not wait for this: their family's
-// next rotation deletes them (refresh-rotation.ts), and their value still names the family to catch a replay.
+// and refresh. Authorization codes: an exchange deletes its code's row (a replay is recognised by the grant the code
+// names), so what is left here are codes never exchanged, kept a day after they expired so a late exchange is told
+// so, and rows an earlier release marked used, at the same age. Refresh tokens go once they expired or their grant
+// ended a day ago, and revoked access token ids once the token expired (an expired JWT is refused on its exp alone).
+// Grants stay: they are the record of who authorized what, listed for the owner. Rotated refresh tokens do not wait
+// for this: their family's next rotation deletes them (refresh-rotation.ts), and their value still names the family
+// to catch a replay.
 import type { Executor } from '../db/pool.ts';
 import {
   deleteEndedAuthorizationCodes,

@@ -1,5 +1,5 @@
 // The only SQL for codes, grants, refresh tokens, consents and revoked access tokens. Every security decision is
-// one statement: a code is consumed and its grant created in one UPDATE…RETURNING with CTEs, a refresh token is
+// one statement: a code is consumed and its grant created in one DELETE…RETURNING with CTEs, a refresh token is
 // rotated in one, so of two concurrent requests exactly one wins on every node.
 import type { Executor } from '../db/pool.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
@@ -62,8 +62,9 @@ export interface CodeExchange {
   resource: string | null;
   now: Date;
   /**
-   * The grant's id, derived from the code (ids.ts); the code row takes it too, so a code issued by an earlier release
-   * (with a random one) makes its grant under this id and a replay of it still revokes that grant.
+   * The grant's id, derived from the code (ids.ts): the exchange deletes the code's row, and a replay of the code
+   * finds its grant by this id. A code issued by an earlier release (with a random id in its row) makes its grant
+   * under this one too.
    */
   grantId: string;
   /** The refresh token to issue if the granted scope includes offline_access. */
@@ -89,8 +90,9 @@ const liveSession = (sql: Executor, now: Date, lock: boolean) => sql`
 
 /**
  * Consumes a live, unused code bound to this client, redirect URI and challenge, whose sign-in session is live, and
- * creates its grant (and refresh token when offline_access was granted) in the same statement. Null when nothing
- * matched: see findAuthorizationCode.
+ * creates its grant (and refresh token when offline_access was granted) in the same statement. The code's row goes:
+ * its grant, whose id the code names, is what a replay is recognised by (revokeGrantNamedByCode), so exchanged codes
+ * leave nothing behind to purge. Null when nothing matched: see findAuthorizationCode.
  */
 export async function consumeAuthorizationCode(
   sql: Executor,
@@ -98,7 +100,7 @@ export async function consumeAuthorizationCode(
 ): Promise<(GrantFacts & { refreshIssued: boolean }) | null> {
   const [row] = await sql`
     with used as (
-      update oauth_authorization_codes set used_at = ${e.now}, grant_id = ${e.grantId}
+      delete from oauth_authorization_codes
       where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
         and (${e.resource}::text is null or ${e.resource}::text = any(resources))
@@ -107,20 +109,20 @@ export async function consumeAuthorizationCode(
     ), grant_row as (
       insert into oauth_grants (id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce,
         dpop_jkt, created_at, expires_at)
-      select grant_id, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce, ${e.dpopJkt}::text, ${e.now},
+      select ${e.grantId}, client_id, identity_id, session_id, scope, resources, auth_time, acr, amr, nonce, ${e.dpopJkt}::text, ${e.now},
              auth_time + make_interval(secs => ${e.refreshAbsoluteSeconds})
       from used returning id, expires_at
     ), refresh as (
       insert into oauth_refresh_tokens (token_hash, grant_id, client_id, created_at, expires_at, names_grant)
       select ${e.refreshTokenHash}, g.id, u.client_id, ${e.now}, least(${e.refreshIdleExpiresAt}::timestamptz, g.expires_at),
              true
-      from used u join grant_row g on g.id = u.grant_id
+      from used u cross join grant_row g
       where 'offline_access' = any(string_to_array(u.scope, ' ')) and g.expires_at > ${e.now}
       returning token_hash
     )
     select u.*, exists (select 1 from refresh) as refresh_issued from used u`;
   if (!row) return null;
-  return { ...toFacts(row), refreshIssued: row.refresh_issued as boolean };
+  return { ...toFacts({ ...row, grant_id: e.grantId }), refreshIssued: row.refresh_issued as boolean };
 }
 
 export interface StoredCode {
@@ -149,6 +151,22 @@ export async function findAuthorizationCode(sql: Executor, codeHash: string, now
     usedAt: row.used_at as Date | null,
     sessionLive: row.session_live as boolean,
   };
+}
+
+/**
+ * A replayed code whose row the exchange deleted: the grant its id names is revoked. `found` says whether there is such
+ * a grant at all (a code that was exchanged), `revoked` whether this call ended it (false when it had ended already).
+ */
+export async function revokeGrantNamedByCode(
+  sql: Executor,
+  grantId: string,
+  now: Date,
+): Promise<{ found: boolean; revoked: boolean }> {
+  const [row] = await sql<{ found: boolean; revoked: boolean }[]>`
+    with revoked as (
+      update oauth_grants set revoked_at = ${now} where id = ${grantId} and revoked_at is null returning id)
+    select exists (select 1 from oauth_grants where id = ${grantId}) as found, exists (select 1 from revoked) as revoked`;
+  return { found: row?.found ?? false, revoked: row?.revoked ?? false };
 }
 
 /** Revokes a grant: its refresh tokens stop rotating and its access tokens stop introspecting as active. */

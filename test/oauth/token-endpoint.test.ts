@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tokenHash } from '../../src/crypto/primitives.ts';
+import { runHousekeeping } from '../../src/housekeeping.ts';
 import type { Sub } from '../../src/identity/ids.ts';
 import { grantIdOfCode } from '../../src/oauth/ids.ts';
 import { revokeIdentityGrants } from '../../src/oauth/store.ts';
@@ -126,8 +127,8 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     const refreshToken = first.json.refresh_token as string;
     const grantId = refreshToken.split('~')[1] as string;
     assert.equal(grantId, grantIdOfCode(code));
-    const [stored] = await t.sql`select grant_id from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
-    assert.equal(stored?.grant_id, grantId);
+    const [random] = await t.sql`select id from oauth_grants where id = 'grt_randomFromAnEarlierRelease'`;
+    assert.equal(random, undefined, 'no grant under the id the row held');
     assertEnvelope(
       await exchange(code, verifier),
       400,
@@ -136,6 +137,45 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     );
     const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${grantId}`;
     assert.ok(grant?.revoked_at, 'the replay revoked the grant the exchange made');
+  });
+
+  test('an exchange deletes the code’s row: nothing of an exchanged code is left to purge', async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    assert.equal((await exchange(code, verifier)).status, 200);
+    const rows = await t.sql`select 1 from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
+    assert.equal(rows.length, 0);
+    const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${grantIdOfCode(code)}`;
+    assert.equal(grant?.revoked_at, null, 'the grant the code names is live');
+  });
+
+  test('a code an earlier release marked used (its row kept, a random grant id) still revokes that grant on replay', async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    const earlier = 'grt_exchangedByAnEarlierRelease';
+    await t.sql`insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr,
+                                          created_at, expires_at)
+                select ${earlier}, client_id, identity_id, session_id, scope, auth_time, acr, amr, now(),
+                       now() + interval '30 days'
+                from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
+    await t.sql`update oauth_authorization_codes set grant_id = ${earlier}, used_at = now()
+                where code_hash = ${tokenHash(code)}`;
+    assertEnvelope(
+      await exchange(code, verifier),
+      400,
+      'invalid_grant',
+      'The authorization code was already used; every token issued from it is revoked',
+    );
+    const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${earlier}`;
+    assert.ok(grant?.revoked_at);
+    const audits =
+      await t.sql`select details from audit_events where event = 'oauth.grant_revoked' and subject = ${earlier}`;
+    assert.deepEqual(
+      audits.map((a) => a.details),
+      [{ reason: 'authorization_code_reuse' }],
+    );
+    const [derived] = await t.sql`select id from oauth_grants where id = ${grantIdOfCode(code)}`;
+    assert.equal(derived, undefined, 'the replay made no grant');
   });
 
   test('rejects an expired code with invalid_grant', async () => {
@@ -181,9 +221,8 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       refresh_token: winner.refresh_token,
     });
     assertEnvelope(refreshed, 400, 'invalid_grant', 'The refresh token has been revoked');
-    const [row] = await t.sql`select grant_id from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
     const audit = await t.sql`
-      select actor, details from audit_events where event = 'oauth.grant_revoked' and subject = ${String(row?.grant_id)}`;
+      select actor, details from audit_events where event = 'oauth.grant_revoked' and subject = ${grantIdOfCode(code)}`;
     assert.deepEqual(
       audit.map((a) => ({ actor: a.actor, details: a.details })),
       [{ actor: client.id, details: { reason: 'authorization_code_reuse' } }],
@@ -376,5 +415,66 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
         `Parameter ${name} contains a control character`,
       );
     }
+  });
+});
+
+describe('a replayed code after its row is gone', async () => {
+  const t = await startTestApp();
+  const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret);
+  const { client: other, secret: otherSecret } = await makeClient(t.sql, t.secrets.clientSecret);
+  const { cookie } = await makeSession(t, await makeIdentity(t.sql));
+  const exchange = (code: string, verifier: string, caller = { id: client.id, secret: secret as string }) =>
+    postForm(t, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: caller.id,
+      client_secret: caller.secret,
+      code,
+      redirect_uri: 'https://app.example.test/callback',
+      code_verifier: verifier,
+    });
+  const revocations = async (grantId: string) =>
+    (await t.sql`select 1 from audit_events where event = 'oauth.grant_revoked' and subject = ${grantId}`).length;
+
+  test('a month and a housekeeping round later, any client replaying the code revokes its grant, audited once', async () => {
+    const { verifier, challenge } = pkcePair();
+    const code = await obtainCode(t, { client, cookie, challenge });
+    const first = await exchange(code, verifier);
+    assert.equal(first.status, 200);
+    t.clock.advance(30 * 24 * 3600);
+    await runHousekeeping(t.sql, t.clock.now());
+    const grantId = grantIdOfCode(code);
+    assert.equal(await revocations(grantId), 0);
+    const reused = 'The authorization code was already used; every token issued from it is revoked';
+    assertEnvelope(
+      await exchange(code, verifier, { id: other.id, secret: otherSecret as string }),
+      400,
+      'invalid_grant',
+      reused,
+    );
+    const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${grantId}`;
+    assert.ok(grant?.revoked_at, 'the grant is revoked');
+    assert.equal(await revocations(grantId), 1);
+    // Again: the grant had ended already, so the answer is the same and nothing more is recorded.
+    assertEnvelope(await exchange(code, verifier), 400, 'invalid_grant', reused);
+    assert.equal(await revocations(grantId), 1);
+  });
+
+  test('a code never issued names no grant: invalid, and nothing is revoked or recorded', async () => {
+    const { verifier, challenge } = pkcePair();
+    const signedIn = (await makeSession(t, await makeIdentity(t.sql))).cookie;
+    assert.equal((await exchange(await obtainCode(t, { client, cookie: signedIn, challenge }), verifier)).status, 200);
+    const live = () => t.sql`select id from oauth_grants where revoked_at is null order by id`;
+    const recorded = async () =>
+      (await t.sql`select count(*)::int as n from audit_events where event = 'oauth.grant_revoked'`)[0]?.n;
+    const [liveBefore, recordedBefore] = [await live(), await recorded()];
+    assertEnvelope(
+      await exchange('a-code-this-server-never-issued', pkcePair().verifier),
+      400,
+      'invalid_grant',
+      'The authorization code is invalid',
+    );
+    assert.equal(liveBefore.length, 1);
+    assert.deepEqual(await live(), liveBefore);
+    assert.equal(await recorded(), recordedBefore);
   });
 });

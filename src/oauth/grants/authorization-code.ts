@@ -1,5 +1,6 @@
-// grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5). The code is consumed atomically; a code
-// presented again revokes everything issued from it (RFC 6749 §4.1.2, DESIGN.md "Authorization code").
+// grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5). The code is consumed atomically, its row
+// deleted; a code presented again revokes everything issued from it (RFC 6749 §4.1.2, DESIGN.md "Authorization code"),
+// found through the grant the code names.
 import { tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
@@ -9,7 +10,7 @@ import { grantIdOfCode } from '../ids.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { newRefreshToken } from '../refresh-token-value.ts';
 import { tokenTarget } from '../resource-indicators.ts';
-import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant } from '../store.ts';
+import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant, revokeGrantNamedByCode } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
 
@@ -18,26 +19,37 @@ const required = (value: string | undefined, name: string): string => {
   return value;
 };
 
+async function refuseReuse(deps: GrantDeps, clientId: string, grantId: string, revoked: boolean): Promise<never> {
+  if (revoked)
+    await deps.audit.record({
+      event: 'oauth.grant_revoked',
+      actor: clientId,
+      subject: grantId,
+      details: { reason: 'authorization_code_reuse' },
+    });
+  throw new InvalidGrant('The authorization code was already used; every token issued from it is revoked');
+}
+
 /** Why an exchange that matched nothing failed; a reused code also revokes its grant. */
 async function refuse(
   deps: GrantDeps,
-  codeHash: string,
+  presented: { code: string; hash: string },
   asked: { clientId: string; redirectUri: string; challenge: string; resource: string | null },
 ): Promise<never> {
   const { clientId, redirectUri, challenge } = asked;
   const now = deps.clock();
-  const code = await findAuthorizationCode(deps.sql, codeHash, now);
-  if (!code) throw new InvalidGrant('The authorization code is invalid');
-  if (code.usedAt !== null) {
-    if (await revokeGrant(deps.sql, code.grantId, now))
-      await deps.audit.record({
-        event: 'oauth.grant_revoked',
-        actor: clientId,
-        subject: code.grantId,
-        details: { reason: 'authorization_code_reuse' },
-      });
-    throw new InvalidGrant('The authorization code was already used; every token issued from it is revoked');
+  const code = await findAuthorizationCode(deps.sql, presented.hash, now);
+  if (!code) {
+    // The exchange deleted the row. The grant it made is named by the code, which only its holder can compute, so a
+    // grant under that id means the code was exchanged before: a replay, however long ago.
+    const grantId = grantIdOfCode(presented.code);
+    const grant = await revokeGrantNamedByCode(deps.sql, grantId, now);
+    if (grant.found) return refuseReuse(deps, clientId, grantId, grant.revoked);
+    throw new InvalidGrant('The authorization code is invalid');
   }
+  // A row marked used was exchanged by an earlier release, which kept it and made the grant under the id it holds.
+  if (code.usedAt !== null)
+    return refuseReuse(deps, clientId, code.grantId, await revokeGrant(deps.sql, code.grantId, now));
   if (code.expiresAt <= now) throw new InvalidGrant('The authorization code has expired');
   if (code.clientId !== clientId) throw new InvalidGrant('The authorization code was issued to another client');
   if (code.redirectUri !== redirectUri)
@@ -85,7 +97,7 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
       dpopJkt: refreshBindingOf(client, binding),
     });
-    if (!grant) return refuse(deps, codeHash, asked);
+    if (!grant) return refuse(deps, { code, hash: codeHash }, asked);
     const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
     return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refresh.value : null, binding);
   },
