@@ -7,6 +7,7 @@
 import { tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
 import { InvalidGrant, InvalidTarget } from './errors.ts';
+import { recordGrantRevoked } from './grant-revoked-audit.ts';
 import type { GrantDeps } from './grants/types.ts';
 import { grantNamedBy, newRefreshToken } from './refresh-token-value.ts';
 import {
@@ -101,12 +102,7 @@ export async function rotateRefresh(
 
 async function revokeReplayedFamily(deps: GrantDeps, clientId: string, grantId: string): Promise<never> {
   if (await revokeGrant(deps.sql, grantId, deps.clock()))
-    await deps.audit.record({
-      event: 'oauth.grant_revoked',
-      actor: clientId,
-      subject: grantId,
-      details: { reason: 'refresh_token_replay' },
-    });
+    await recordGrantRevoked(deps.audit, { clientId, grantId, reason: 'refresh_token_replay' });
   throw new InvalidGrant('The refresh token was already used; its whole token family is revoked');
 }
 

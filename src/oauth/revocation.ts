@@ -10,6 +10,7 @@ import type { Executor, Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import { queueLogoutTokens } from './backchannel-logout.ts';
 import { UnauthorizedClient } from './errors.ts';
+import { recordGrantRevoked } from './grant-revoked-audit.ts';
 import { grantNamedBy } from './refresh-token-value.ts';
 import {
   findRefreshFamily,
@@ -93,13 +94,11 @@ export async function revokeToken(
       grantId: family.grantId,
     });
   if (await revokeGrant(deps.sql, family.grantId, deps.clock()))
-    await deps.audit.record({
-      event: 'oauth.grant_revoked',
-      actor: caller.id,
-      subject: family.grantId,
-      ...context,
-      details: { reason: 'revocation' },
-    });
+    await recordGrantRevoked(
+      deps.audit,
+      { clientId: caller.id, grantId: family.grantId, reason: 'revocation' },
+      context,
+    );
 }
 
 /**

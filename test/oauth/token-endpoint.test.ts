@@ -12,6 +12,8 @@ import { untilBlocked } from '../helpers/lock-waits.ts';
 import { makeAdmin, makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { assertEnvelope, obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
 
+const CODE_REUSED = 'The authorization code was already used; every token issued from it is revoked';
+
 describe('POST /oauth/token grant_type=authorization_code', async () => {
   const t = await startTestApp();
   const key = t.secrets.clientSecret;
@@ -94,12 +96,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     const first = await exchange(code, verifier);
     assert.equal(first.status, 200);
     const again = await exchange(code, verifier);
-    assertEnvelope(
-      again,
-      400,
-      'invalid_grant',
-      'The authorization code was already used; every token issued from it is revoked',
-    );
+    assertEnvelope(again, 400, 'invalid_grant', CODE_REUSED);
     const introspected = await postForm(t, '/oauth/introspect', {
       client_id: client.id,
       client_secret: secret as string,
@@ -129,12 +126,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     assert.equal(grantId, grantIdOfCode(code));
     const [random] = await t.sql`select id from oauth_grants where id = 'grt_randomFromAnEarlierRelease'`;
     assert.equal(random, undefined, 'no grant under the id the row held');
-    assertEnvelope(
-      await exchange(code, verifier),
-      400,
-      'invalid_grant',
-      'The authorization code was already used; every token issued from it is revoked',
-    );
+    assertEnvelope(await exchange(code, verifier), 400, 'invalid_grant', CODE_REUSED);
     const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${grantId}`;
     assert.ok(grant?.revoked_at, 'the replay revoked the grant the exchange made');
   });
@@ -160,12 +152,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
                 from oauth_authorization_codes where code_hash = ${tokenHash(code)}`;
     await t.sql`update oauth_authorization_codes set grant_id = ${earlier}, used_at = now()
                 where code_hash = ${tokenHash(code)}`;
-    assertEnvelope(
-      await exchange(code, verifier),
-      400,
-      'invalid_grant',
-      'The authorization code was already used; every token issued from it is revoked',
-    );
+    assertEnvelope(await exchange(code, verifier), 400, 'invalid_grant', CODE_REUSED);
     const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${earlier}`;
     assert.ok(grant?.revoked_at);
     const audits =
@@ -206,13 +193,7 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
     const winners = results.filter((r) => r.status === 200);
     assert.equal(winners.length, 1);
     // A loser finds the code used and takes the reuse path (RFC 6749 §4.1.2): it cannot tell a race from a replay.
-    for (const r of results.filter((r) => r.status !== 200))
-      assertEnvelope(
-        r,
-        400,
-        'invalid_grant',
-        'The authorization code was already used; every token issued from it is revoked',
-      );
+    for (const r of results.filter((r) => r.status !== 200)) assertEnvelope(r, 400, 'invalid_grant', CODE_REUSED);
     const winner = winners[0]?.json as { refresh_token: string };
     const refreshed = await postForm(t, '/oauth/token', {
       grant_type: 'refresh_token',
@@ -444,18 +425,17 @@ describe('a replayed code after its row is gone', async () => {
     await runHousekeeping(t.sql, t.clock.now());
     const grantId = grantIdOfCode(code);
     assert.equal(await revocations(grantId), 0);
-    const reused = 'The authorization code was already used; every token issued from it is revoked';
     assertEnvelope(
       await exchange(code, verifier, { id: other.id, secret: otherSecret as string }),
       400,
       'invalid_grant',
-      reused,
+      CODE_REUSED,
     );
     const [grant] = await t.sql`select revoked_at from oauth_grants where id = ${grantId}`;
     assert.ok(grant?.revoked_at, 'the grant is revoked');
     assert.equal(await revocations(grantId), 1);
     // Again: the grant had ended already, so the answer is the same and nothing more is recorded.
-    assertEnvelope(await exchange(code, verifier), 400, 'invalid_grant', reused);
+    assertEnvelope(await exchange(code, verifier), 400, 'invalid_grant', CODE_REUSED);
     assert.equal(await revocations(grantId), 1);
   });
 

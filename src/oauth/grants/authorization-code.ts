@@ -6,6 +6,7 @@ import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { refreshBindingOf, requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
+import { recordGrantRevoked } from '../grant-revoked-audit.ts';
 import { grantIdOfCode } from '../ids.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { newRefreshToken } from '../refresh-token-value.ts';
@@ -20,13 +21,7 @@ const required = (value: string | undefined, name: string): string => {
 };
 
 async function refuseReuse(deps: GrantDeps, clientId: string, grantId: string, revoked: boolean): Promise<never> {
-  if (revoked)
-    await deps.audit.record({
-      event: 'oauth.grant_revoked',
-      actor: clientId,
-      subject: grantId,
-      details: { reason: 'authorization_code_reuse' },
-    });
+  if (revoked) await recordGrantRevoked(deps.audit, { clientId, grantId, reason: 'authorization_code_reuse' });
   throw new InvalidGrant('The authorization code was already used; every token issued from it is revoked');
 }
 
