@@ -201,4 +201,33 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
     assert.equal(count?.n, 1);
     assert.deepEqual(problems, []);
   });
+
+  test('offers a passkey when the sign-in ends before the page has heard which sign-in methods there are', async () => {
+    const quick = await makeAccount(t.sql, t.secrets, t.config, { email: 'ellen.ochoa@acme-robotics.dev' });
+    await signedOutBlank(page);
+    // The page's GET /auth/providers is held until the sign-in is over, as a slow answer and an autofilled password
+    // would have it; a second request (the page asking again) goes through.
+    let release = () => {};
+    let held = false;
+    await page.route('**/auth/providers', async (route) => {
+      if (held) return route.continue();
+      held = true;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await route.continue().catch(() => {});
+    });
+    try {
+      await signInWithPassword(page, quick.email, quick.password, quick.totpSeed as string);
+      const offer = page.getByRole('heading', { name: 'Add a passkey?' });
+      // Either the offer or, without it, the settings page: whichever comes first says which happened.
+      await Promise.race([offer.waitFor(), page.waitForURL(`${t.url}/settings`)]);
+      assert.equal(await offer.isVisible(), true, 'the passkey offer, not straight to the settings page');
+      assert.equal(held, true, 'the first GET /auth/providers was held');
+    } finally {
+      release();
+      await page.unroute('**/auth/providers');
+    }
+    assert.deepEqual(problems, []);
+  });
 });

@@ -5,7 +5,7 @@ import { Field } from '../components/Field.tsx';
 import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
 import { usePendingClient } from '../hooks/use-pending-client.ts';
-import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { type SignInMethods, useSignInMethods } from '../hooks/use-sign-in-methods.ts';
 import {
   addPasskey,
   cancelPasskeyAutofill,
@@ -73,9 +73,12 @@ export function SignIn() {
     void run(async () => finishPasskey(await signInWithPasskey()));
   };
 
-  // After a password sign-in, once: offer a passkey to someone who has none (and whose account pages work).
+  // After a password sign-in, once: offer a passkey to someone who has none (and whose account pages work). A quick
+  // sign-in (a password manager's autofill) can end before GET /auth/providers has answered: ask for it then, or the
+  // offer would depend on which of the two requests came back first.
   const afterPassword = async () => {
-    if (!passkeys) return location.assign(returnTo);
+    const known = methods ?? (await api<SignInMethods>('GET', '/auth/providers').catch(() => null));
+    if (known?.passkeys !== true || !passkeysSupported()) return location.assign(returnTo);
     const mine = await api<{ passkeys: unknown[] }>('GET', '/account/passkeys').catch(() => null);
     if (mine?.passkeys.length === 0) setOfferPasskey(true);
     else location.assign(returnTo);
