@@ -91,7 +91,7 @@ const liveSession = (sql: Executor, now: Date, lock: boolean) => sql`
 /**
  * Consumes a live, unused code bound to this client, redirect URI and challenge, whose sign-in session is live, and
  * creates its grant (and refresh token when offline_access was granted) in the same statement. The code's row goes:
- * its grant, whose id the code names, is what a replay is recognised by (revokeGrantNamedByCode), so exchanged codes
+ * its grant, whose id the code names, is what a replay is recognised by (revokeGrantIfExists), so exchanged codes
  * leave nothing behind to purge. Null when nothing matched: see findAuthorizationCode.
  */
 export async function consumeAuthorizationCode(
@@ -154,10 +154,10 @@ export async function findAuthorizationCode(sql: Executor, codeHash: string, now
 }
 
 /**
- * A replayed code whose row the exchange deleted: the grant its id names is revoked. `found` says whether there is such
- * a grant at all (a code that was exchanged), `revoked` whether this call ended it (false when it had ended already).
+ * Revokes a grant and says what there was: `found`, whether such a grant exists at all (for a replayed code, whether it
+ * was exchanged), and `revoked`, whether this call ended it (false when it had ended already).
  */
-export async function revokeGrantNamedByCode(
+export async function revokeGrantIfExists(
   sql: Executor,
   grantId: string,
   now: Date,

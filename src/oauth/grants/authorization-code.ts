@@ -11,7 +11,7 @@ import { grantIdOfCode } from '../ids.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { newRefreshToken } from '../refresh-token-value.ts';
 import { tokenTarget } from '../resource-indicators.ts';
-import { consumeAuthorizationCode, findAuthorizationCode, revokeGrant, revokeGrantNamedByCode } from '../store.ts';
+import { consumeAuthorizationCode, findAuthorizationCode, revokeGrantIfExists } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
 
@@ -20,6 +20,7 @@ const required = (value: string | undefined, name: string): string => {
   return value;
 };
 
+/** A code presented again, whose grant was just revoked: recorded when this ended it, and the answer says so. */
 async function refuseReuse(deps: GrantDeps, clientId: string, grantId: string, revoked: boolean): Promise<never> {
   if (revoked) await recordGrantRevoked(deps.audit, { clientId, grantId, reason: 'authorization_code_reuse' });
   throw new InvalidGrant('The authorization code was already used; every token issued from it is revoked');
@@ -38,13 +39,13 @@ async function refuse(
     // The exchange deleted the row. The grant it made is named by the code, which only its holder can compute, so a
     // grant under that id means the code was exchanged before: a replay, however long ago.
     const grantId = grantIdOfCode(presented.code);
-    const grant = await revokeGrantNamedByCode(deps.sql, grantId, now);
+    const grant = await revokeGrantIfExists(deps.sql, grantId, now);
     if (grant.found) return refuseReuse(deps, clientId, grantId, grant.revoked);
     throw new InvalidGrant('The authorization code is invalid');
   }
   // A row marked used was exchanged by an earlier release, which kept it and made the grant under the id it holds.
   if (code.usedAt !== null)
-    return refuseReuse(deps, clientId, code.grantId, await revokeGrant(deps.sql, code.grantId, now));
+    return refuseReuse(deps, clientId, code.grantId, (await revokeGrantIfExists(deps.sql, code.grantId, now)).revoked);
   if (code.expiresAt <= now) throw new InvalidGrant('The authorization code has expired');
   if (code.clientId !== clientId) throw new InvalidGrant('The authorization code was issued to another client');
   if (code.redirectUri !== redirectUri)

@@ -34,6 +34,9 @@ const asError = (caught: unknown) =>
     ? caught
     : new ApiError(0, { error: 'client_error', error_description: String(caught), request_id: '' }, null);
 
+/** The server offers passkeys and this browser can use them. */
+const offersPasskeys = (methods: SignInMethods | null) => methods?.passkeys === true && passkeysSupported();
+
 /** Two steps, as the API has them: the subject first, then password plus TOTP code (or a recovery code). */
 export function SignIn() {
   const params = new URLSearchParams(location.search);
@@ -49,7 +52,7 @@ export function SignIn() {
   const methods = useSignInMethods();
   const application = usePendingClient(returnTo);
   const [offerPasskey, setOfferPasskey] = useState(false);
-  const passkeys = methods?.passkeys === true && passkeysSupported();
+  const passkeys = offersPasskeys(methods);
 
   // Browser autofill: the email field also offers this site's passkeys (conditional mediation) until the person
   // goes on with a password, which starts a login transaction of its own.
@@ -78,7 +81,7 @@ export function SignIn() {
   // offer would depend on which of the two requests came back first.
   const afterPassword = async () => {
     const known = methods ?? (await api<SignInMethods>('GET', '/auth/providers').catch(() => null));
-    if (known?.passkeys !== true || !passkeysSupported()) return location.assign(returnTo);
+    if (!offersPasskeys(known)) return location.assign(returnTo);
     const mine = await api<{ passkeys: unknown[] }>('GET', '/account/passkeys').catch(() => null);
     if (mine?.passkeys.length === 0) setOfferPasskey(true);
     else location.assign(returnTo);
