@@ -29,6 +29,14 @@ export interface Snapshot {
   migrations: AppliedMigration[];
 }
 
+/**
+ * Tables whose rows a trigger derives from another table's rows: a backup leaves them out, and loading that table on
+ * restore fills them again. Copying them too would make the restore insert their rows twice.
+ */
+export const DERIVED_TABLES: ReadonlySet<string> = new Set([
+  'identity_name_words', // from identities.display_name (migration 0037)
+]);
+
 /** Tables of the schema the connection works in (search_path's first), by name. */
 export async function listTables(sql: Executor): Promise<string[]> {
   const rows = await sql<{ name: string }[]>`
@@ -59,7 +67,7 @@ export async function copyOut(
   onTable: (done: TableCopy, index: number, total: number) => void,
 ): Promise<Snapshot> {
   return (await sql.begin('isolation level repeatable read read only', async (tx) => {
-    const tables = await listTables(tx);
+    const tables = (await listTables(tx)).filter((table) => !DERIVED_TABLES.has(table));
     const migrations = await tx<AppliedMigration[]>`
       select version, name, checksum from schema_migrations order by version`;
     const copied: TableCopy[] = [];

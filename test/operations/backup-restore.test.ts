@@ -10,6 +10,7 @@ import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { type Migration, readMigrations } from '../../src/db/migrate.ts';
 import { createPool, type Sql } from '../../src/db/pool.ts';
 import { createBackup } from '../../src/operations/backup.ts';
+import { DERIVED_TABLES } from '../../src/operations/database-copy.ts';
 import { OperationRefused } from '../../src/operations/errors.ts';
 import { restoreBackup } from '../../src/operations/restore.ts';
 import { listenerAnswers } from '../../src/operations/service-probe.ts';
@@ -91,7 +92,10 @@ describe('gatehouse backup and restore', () => {
     const digest = createHash('sha256').update(readFileSync(archive)).digest('hex');
     assert.equal(result.checksum, digest);
     assert.equal(readFileSync(`${archive}.sha256`, 'utf8'), `${digest}  gatehouse.backup.tar.gz\n`);
-    assert.equal(result.tables, Object.keys(before).length);
+    // Tables a trigger fills from others are left out, and the restore's load of identities fills them again.
+    assert.ok(DERIVED_TABLES.has('identity_name_words'));
+    assert.doesNotMatch(before.identity_name_words ?? '', /^0 /, 'the words of display names are there');
+    assert.equal(result.tables, Object.keys(before).length - DERIVED_TABLES.size);
     assert.equal(steps.at(-1), `${result.tables}/${result.tables}`);
 
     await f.t.app.close();
