@@ -94,7 +94,7 @@ try {
 
   // A bulk load adds names through the trigram index's pending list, as restoring a dump would, and then merges it
   // and leaves the index as migration 0034 keeps it (no pending list, so searches never read one). The trigger of
-  // migration 0037 adds each name's words as it goes (about a minute of the load for a million).
+  // migration 0037 adds each name's words as it goes (about two minutes of the load for a million).
   await sql`alter index identities_display_name_trgm set (fastupdate = on)`;
   await copy(sql, 'identities', ['id', 'state', 'display_name', 'assurance', 'created_at', 'updated_at'], (i) => [
     ids[i] as string,
