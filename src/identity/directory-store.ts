@@ -68,6 +68,10 @@ const newest = (sql: Executor, match: Fragment, position: Fragment, limit: numbe
   select n.id from identities n where ${match} and ${position}
   order by ${listingOrder(sql, 'n')} desc, n.id desc limit ${limit})`;
 
+/** Each identity's primary address, as a column of a query whose identities have the alias `alias`. */
+const primaryAddress = (sql: Executor, alias: 'n' | 'h' = 'n') =>
+  sql`(select e.address from emails e where e.identity_id = ${sql(alias)}.id and e.is_primary) as address`;
+
 /** Name words (migration 0037) a typed word may name before a search gives that word to the trigram index instead. */
 const WORDS_PER_TYPED_WORD = 64;
 
@@ -163,8 +167,7 @@ async function namesOnly(sql: Executor, q: string, position: Fragment, limit: nu
       where ${has.reduce((all, one) => sql`${all} and ${one}`)}
         and lower(n.display_name) like lower(${`%${literal(q)}%`}) and ${position}
       limit ${constant(sql, NAME_HITS_SORTED_AT_ONCE + 1)})
-    select t.i, t.words, (select count(*)::int from hits) as found, h.*,
-           (select e.address from emails e where e.identity_id = h.id and e.is_primary) as address
+    select t.i, t.words, (select count(*)::int from hits) as found, h.*, ${primaryAddress(sql, 'h')}
     from typed t left join lateral (
       select * from hits order by ${listingOrder(sql, 'hits')} desc, hits.id desc limit ${limit}) h on t.i = 0
     order by t.i, ${listingOrder(sql, 'h')} desc, h.id desc`;
@@ -174,10 +177,6 @@ async function namesOnly(sql: Executor, q: string, position: Fragment, limit: nu
   if (!settled) return page(sql, nameConditions(sql, q, typed, words), position, limit);
   return rows.filter((row): row is typeof row & SummaryRow => row.i === 0 && row.id != null).map(toSummary);
 }
-
-/** Each identity's primary address, as a column of a query whose identities have the alias `n`. */
-const primaryAddress = (sql: Executor) =>
-  sql`(select e.address from emails e where e.identity_id = n.id and e.is_primary) as address`;
 
 /**
  * One page of identities that one of `matches` accepts, newest first, with each one's primary address. One kind of
