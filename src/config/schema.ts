@@ -446,7 +446,7 @@ export const ConfigSchema = Type.Object(
     }),
     dpop: section('DPoP sender-constrained tokens (RFC 9449).', {
       require_nonce: flag(
-        'Require a server-provided nonce in every DPoP proof at the token endpoint and userinfo (RFC 9449 §8, §9): a proof without the current nonce is refused with use_dpop_nonce and the nonce in the DPoP-Nonce header, and clients retry once. Off by default because it costs clients an extra round trip; on, a proof signed ahead of time (by a stolen key used offline) cannot be used, since nonces change every minute. Nonces are derived from the signing secret, so every node serves and accepts the same ones.',
+        'Require a server-provided nonce in every DPoP proof at the token endpoint, the pushed authorization request endpoint and userinfo (RFC 9449 §8, §9): a proof without the current nonce is refused with use_dpop_nonce and the nonce in the DPoP-Nonce header, and clients retry once. Off by default because it costs clients an extra round trip; on, a proof signed ahead of time (by a stolen key used offline) cannot be used, since nonces change every minute. Nonces are derived from the signing secret, so every node serves and accepts the same ones.',
       ),
     }),
     passwords: section('Password hashing (argon2id) and policy.', {
