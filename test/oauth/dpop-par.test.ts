@@ -7,26 +7,18 @@ import { calculateJwkThumbprint, exportJWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { dpopKeys, followRealTime, type KeyPair, proof } from '../helpers/dpop.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
+import { browse, assertFetchedEnvelope as envelope, startListeningIssuer } from '../helpers/oauth-server.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const callbackUri = 'http://127.0.0.1:61250/callback';
 const BOUND = 'The authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed with that key';
 
-async function envelope(response: Response, status: number, error: string, description: string) {
-  assert.equal(response.status, status);
-  assert.deepEqual(await response.json(), {
-    error,
-    error_description: description,
-    request_id: response.headers.get('x-request-id'),
-  });
-}
-
 const thumbprint = async (keys: KeyPair) => calculateJwkThumbprint(await exportJWK(keys.publicKey));
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] as string, 'base64url').toString());
 
-describe('DPoP-bound authorization codes: POST /oauth/par with a DPoP proof, dpop_jkt at /oauth/authorize', async () => {
-  const t = await startListeningIssuer();
+/** A listening issuer as oauth4webapi discovers it, and a public (native) client of it. */
+async function issuerWithPublicClient(overrides: Parameters<typeof startListeningIssuer>[0] = {}) {
+  const t = await startListeningIssuer(overrides);
   followRealTime(t.clock);
   const issuer = new URL(t.issuer);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
@@ -34,7 +26,11 @@ describe('DPoP-bound authorization codes: POST /oauth/par with a DPoP proof, dpo
     kind: 'native',
     redirectUris: ['http://127.0.0.1/callback'],
   });
-  const client: oauth.Client = { client_id: native.id };
+  return { t, as, native, client: { client_id: native.id } as oauth.Client };
+}
+
+describe('DPoP-bound authorization codes: POST /oauth/par with a DPoP proof, dpop_jkt at /oauth/authorize', async () => {
+  const { t, as, native, client } = await issuerWithPublicClient();
   const sub = await makeIdentity(t.sql);
   const { cookie } = await makeSession(t, sub);
   const parEndpoint = as.pushed_authorization_request_endpoint as string;
@@ -210,15 +206,7 @@ describe('DPoP-bound authorization codes: POST /oauth/par with a DPoP proof, dpo
 });
 
 describe('POST /oauth/par with a DPoP proof under dpop.require_nonce (RFC 9449 §8)', async () => {
-  const t = await startListeningIssuer({ dpop: { require_nonce: true } });
-  followRealTime(t.clock);
-  const issuer = new URL(t.issuer);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
-  const { client: native } = await makeClient(t.sql, t.secrets.clientSecret, {
-    kind: 'native',
-    redirectUris: ['http://127.0.0.1/callback'],
-  });
-  const client: oauth.Client = { client_id: native.id };
+  const { as, client } = await issuerWithPublicClient({ dpop: { require_nonce: true } });
 
   test('a proof without the nonce gets use_dpop_nonce and the nonce; oauth4webapi retries and pushes', async () => {
     const DPoP = oauth.DPoP(client, (await dpopKeys()) as CryptoKeyPair);
