@@ -1,0 +1,75 @@
+// The fuzz tests' side of "the gateway forwards exactly the path it judged": random request targets built from the
+// pieces path tricks are made of, and the ways real servers read a path they receive (decoding once or twice,
+// `\` as `/`, `;params` dropped, trailing dots and spaces trimmed, Unicode compatibility folding, dot segments
+// resolved). A forwarded path is safe when every one of these readings is the path the policy judged.
+
+/** mulberry32: a small seeded generator, so a failing case can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const PIECES = [
+  'api', 'admin', 'ADMIN', 'Admin', 'items', 'public', 'p', 'x', '', '.', '..', '...', 'admin.', 'admin..', 'admin;x=1',
+  'admin%3B', '%2e', '%2E%2E', '..%2f', '%2F', '%5C', '%252F', '%252e%252e', 'adm%69n', '%61dmin', '%41DMIN', '%C0%AE',
+  '%C0%AF', '%00', '%0a', 'admin%20', '%20admin', 'adm%C4%B1n', '%EF%BC%8E%EF%BC%8E', 'ad%E2%80%8Bmin', '\\', 'admin\\',
+  'caf%C3%A9', '%7E', '~x', 'a%2Fb', 'admin%23', 'admin%3F', '..admin', '%ff', '%', '%4', 'x.y', '@', ':', "!$&'()*+,=",
+  '%2D', 'a%20b', '#', 'x#y', '|', '{', '%ED%A0%80', '%e2%84%aa',
+];
+
+/** A target under /app: a handful of random pieces, often below /app/p/api where the policies are. */
+export function randomTarget(random: () => number): string {
+  const pick = () => PIECES[Math.floor(random() * PIECES.length)] as string;
+  const pieces = Array.from({ length: 1 + Math.floor(random() * 5) }, pick);
+  const base = random() < 0.7 ? '/app/p/api/' : '/app/';
+  return `${base}${pieces.join('/')}${random() < 0.2 ? '?q=1' : ''}`;
+}
+
+/** RFC 3986 §5.2.4 plus empty segments dropped, as most routers do. */
+function resolveDots(path: string): string {
+  const out: string[] = [];
+  const parts = path.split('/');
+  for (const part of parts.slice(1)) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  const last = parts[parts.length - 1];
+  const trailing = out.length > 0 && (last === '' || last === '.' || last === '..');
+  return `/${out.join('/')}${trailing ? '/' : ''}`;
+}
+
+const decodeOnce = (path: string): string | null => {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+};
+
+const TRANSFORMS: ((path: string) => string)[] = [
+  (p) => p,
+  (p) => p.replaceAll('\\', '/'),
+  (p) => p.split('/').map((s) => s.split(';')[0]).join('/'),
+  (p) => p.split('/').map((s) => s.replace(/[\s.]+$/u, '')).join('/'),
+  (p) => p.normalize('NFKC'),
+];
+
+/** Every decoded path an upstream may route `forwarded` to (each a server's reading; null readings skipped). */
+export function upstreamReadings(forwarded: string): Set<string> {
+  const readings = new Set<string>();
+  const once = decodeOnce(forwarded);
+  const twice = once === null ? null : decodeOnce(once);
+  for (const decoded of [once, twice]) {
+    if (decoded === null) continue;
+    for (const transform of TRANSFORMS) readings.add(resolveDots(transform(decoded)));
+    readings.add(resolveDots(decodeOnce(TRANSFORMS.reduce((p, t) => t(p), forwarded)) ?? decoded));
+  }
+  return readings;
+}
