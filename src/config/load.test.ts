@@ -169,7 +169,7 @@ describe('configuration file', () => {
     ],
     [
       '[gateway]\nenabled = true\nroute_prefix = "/app;v=1"',
-      "gateway.route_prefix: must be a plain path: letters, digits and - . _ ~ ! $ & ' ( ) * + , = : @ only (no \";\" or brackets)",
+      'gateway.route_prefix: must be a plain path: letters, digits and - . _ ~ ! $ & \' ( ) * + , = : @ only (no ";" or brackets)',
     ],
     [
       '[gateway]\nenabled = true\nroute_prefix = "/app"\n[auth]\nenabled = true\norganization_id = "acme"\nprotected_route_prefix = "/app/api."',

@@ -536,15 +536,12 @@ export const ConfigSchema = Type.Object(
         description:
           'Longest wait for the upstream to start answering, and longest pause between two pieces of its body; past it the request gets 504 upstream_timeout. Bounds how long a stuck upstream can hold a connection.',
       }),
-      strip_request_headers: Type.Array(
-        Type.String({ minLength: 1, maxLength: 100 }),
-        {
-          default: [],
-          maxItems: 100,
-          description:
-            'Client request headers never forwarded to the upstream, in addition to the built-in list of identity-like headers (docs/gateway.md "Headers": X-User-*, Remote-*, X-Auth-Request-*, X-Real-IP, X-Original-URL...). Header names, or a name prefix ending in * (X-Acme-Auth-*); compared without case, with _ read as -. Name here any header your upstream trusts to say who is calling, so only the X-Gatehouse-* headers the gateway sets can say it.',
-        },
-      ),
+      strip_request_headers: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        default: [],
+        maxItems: 100,
+        description:
+          'Client request headers never forwarded to the upstream, in addition to the built-in list of identity-like headers (docs/gateway.md "Headers": X-User-*, Remote-*, X-Auth-Request-*, X-Real-IP, X-Original-URL...). Header names, or a name prefix ending in * (X-Acme-Auth-*); compared without case, with _ read as -. Name here any header your upstream trusts to say who is calling, so only the X-Gatehouse-* headers the gateway sets can say it.',
+      }),
     }),
     auth: Type.Object(
       {

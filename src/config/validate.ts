@@ -282,7 +282,7 @@ export function plainPathPrefixProblem(prefix: string): string | null {
     return 'must be a plain path: no empty ("//"), "." or ".." segments';
   // What the gateway's path rule (src/gateway/request-path.ts) refuses in a request could never match.
   if (/[^A-Za-z0-9\-._~!$&'()*+,=:@/]/.test(prefix))
-    return "must be a plain path: letters, digits and - . _ ~ ! $ & ' ( ) * + , = : @ only (no \";\" or brackets)";
+    return 'must be a plain path: letters, digits and - . _ ~ ! $ & \' ( ) * + , = : @ only (no ";" or brackets)';
   if (segments.some((s) => s.endsWith('.') || s.startsWith('..')))
     return 'must be a plain path: no segment ending in "." or starting with ".."';
   return null;

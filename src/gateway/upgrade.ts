@@ -10,8 +10,8 @@ import { toGatehouseError } from '../http/error-envelope.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { newRequestId } from '../http/plugin.ts';
 import { requireForwardedAddress } from '../http/trusted-proxy.ts';
-import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
 import { decide } from './decision.ts';
+import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
 import type { GatewayRouteDeps } from './routes.ts';
 
 export interface UpgradeDeps extends GatewayRouteDeps {
@@ -77,7 +77,10 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
       const mapped = toGatehouseError(error);
       if (mapped.status >= 500) app.log.warn({ err: error, reqId: requestId }, 'websocket upgrade failed');
       else if (error instanceof InvalidRequest)
-        app.log.warn({ reqId: requestId, path: request.url?.split('?')[0], reason: error.message }, 'gateway refused a request');
+        app.log.warn(
+          { reqId: requestId, path: request.url?.split('?')[0], reason: error.message },
+          'gateway refused a request',
+        );
       writeRefusal(socket, requestId, mapped);
       log(mapped.status);
     };
