@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { randomTarget, seededRandom, upstreamReadings } from '../../test/gateway/path-readings.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { judgeTarget } from './request-path.ts';
-import { randomTarget, seededRandom, upstreamReadings } from '../../test/gateway/path-readings.ts';
 
 const refusedWith = (why: string) => (error: unknown) =>
   error instanceof GatehouseError &&
@@ -34,7 +34,11 @@ describe('gateway request target', () => {
     });
 
   test('keeps the query as sent, outside the judgement', () => {
-    assert.deepEqual(judgeTarget('/app/x/../y?a=%2F..;&b'), { path: '/app/y', decoded: '/app/y', query: '?a=%2F..;&b' });
+    assert.deepEqual(judgeTarget('/app/x/../y?a=%2F..;&b'), {
+      path: '/app/y',
+      decoded: '/app/y',
+      query: '?a=%2F..;&b',
+    });
   });
 
   const encoded = 'must not percent-encode "/", "\\", ".", "%", ";", "?", "#" or control characters';
@@ -89,9 +93,18 @@ describe('gateway request target', () => {
       '/app/api/%EF%BC%8E%EF%BC%8E/admin',
       'has Unicode characters a server could read as other characters (compatibility or case forms)',
     ],
-    ['/app/api/adm%C4%B1n', 'has Unicode characters a server could read as other characters (compatibility or case forms)'],
-    ['/app/api/%E2%84%AAey', 'has Unicode characters a server could read as other characters (compatibility or case forms)'],
-    ['/app/api/cafe%CC%81', 'has Unicode characters a server could read as other characters (compatibility or case forms)'],
+    [
+      '/app/api/adm%C4%B1n',
+      'has Unicode characters a server could read as other characters (compatibility or case forms)',
+    ],
+    [
+      '/app/api/%E2%84%AAey',
+      'has Unicode characters a server could read as other characters (compatibility or case forms)',
+    ],
+    [
+      '/app/api/cafe%CC%81',
+      'has Unicode characters a server could read as other characters (compatibility or case forms)',
+    ],
     // not origin form, fragments
     ['http://upstream/app/x', 'must be in origin form, starting with "/"'],
     ['*', 'must be in origin form, starting with "/"'],

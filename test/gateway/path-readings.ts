@@ -15,18 +15,75 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const PIECES = [
-  'api', 'admin', 'ADMIN', 'Admin', 'items', 'public', 'p', 'x', '', '.', '..', '...', 'admin.', 'admin..', 'admin;x=1',
-  'admin%3B', '%2e', '%2E%2E', '..%2f', '%2F', '%5C', '%252F', '%252e%252e', 'adm%69n', '%61dmin', '%41DMIN', '%C0%AE',
-  '%C0%AF', '%00', '%0a', 'admin%20', '%20admin', 'adm%C4%B1n', '%EF%BC%8E%EF%BC%8E', 'ad%E2%80%8Bmin', '\\', 'admin\\',
-  'caf%C3%A9', '%7E', '~x', 'a%2Fb', 'admin%23', 'admin%3F', '..admin', '%ff', '%', '%4', 'x.y', '@', ':', "!$&'()*+,=",
-  '%2D', 'a%20b', '#', 'x#y', '|', '{', '%ED%A0%80', '%e2%84%aa',
+const PLAIN = [
+  'api',
+  'admin',
+  'ADMIN',
+  'Admin',
+  'items',
+  'public',
+  'p',
+  'x',
+  '',
+  '.',
+  '..',
+  'x.y',
+  '~x',
+  '%2D',
+  'a%20b',
+];
+const TRICKY = [
+  '...',
+  'admin.',
+  'admin..',
+  'admin;x=1',
+  'admin%3B',
+  '%2e',
+  '%2E%2E',
+  '..%2f',
+  '%2F',
+  '%5C',
+  '%252F',
+  '%252e%252e',
+  'adm%69n',
+  '%61dmin',
+  '%41DMIN',
+  '%C0%AE',
+  '%C0%AF',
+  '%00',
+  '%0a',
+  'admin%20',
+  '%20admin',
+  'adm%C4%B1n',
+  '%EF%BC%8E%EF%BC%8E',
+  'ad%E2%80%8Bmin',
+  '\\',
+  'admin\\',
+  'caf%C3%A9',
+  '%7E',
+  'a%2Fb',
+  'admin%23',
+  'admin%3F',
+  '..admin',
+  '%ff',
+  '%',
+  '%4',
+  '@',
+  ':',
+  "!$&'()*+,=",
+  '#',
+  'x#y',
+  '|',
+  '{',
+  '%ED%A0%80',
+  '%e2%84%aa',
 ];
 
-/** A target under /app: a handful of random pieces, often below /app/p/api where the policies are. */
+/** A target under /app: a few pieces, one in three a trick, often below /app/p/api where the policies are. */
 export function randomTarget(random: () => number): string {
-  const pick = () => PIECES[Math.floor(random() * PIECES.length)] as string;
-  const pieces = Array.from({ length: 1 + Math.floor(random() * 5) }, pick);
+  const from = (list: string[]) => list[Math.floor(random() * list.length)] as string;
+  const pick = () => from(random() < 0.3 ? TRICKY : PLAIN);
+  const pieces = Array.from({ length: 1 + Math.floor(random() * 4) }, pick);
   const base = random() < 0.7 ? '/app/p/api/' : '/app/';
   return `${base}${pieces.join('/')}${random() < 0.2 ? '?q=1' : ''}`;
 }
@@ -56,8 +113,16 @@ const decodeOnce = (path: string): string | null => {
 const TRANSFORMS: ((path: string) => string)[] = [
   (p) => p,
   (p) => p.replaceAll('\\', '/'),
-  (p) => p.split('/').map((s) => s.split(';')[0]).join('/'),
-  (p) => p.split('/').map((s) => s.replace(/[\s.]+$/u, '')).join('/'),
+  (p) =>
+    p
+      .split('/')
+      .map((s) => s.split(';')[0])
+      .join('/'),
+  (p) =>
+    p
+      .split('/')
+      .map((s) => s.replace(/[\s.]+$/u, ''))
+      .join('/'),
   (p) => p.normalize('NFKC'),
 ];
 

@@ -1,6 +1,7 @@
 // HTTP/1.1 written byte for byte on a TCP socket: fetch, inject() and http.request all parse or refuse what an
 // attacker would send (a `#`, a backslash, two Host headers, Content-Length with Transfer-Encoding), so requests that
-// must reach the gateway exactly as written go this way. One request per connection (Connection: close).
+// must reach the gateway exactly as written go this way. One request per connection (Connection: close unless
+// the head names its own Connection, as a WebSocket handshake does; the gateway closes after refusing one).
 import net from 'node:net';
 
 export interface RawAnswer {
@@ -46,7 +47,8 @@ export function rawRequest(port: number, head: string[], body = ''): Promise<Raw
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('end', () => resolve(parse(Buffer.concat(chunks).toString('utf8'))));
     socket.on('error', reject);
-    socket.end(`${[...head, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`, 'latin1');
+    const lines = head.some((line) => /^connection:/i.test(line)) ? head : [...head, 'Connection: close'];
+    socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`, 'latin1');
   });
 }
 
