@@ -511,7 +511,7 @@ export const ConfigSchema = Type.Object(
         'Proxy requests under route_prefix to the upstream, after the route policy checks of [auth]. Off by default: nothing is proxied until an operator says where to.',
       ),
       route_prefix: text(
-        'Path prefix the gateway serves, e.g. /app. Requests under it (by whole segments, in the case written here; another case is not proxied) are proxied with their path unchanged; every other path stays with the identity service.',
+        'Path prefix the gateway serves, e.g. /app. Requests under it (by whole segments, in the case written here; another case is not proxied) are proxied with their path in canonical form (dot segments resolved, escapes normalised; ambiguous paths are refused, docs/gateway.md "Matching"); every other path stays with the identity service.',
         '/app',
       ),
       upstream_host: text(
@@ -563,7 +563,7 @@ export const ConfigSchema = Type.Object(
             {
               path_prefix: Type.String({
                 description:
-                  'Path prefix the policy covers, by whole segments (/app/api covers /app/api and /app/api/x, not /app/apix), compared without case. Must lie inside protected_route_prefix, in plain form (no //, dot segments or percent-encoding).',
+                  'Path prefix the policy covers, by whole segments (/app/api covers /app/api and /app/api/x, not /app/apix), in the case written here: a request path that matches it only when case is ignored is refused with 400. Must lie inside protected_route_prefix, in plain form (no //, dot segments, percent-encoding or ";").',
               }),
               methods: Type.Array(Type.Enum([...HTTP_METHODS]), {
                 minItems: 1,

@@ -38,7 +38,7 @@ const UNRESERVED = /^[A-Za-z0-9\-_~]$/; // "." is unreserved too, but an encoded
 const STRUCTURAL = new Set(['/', '\\', '.', '%', ';', '?', '#']);
 /** Characters some servers drop or trim: controls, invisible format characters. */
 const INVISIBLE = /[\p{Cc}\p{Cf}]/u;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /\P{ASCII}/u;
 const TRIMMED_EDGE = /^\s|^\.\.|[\s.]$/u;
 
 function refuseCharacters(rawPath: string): void {
@@ -62,7 +62,7 @@ function canonicalEscapes(rawPath: string): string {
 }
 
 /** RFC 3986 §5.2.4 on a path with no encoded dots or slashes left: `.`, `..` and empty segments resolved. */
-function resolveSegments(path: string): string {
+export function resolveSegments(path: string): string {
   const segments: string[] = [];
   const parts = path.split('/');
   for (let i = 1; i < parts.length; i += 1) {
@@ -98,7 +98,7 @@ function foldsIntoOtherCharacters(text: string): boolean {
   if (text.normalize('NFKC') !== text) return true;
   for (const character of text) {
     if (!NON_ASCII.test(character)) continue;
-    if (/[\x00-\x7f]/.test(character.toLowerCase() + character.toUpperCase())) return true;
+    if (/\p{ASCII}/u.test(character.toLowerCase() + character.toUpperCase())) return true;
   }
   return false;
 }

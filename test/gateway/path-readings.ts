@@ -1,7 +1,9 @@
 // The fuzz tests' side of "the gateway forwards exactly the path it judged": random request targets built from the
 // pieces path tricks are made of, and the ways real servers read a path they receive (decoding once or twice,
-// `\` as `/`, `;params` dropped, trailing dots and spaces trimmed, Unicode compatibility folding, dot segments
-// resolved). A forwarded path is safe when every one of these readings is the path the policy judged.
+// `\` as `/`, `;params` dropped, trailing dots and spaces trimmed, Unicode compatibility folding), each followed by
+// the RFC 3986 §5.2.4 dot-segment step most routers take. A forwarded path is safe when every one of these readings
+// is the path the policy judged.
+import { resolveSegments } from '../../src/gateway/request-path.ts';
 
 /** mulberry32: a small seeded generator, so a failing case can be replayed. */
 export function seededRandom(seed: number): () => number {
@@ -88,20 +90,6 @@ export function randomTarget(random: () => number): string {
   return `${base}${pieces.join('/')}${random() < 0.2 ? '?q=1' : ''}`;
 }
 
-/** RFC 3986 §5.2.4 plus empty segments dropped, as most routers do. */
-function resolveDots(path: string): string {
-  const out: string[] = [];
-  const parts = path.split('/');
-  for (const part of parts.slice(1)) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') out.pop();
-    else out.push(part);
-  }
-  const last = parts[parts.length - 1];
-  const trailing = out.length > 0 && (last === '' || last === '.' || last === '..');
-  return `/${out.join('/')}${trailing ? '/' : ''}`;
-}
-
 const decodeOnce = (path: string): string | null => {
   try {
     return decodeURIComponent(path);
@@ -133,8 +121,8 @@ export function upstreamReadings(forwarded: string): Set<string> {
   const twice = once === null ? null : decodeOnce(once);
   for (const decoded of [once, twice]) {
     if (decoded === null) continue;
-    for (const transform of TRANSFORMS) readings.add(resolveDots(transform(decoded)));
-    readings.add(resolveDots(decodeOnce(TRANSFORMS.reduce((p, t) => t(p), forwarded)) ?? decoded));
+    for (const transform of TRANSFORMS) readings.add(resolveSegments(transform(decoded)));
+    readings.add(resolveSegments(decodeOnce(TRANSFORMS.reduce((p, t) => t(p), forwarded)) ?? decoded));
   }
   return readings;
 }
