@@ -11,9 +11,9 @@
 //   an encoded `/`, `\`, `.`, `%`, `;`, `?`, `#` or control character (decoded before routing by some servers, double
 //   encoding included), a segment ending in `.` or with white space at either end (Windows and IIS strip them, so
 //   `admin.` is `admin` there) or starting with `..` (path-traversal filters, reply-from's among them, refuse it),
-//   malformed, overlong or non-UTF-8 escapes, and Unicode an upstream could fold into
-//   other characters (compatibility forms NFKC maps, a case mapping into ASCII such as `ı`, `ſ`, the Kelvin sign,
-//   invisible format characters).
+//   malformed, overlong or non-UTF-8 escapes, and Unicode an upstream could fold into other characters
+//   (compatibility forms NFKC maps, a case mapping into ASCII such as `ı`, `ſ`, the Kelvin sign, invisible format
+//   characters).
 // Letter case is judged by the route table (route-table.ts): a path that matches a policy prefix only when case is
 // ignored is refused there.
 import { InvalidRequest } from '../http/errors.ts';
