@@ -204,10 +204,12 @@ describe('gateway: forwards exactly what it judged', async () => {
     }
   });
 
-  test('two Authorization headers are refused with 400 invalid_request, even on an unprotected path', async () => {
+  test('two Authorization or DPoP headers are refused with 400 invalid_request, even on an unprotected path', async () => {
     for (const path of ['/app/p/api/items', '/app/public/page']) {
       const r = await unforwarded(() => rawGet(port, path, bearer, 'Authorization: Bearer other'));
       assertEnvelope(r, 400, 'invalid_request', 'The request has more than one Authorization header');
+      const proofs = await unforwarded(() => rawGet(port, path, bearer, 'DPoP: a.b.c', 'dpop: d.e.f'));
+      assertEnvelope(proofs, 400, 'invalid_request', 'The request has more than one DPoP header');
     }
   });
 
