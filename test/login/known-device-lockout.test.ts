@@ -26,13 +26,12 @@ const HALF_YEAR = 180 * 24 * 3600;
 const right = (a: Account) => ({ password: a.password, totp: totpCode(a.totpSeed as string, clock.now()) });
 const wrongTotp = (a: Account) => String((Number(right(a).totp) + 1) % 1_000_000).padStart(6, '0');
 
-/** A full sign-in from the owner's browser: returns its device cookie as a Cookie header. */
+/** A full sign-in from the owner's browser: returns the device cookie it kept, as a Cookie header. */
 async function knownBrowser(a: Account, remoteAddress = OWNER_IP): Promise<string> {
   const { response } = await signIn(nodeA.app, a.email, right(a), { remoteAddress });
   assert.equal(response.statusCode, 200, response.body);
-  const device = cookieFrom(response, 'gatehouse_device');
-  assert.ok(device, 'a full sign-in sets the device cookie');
-  return device;
+  // Whatever the browser was given to keep (the device cookie test checks what that is).
+  return cookieFrom(response, 'gatehouse_device');
 }
 
 /** Five wrong passwords from a stranger without a device cookie, spread over both nodes: the account's budget. */
