@@ -288,3 +288,29 @@ describe('the device cookie', () => {
     assert.equal(device.httpOnly, true);
   });
 });
+
+describe('POST /auth/login with a subject shaped like another throttle key', () => {
+  it('spends only the sign-in budget of that text, not the owner’s re-authentication or password-reset budget', async () => {
+    const owner = await makeAccount(sql, nodeA.secrets, config, { email: `keyspace-${process.pid}@acme-robotics.dev` });
+    for (const subject of [`reauth:${owner.sub}`, `mail:${owner.email}`])
+      for (let attempt = 1; attempt <= 6; attempt += 1)
+        await signIn(nodeA.app, subject, { password: `guess ${attempt}` }, { remoteAddress: '203.0.113.99' });
+
+    const { cookie } = await makeSession(nodeA, owner.sub, { authTime: new Date(clock.now().getTime() - 3600_000) });
+    const reauth = await nodeA.app.inject({
+      method: 'POST',
+      url: '/account/passkeys/options',
+      headers: { ...JSON_HEADERS, cookie },
+      payload: { password: owner.password },
+    });
+    assert.equal(reauth.statusCode, 200, reauth.body);
+    const forgot = await nodeA.app.inject({
+      method: 'POST',
+      url: '/account/password/forgot',
+      headers: JSON_HEADERS,
+      payload: { email: owner.email },
+    });
+    assert.equal(forgot.statusCode, 202, forgot.body);
+    assert.deepEqual(forgot.json(), { status: 'sent_if_registered' });
+  });
+});

@@ -101,7 +101,7 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         await deps.audit.record({ event: 'signin.failed', ...context, details: { reason: 'login_transaction' } });
         throw new GatehouseError('invalid_login_transaction');
       }
-      const keys = { account: budget.key ?? transaction.subject, ip: context.clientIp, scope: budget.scope };
+      const keys = { account: transaction.accountKey, ip: context.clientIp, scope: budget.scope };
       const subject = transaction.identityId;
       const { locksOnFailure } = await refuseIfLocked(deps.audit, context, transaction, budget);
       const outcome = transaction.directory

@@ -70,6 +70,8 @@ export interface TransactionMatch {
 
 export interface ConsumedAttempt {
   subject: string;
+  /** The throttle key the attempt was charged to (scope 'account' or 'device'); a success clears it. */
+  accountKey: string;
   identityId: Sub | null;
   /** The `[ldap.<id>]` directory that checks this attempt's password; null for a local password. */
   directory: string | null;
@@ -108,6 +110,7 @@ export async function consumeLoginAttempt(
   const [row] = await sql<
     {
       subject: string;
+      account_key: string;
       identity_id: string | null;
       directory: string | null;
       admitted: number;
@@ -123,14 +126,16 @@ export async function consumeLoginAttempt(
       returning subject, identity_id, directory
     ),
     attempt as (
-      select coalesce(${budget.key}::text, tx.subject) as key, ${budget.scope}::text as scope,
+      -- A subject's key has a prefix of its own: subjects are typed by anyone, and a bare one such as
+      -- 'reauth:<sub>' or 'mail:<address>' would spend the budget of re-authentication or mail requests.
+      select coalesce(${budget.key}::text, 'signin:' || tx.subject) as key, ${budget.scope}::text as scope,
              ${a.threshold}::int as threshold, ${a.baseLockSeconds}::float8 as base, ${a.maxLockSeconds}::float8 as cap
       from tx
       union all
       select ${ip.key}::text, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds} from tx
     ),
     ${countAttempts(sql, now)}
-    select tx.subject, tx.identity_id, tx.directory,
+    select tx.subject, (select key from attempt where scope <> 'ip') as account_key, tx.identity_id, tx.directory,
            (select count(*)::int from counted) as admitted,
            coalesce((select bool_or(locked_until is not null) from counted), false) as locked_now,
            (select locked_until from counted where scope = 'ip') as ip_lock_set,
@@ -143,6 +148,7 @@ export async function consumeLoginAttempt(
   const until = row.locked_until?.getTime() ?? now.getTime() + 1000;
   return {
     subject: row.subject,
+    accountKey: row.account_key,
     identityId: row.identity_id as Sub | null,
     directory: row.directory,
     admission: {
