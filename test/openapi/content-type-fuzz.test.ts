@@ -1,0 +1,172 @@
+// Every operation of the served /openapi.json, on an app with every optional part configured, sent every kind of
+// body (none, JSON good and bad, forms good and bad, other and broken media types), with plausible and garbage path
+// parameters, by an anonymous script, an anonymous same-origin page and a signed-in owner: no answer is a 5xx, every
+// JSON refusal is the one envelope with its X-Request-Id, and a body of a type the operation does not take is 415.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { errorCatalogue, isErrorCode } from '../../src/http/error-catalogue.ts';
+import { startFullApp } from '../helpers/full-app.ts';
+import { makeAdmin, makeApplication, makeClient, makeIdentity, makeResource } from '../helpers/oauth-fixtures.ts';
+import { bodyVariants, type Variant } from './body-variants.ts';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  requestBody?: { content: Record<string, { schema: Json }> };
+}
+
+const ORIGIN = 'http://localhost:8080';
+// RFC 9449 §7.1: at a protected resource, DPoP proof errors are 401 rather than the catalogue's 400.
+const MOVED = new Set(['401 invalid_dpop_proof', '401 use_dpop_nonce']);
+// Path parameter values no route can take: NUL, a broken escape, too long for the router, traversal, markup.
+const GARBAGE = ['%00', '%E0%A4%A', 'x'.repeat(600), '..%2F..%2Fadmin', '%22%3Cscript%3E', '%F0%9F%98%80'];
+
+describe('every operation of /openapi.json with every content type', async () => {
+  const { t, samlId } = await startFullApp();
+  const application = await makeApplication(t.sql);
+  const { client } = await makeClient(t.sql, t.secrets.clientSecret, { applicationId: application.id });
+  const resource = await makeResource(t.sql, 'https://api.acme.test/', ['read']);
+  const person = await makeIdentity(t.sql);
+  const assetName = /\/assets\/([^"]+\.css)/.exec((await t.app.inject({ url: '/signin' })).body)?.[1] ?? 'x.css';
+  const document = (await t.app.inject({ url: '/openapi.json' })).json() as Json;
+  const schemas = (document.components as { schemas?: Record<string, Json> }).schemas ?? {};
+
+  /** A value of a parameter that names something that exists, where the test made one. */
+  const plausible = (path: string, name: string): string => {
+    if (name === 'sub') return person;
+    if (name === 'client_id') return client.id;
+    if (name === 'name') return assetName;
+    if (name === 'path') return 'applications';
+    if (path.startsWith('/admin/applications/')) return application.id;
+    if (path.startsWith('/admin/clients/')) return client.id;
+    if (path.startsWith('/admin/resources/')) return resource.id;
+    if (path.startsWith('/admin/organizations/')) return 'acme';
+    if (path.includes('saml')) return samlId;
+    return 'x1';
+  };
+  const fill = (path: string, value: (name: string) => string) =>
+    path.replace(/\{([^}]+)\}/g, (_, name: string) => value(name));
+
+  interface Sent {
+    /** `METHOD /path/{template}` as the document names the operation. */
+    operation: string;
+    where: string;
+    variant: Variant;
+    /** Whether the path names something that exists; a garbage path is refused by the router first. */
+    plausiblePath: boolean;
+    options: InjectOptions;
+  }
+  const requests: Sent[] = [];
+  const operations = Object.entries(document.paths as Record<string, Record<string, Operation>>).flatMap(
+    ([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ path, method, operation })),
+  );
+  // Each operation gets an owner of its own, so an operation that signs out or revokes sessions spoils no other.
+  for (const { path, method, operation } of operations) {
+    const { cookie } = await makeAdmin(t);
+    const callers: Record<string, Record<string, string>> = {
+      script: {},
+      page: { origin: ORIGIN, 'sec-fetch-site': 'same-origin', accept: 'text/html' },
+      owner: { origin: ORIGIN, 'sec-fetch-site': 'same-origin', cookie },
+    };
+    const urls = path.includes('{')
+      ? [fill(path, (name) => plausible(path, name)), ...GARBAGE.map((g) => fill(path, () => g))]
+      : [path];
+    for (const [index, url] of urls.entries()) {
+      const variants = bodyVariants(operation.requestBody?.content ?? {}, schemas, t.config.server.body_limit_bytes);
+      // Garbage paths get fewer bodies: what they test is the path, not the parsers.
+      const chosen = index === 0 ? variants : variants.filter((v) => ['none', 'json', 'text'].includes(v.name));
+      for (const variant of chosen)
+        for (const [caller, headers] of Object.entries(callers))
+          requests.push({
+            operation: `${method.toUpperCase()} ${path}`,
+            where: `${method.toUpperCase()} ${url.slice(0, 80)} [${variant.name}, ${caller}]`,
+            variant,
+            plausiblePath: index === 0,
+            options: {
+              method: method.toUpperCase() as InjectOptions['method'],
+              url,
+              headers: { ...headers, ...variant.headers },
+              ...(variant.payload === undefined ? {} : { payload: variant.payload }),
+            },
+          });
+    }
+  }
+
+  const answers = await inBatches(requests, 8, async (sent) => ({ sent, response: await t.app.inject(sent.options) }));
+
+  test('the sweep reached every operation, the owner signed in', () => {
+    assert.ok(operations.length > 100, `${operations.length} operations`);
+    const swept = new Set(requests.map((sent) => sent.operation));
+    assert.equal(swept.size, operations.length);
+    const status = answers.find(({ sent }) => sent.where === 'GET /admin/status [none, owner]');
+    assert.equal(status?.response.statusCode, 200, status?.response.body);
+  });
+
+  test('no answer is a 5xx', () => {
+    const failures = answers
+      .filter(({ response }) => response.statusCode >= 500)
+      .map(({ sent, response }) => `${sent.where}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+    assert.deepEqual(failures, []);
+  });
+
+  test('every answer carries X-Request-Id, and every JSON refusal is the catalogued envelope', () => {
+    const failures: string[] = [];
+    for (const { sent, response } of answers) {
+      const problem = envelopeProblem(response);
+      if (problem) failures.push(`${sent.where}: ${problem}`);
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  test('a body of a media type the operation does not take is refused with 415 unsupported_media_type', () => {
+    const failures: string[] = [];
+    for (const { sent, response } of answers) {
+      if (!sent.plausiblePath || !sent.variant.unsupportedBy(sent.options.method as string)) continue;
+      if (response.statusCode !== 415) failures.push(`${sent.where}: ${response.statusCode}`);
+      else if (envelopeCodeOf(response) !== 'unsupported_media_type') failures.push(`${sent.where}: ${response.body}`);
+    }
+    assert.deepEqual(failures, []);
+  });
+});
+
+/** The envelope's code, or the code an HTML refusal page shows. */
+function envelopeCodeOf(response: LightMyRequestResponse): string | undefined {
+  if (String(response.headers['content-type']).startsWith('text/html'))
+    return /Error: <code>([a-z_]+)<\/code>/.exec(response.body)?.[1];
+  return (response.json() as Json).error as string | undefined;
+}
+
+/** What is wrong with a response's request id or error envelope, or null. */
+function envelopeProblem(response: LightMyRequestResponse): string | null {
+  const requestId = response.headers['x-request-id'];
+  if (typeof requestId !== 'string' || !/^[A-Za-z0-9_-]{16}$/.test(requestId)) return 'no X-Request-Id';
+  if (response.statusCode < 400) return null;
+  const type = String(response.headers['content-type'] ?? '');
+  // Pages of the browser flows (sign-in, federated and SAML returns) answer a refusal with an HTML page.
+  if (type.startsWith('text/html')) return null;
+  if (!type.startsWith('application/json')) return `a ${response.statusCode} of type ${type}`;
+  const body = response.json() as Json;
+  const keys = Object.keys(body).filter((key) => key !== 'fields');
+  if (keys.sort().join() !== 'error,error_description,request_id') return `not the envelope: ${response.body}`;
+  if (body.request_id !== requestId) return 'request_id differs from X-Request-Id';
+  if (typeof body.error_description !== 'string' || body.error_description === '') return 'no error_description';
+  if (typeof body.error !== 'string' || !isErrorCode(body.error)) return `uncatalogued code ${String(body.error)}`;
+  const status = errorCatalogue[body.error].status;
+  if (status !== response.statusCode && !MOVED.has(`${response.statusCode} ${body.error}`))
+    return `${body.error} at ${response.statusCode}, catalogued at ${status}`;
+  return null;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight, keeping the order. */
+async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
