@@ -13,11 +13,14 @@ import { bodyVariants, type Variant } from './body-variants.ts';
 type Json = Record<string, unknown>;
 interface Operation {
   requestBody?: { content: Record<string, { schema: Json }> };
+  security?: Json[];
 }
 
 const ORIGIN = 'http://localhost:8080';
 // RFC 9449 §7.1: at a protected resource, DPoP proof errors are 401 rather than the catalogue's 400.
 const MOVED = new Set(['401 invalid_dpop_proof', '401 use_dpop_nonce']);
+// The account module's routes (src/account/routes.ts), which validate the body before they look at the session.
+const ACCOUNT_ROUTE = /^[A-Z]+ \/(account\/|auth\/recovery-codes$)/;
 // Path parameter values no route can take: NUL, a broken escape, too long for the router, traversal, markup.
 const GARBAGE = ['%00', '%E0%A4%A', 'x'.repeat(600), '..%2F..%2Fadmin', '%22%3Cscript%3E', '%F0%9F%98%80'];
 
@@ -50,6 +53,9 @@ describe('every operation of /openapi.json with every content type', async () =>
   interface Sent {
     /** `METHOD /path/{template}` as the document names the operation. */
     operation: string;
+    /** Whether the operation is behind the session cookie alone. */
+    sessionOnly: boolean;
+    caller: string;
     where: string;
     variant: Variant;
     /** Whether the path names something that exists; a garbage path is refused by the router first. */
@@ -79,6 +85,8 @@ describe('every operation of /openapi.json with every content type', async () =>
         for (const [caller, headers] of Object.entries(callers))
           requests.push({
             operation: `${method.toUpperCase()} ${path}`,
+            sessionOnly: operation.security?.length === 1 && 'session' in (operation.security[0] as Json),
+            caller,
             where: `${method.toUpperCase()} ${url.slice(0, 80)} [${variant.name}, ${caller}]`,
             variant,
             plausiblePath: index === 0,
@@ -100,6 +108,24 @@ describe('every operation of /openapi.json with every content type', async () =>
     assert.equal(swept.size, operations.length);
     const status = answers.find(({ sent }) => sent.where === 'GET /admin/status [none, owner]');
     assert.equal(status?.response.statusCode, 200, status?.response.body);
+  });
+
+  // The account routes check the session in their handlers, after body validation, so a body the sample does not
+  // fill right is 400 there first (docs/api.md "Order of checks"); never csrf_rejected.
+  test('a cookie-less script calling an operation behind the session gets 401 login_required, not csrf_rejected', () => {
+    const failures: string[] = [];
+    for (const { sent, response } of answers) {
+      if (!sent.sessionOnly || sent.caller !== 'script' || !sent.plausiblePath) continue;
+      if (!['json', 'form', 'none'].includes(sent.variant.name) || sent.variant.unsupportedBy(sent.options.method as string))
+        continue;
+      // Signed out, a browser navigation is sent to sign in instead.
+      if (response.statusCode === 302 && String(response.headers.location).startsWith('/signin')) continue;
+      const code = envelopeCodeOf(response);
+      const refused = `${response.statusCode} ${code}`;
+      if (refused !== '401 login_required' && !(refused === '400 invalid_request' && ACCOUNT_ROUTE.test(sent.operation)))
+        failures.push(`${sent.where}: ${response.statusCode} ${response.body.slice(0, 120)}`);
+    }
+    assert.deepEqual(failures, []);
   });
 
   test('no answer is a 5xx', () => {
