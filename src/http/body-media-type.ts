@@ -20,8 +20,7 @@ export function declaredBodyType(schema: FastifySchema | undefined): string | nu
 }
 
 /** `type/subtype` of a Content-Type value, lower-cased, without parameters (RFC 9110 §8.3.1). */
-export const mediaTypeOf = (header: string | undefined): string =>
-  (header?.split(';')[0] ?? '').trim().toLowerCase();
+export const mediaTypeOf = (header: string | undefined): string => (header?.split(';')[0] ?? '').trim().toLowerCase();
 
 const carriesBody = (headers: Record<string, string | string[] | undefined>) =>
   headers['transfer-encoding'] !== undefined ||

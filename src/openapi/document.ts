@@ -153,7 +153,9 @@ function operation(route: CollectedRoute): Json {
   ];
   if (params.length > 0) op.parameters = params;
   if (hasBody) {
-    const content = { [bodyType]: { schema: plain(bodyType === FORM_MEDIA_TYPE ? schema.handlerParses?.form : schema.body) } };
+    const content = {
+      [bodyType]: { schema: plain(bodyType === FORM_MEDIA_TYPE ? schema.handlerParses?.form : schema.body) },
+    };
     op.requestBody = { required: !acceptsNoBody(schema.body), content };
   }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

@@ -19,7 +19,8 @@ export interface Variant {
 /** A value the schema accepts where that is easy to tell: required properties only, the first of every choice. */
 function sampleOf(schema: Json | undefined, schemas: Record<string, Json>, depth = 0): unknown {
   if (!schema || depth > 8) return null;
-  if (typeof schema.$ref === 'string') return sampleOf(schemas[schema.$ref.split('/').at(-1) as string], schemas, depth);
+  if (typeof schema.$ref === 'string')
+    return sampleOf(schemas[schema.$ref.split('/').at(-1) as string], schemas, depth);
   const choice = (schema.anyOf ?? schema.oneOf ?? schema.allOf) as Json[] | undefined;
   if (choice?.[0]) return sampleOf(choice[0], schemas, depth + 1);
   if (Array.isArray(schema.enum)) return schema.enum[0];

@@ -27,7 +27,7 @@ const GARBAGE = ['%00', '%E0%A4%A', 'x'.repeat(600), '..%2F..%2Fadmin', '%22%3Cs
 describe('every operation of /openapi.json with every content type', async () => {
   const { t, samlId } = await startFullApp();
   const application = await makeApplication(t.sql);
-  const { client } = await makeClient(t.sql, t.secrets.clientSecret, { applicationId: application.id });
+  const { client } = await makeClient(t.sql, t.secrets.clientSecret);
   const resource = await makeResource(t.sql, 'https://api.acme.test/', ['read']);
   const person = await makeIdentity(t.sql);
   const assetName = /\/assets\/([^"]+\.css)/.exec((await t.app.inject({ url: '/signin' })).body)?.[1] ?? 'x.css';
@@ -116,16 +116,75 @@ describe('every operation of /openapi.json with every content type', async () =>
     const failures: string[] = [];
     for (const { sent, response } of answers) {
       if (!sent.sessionOnly || sent.caller !== 'script' || !sent.plausiblePath) continue;
-      if (!['json', 'form', 'none'].includes(sent.variant.name) || sent.variant.unsupportedBy(sent.options.method as string))
+      if (
+        !['json', 'form', 'none'].includes(sent.variant.name) ||
+        sent.variant.unsupportedBy(sent.options.method as string)
+      )
         continue;
       // Signed out, a browser navigation is sent to sign in instead.
       if (response.statusCode === 302 && String(response.headers.location).startsWith('/signin')) continue;
       const code = envelopeCodeOf(response);
       const refused = `${response.statusCode} ${code}`;
-      if (refused !== '401 login_required' && !(refused === '400 invalid_request' && ACCOUNT_ROUTE.test(sent.operation)))
+      if (
+        refused !== '401 login_required' &&
+        !(refused === '400 invalid_request' && ACCOUNT_ROUTE.test(sent.operation))
+      )
         failures.push(`${sent.where}: ${response.statusCode} ${response.body.slice(0, 120)}`);
     }
     assert.deepEqual(failures, []);
+  });
+
+  // The review's one 5xx: the browser flows' error handlers took every refusal that was not ours for a server fault.
+  test('POST /auth/federated/callback with text/plain or an oversized form shows a 415 or 413 page and sets no cookie', async () => {
+    for (const [status, code, type, payload, text] of [
+      [
+        415,
+        'unsupported_media_type',
+        'text/plain',
+        'state=x&code=y',
+        'Send the parameters as application/x-www-form-urlencoded',
+      ],
+      [
+        413,
+        'payload_too_large',
+        'application/x-www-form-urlencoded',
+        `state=${'x'.repeat(70_000)}`,
+        'The request body is too large.',
+      ],
+    ] as const) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/auth/federated/callback',
+        headers: { 'content-type': type, accept: 'text/html' },
+        payload,
+      });
+      assert.equal(response.statusCode, status, response.body);
+      assert.match(String(response.headers['content-type']), /^text\/html/);
+      assert.ok(response.body.includes(`<p>${text}</p>`), response.body);
+      assert.ok(response.body.includes(`Error: <code>${code}</code>`));
+      assert.ok(response.body.includes(`Request ID: <code>${response.headers['x-request-id']}</code>`));
+      assert.equal(response.headers['set-cookie'], undefined);
+    }
+  });
+
+  test('POST /auth/saml/{id}/acs from a browser with text/plain shows a 415 page; a script gets the envelope', async () => {
+    const post = (accept: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/auth/saml/${samlId}/acs`,
+        headers: { 'content-type': 'text/plain', accept },
+        payload: 'SAMLResponse=x',
+      });
+    const page = await post('text/html');
+    assert.equal(page.statusCode, 415);
+    assert.ok(page.body.includes('Error: <code>unsupported_media_type</code>'), page.body);
+    const script = await post('application/json');
+    assert.equal(script.statusCode, 415);
+    assert.deepEqual(script.json(), {
+      error: 'unsupported_media_type',
+      error_description: 'Send the parameters as application/x-www-form-urlencoded',
+      request_id: script.headers['x-request-id'],
+    });
   });
 
   test('no answer is a 5xx', () => {

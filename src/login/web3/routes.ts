@@ -139,5 +139,9 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
       ...errorResponses(...completeErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled'),
     },
   };
-  app.post('/account/connections/ethereum/complete', { schema: linkComplete, preValidation: signedIn }, complete('link'));
+  app.post(
+    '/account/connections/ethereum/complete',
+    { schema: linkComplete, preValidation: signedIn },
+    complete('link'),
+  );
 };
