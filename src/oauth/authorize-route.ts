@@ -102,8 +102,6 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
     },
   };
   app.post('/oauth/authorize/consent', { schema: consent }, async (request, reply) => {
-    // Authentication before CSRF (docs/api.md "Order of checks"): without the cookie there is no one to consent.
-    if (!deps.sessions.carriesCookie(request)) throw new GatehouseError('login_required');
     assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The consent form');
     const form = formParams(request, { request: CONSENT_REQUEST_MAX });
     const outcome = await answerConsent(
