@@ -2,15 +2,17 @@
 // of the echo upstream with a route policy, redirect providers (GitHub and Discord stand-ins, a generic OpenID
 // Connect stand-in), a SAML connection, both web3 providers (the Farcaster relay stand-in), self-service with the
 // development mailbox for delivery. Stand-ins answer locally, so no request leaves the machine.
+import { after } from 'node:test';
 import type { Config } from '../../src/config/schema.ts';
 import { databaseWithOrganization, policy } from '../gateway/fixtures.ts';
 import { startApiStandIn } from './api-stand-in.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { genericOidc, makeConfig } from './config.ts';
 import { startRelayStandIn } from './farcaster-relay.ts';
-import { startStandIn } from './oidc-stand-in.ts';
+import { plainDiscovery, startStandIn } from './oidc-stand-in.ts';
 import { providerSecretsDir } from './provider-secrets.ts';
-import { makeKeyPair } from './saml-idp.ts';
+import { makeKeyPair, startTestIdp } from './saml-idp.ts';
+import { samlConnection } from './saml-sp.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
 export interface FullApp {
@@ -23,20 +25,12 @@ export interface FullApp {
 export async function startFullApp(): Promise<FullApp> {
   const upstream = await startUpstream();
   const api = await startApiStandIn({});
-  const oidc = await startStandIn((base) => ({
-    '': {
-      issuer: base,
-      authorization_endpoint: `${base}/authorize`,
-      token_endpoint: `${base}/token`,
-      jwks_uri: `${base}/keys`,
-      response_types_supported: ['code'],
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
-    },
-  }));
+  const oidc = await startStandIn((base) => ({ '': plainDiscovery(base) }));
   const relay = await startRelayStandIn();
   const sp = makeKeyPair('sp');
-  const idp = makeKeyPair('idp');
+  // A real IdP on loopback (the sweep does not follow the sign-in redirect to it, but the connection points there).
+  const idp = await startTestIdp({ spCert: sp.cert, person: () => ({ nameId: 'someone', attributes: {} }) });
+  after(() => idp.stop());
   const samlId = 'corp';
   const secretsDir = providerSecretsDir({
     github: 'github-secret-1',
@@ -66,22 +60,7 @@ export async function startFullApp(): Promise<FullApp> {
       farcaster: { enabled: true, relay_url: relay.url, rpc_url: 'http://127.0.0.1:9' },
     },
   });
-  config.saml = {
-    [samlId]: {
-      name: 'Corp SSO',
-      idp_metadata_file: '',
-      idp_metadata_url: '',
-      idp_metadata_refresh_seconds: 3600,
-      idp_entity_id: 'https://idp.corp.example/',
-      idp_sso_url: 'https://idp.corp.example/sso',
-      idp_certificate_files: [idp.certFile],
-      email_domains: ['corp.example'],
-      display_name_attribute: 'displayName',
-      email_attribute: 'email',
-      sign_up: true,
-      mfa_authn_contexts: [],
-    },
-  };
+  config.saml = { [samlId]: samlConnection(idp, { mfa_authn_contexts: [] }) };
   // The gateway's organization must exist before the app starts (it refuses to start otherwise).
   const { sql } = await databaseWithOrganization();
   const t = await startTestApp({ config, sql });
