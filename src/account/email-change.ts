@@ -6,6 +6,7 @@ import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import { findProfile, replacePrimaryEmail } from '../identity/store.ts';
 import { verificationError } from '../verification/errors.ts';
 import { sendVerification } from '../verification/send-verification.ts';
+import { findVerification } from '../verification/store.ts';
 import { consumeVerification } from '../verification/verification.ts';
 import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
@@ -30,11 +31,24 @@ export async function startEmailChange(
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
+/**
+ * Finishes the change for the signed-in identity only. The link proves the mailbox, not the account: opened by anyone
+ * else (the address's owner, say, who never asked for it), it would put an address they control on an account
+ * someone else controls, with that person's password and second factor (DESIGN.md "An unverified address gives
+ * nobody control"). A link of another account is refused before it is tried, so it counts no attempt.
+ */
 export async function completeEmailChange(
   deps: AccountDeps,
   facts: RequestFacts,
+  identityId: Sub,
   input: { verificationId: string; secret: string },
 ): Promise<{ email: string }> {
+  const named = await findVerification(deps.sql, input.verificationId);
+  if (named?.purpose === 'email_change' && named.identity_id !== identityId)
+    throw new GatehouseError(
+      'verification_invalid',
+      'This link changes the address of another account: sign in as that account to use it.',
+    );
   const now = deps.clock();
   const outcome = await deps.sql
     .begin(async (tx) => {

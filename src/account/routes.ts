@@ -73,16 +73,26 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     },
   );
 
+  // `password` or `new_password` says which password the account keeps (signup-password.ts); SPEC's bare
+  // {verification_id, secret} still verifies, leaving a password to be set by a reset.
   const verify = {
-    body: body(verification),
-    ...anonymousDoc('Verifies the email address of a sign-up', { 200: answers.EmailVerified }, ...VERIFICATION_ERRORS),
+    body: body({ ...verification, password: Type.Optional(password), new_password: Type.Optional(password) }),
+    ...anonymousDoc(
+      'Verifies the email address of a sign-up and confirms or chooses its password',
+      { 200: answers.EmailVerified },
+      ...VERIFICATION_ERRORS,
+      'signup_password_mismatch',
+      'weak_password',
+    ),
   };
   app.post('/account/email/verify', { onRequest: anonymous, schema: verify }, async (request) => {
-    const { identityId } = await verifySignupEmail(deps, attemptContext(request), {
+    const { identityId, passwordSet } = await verifySignupEmail(deps, attemptContext(request), {
       verificationId: request.body.verification_id,
       secret: request.body.secret,
+      password: request.body.password,
+      newPassword: request.body.new_password,
     });
-    return { identity_id: identityId, email_verified: true };
+    return { identity_id: identityId, email_verified: true, password_set: passwordSet };
   });
 
   app.post(
@@ -195,11 +205,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   app.post(
     '/account/email/change/verify',
     {
-      onRequest: anonymous,
       schema: {
         body: body(verification),
-        ...anonymousDoc(
-          'Finishes an email change',
+        ...signedInDoc(
+          'Finishes an email change; only the account that asked for it can',
           { 200: answers.EmailChanged },
           ...VERIFICATION_ERRORS,
           'email_taken',
@@ -207,7 +216,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       },
     },
     async (request) =>
-      completeEmailChange(deps, attemptContext(request), {
+      completeEmailChange(deps, attemptContext(request), (await signedIn(request)).identityId, {
         verificationId: request.body.verification_id,
         secret: request.body.secret,
       }),

@@ -253,6 +253,11 @@ export const errorCatalogue = {
     status: 400,
     description: 'Too many wrong attempts for this verification; request a new one.',
   },
+  // The sign-up link's secret was right but the password typed with it is not the sign-up's (docs/account.md).
+  signup_password_mismatch: {
+    status: 400,
+    description: 'The password is not the one chosen at sign-up; type it again or choose a new one.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
