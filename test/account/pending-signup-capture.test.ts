@@ -4,75 +4,26 @@
 // the console's Mailbox page shows them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
-import pino from 'pino';
-import { createConfiguredTransport } from '../../src/delivery/run.ts';
-import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { loggerOptions } from '../../src/http/logger.ts';
-import { JSON_HEADERS, signIn } from '../helpers/accounts.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { makeConfig } from '../helpers/config.ts';
+import { signIn } from '../helpers/accounts.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { assertEnvelope, startDevMailboxApp } from '../helpers/dev-mailbox.ts';
 import { proof, verificationLink } from '../helpers/mailbox.ts';
-import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 
 const VICTIM_PASSWORD = 'the owner of this mailbox 8812';
 const ATTACKER_PASSWORD = 'someone else entirely 5527';
 
 async function start() {
-  const t = await startTestApp({
-    config: makeConfig({
-      organization: { name: 'Acme Robotics' },
-      self_service: { enabled: true },
-      delivery: { kind: 'dev_mailbox' },
-    }),
-  });
-  const transport = createConfiguredTransport(t.config, {
-    deliveryKey: t.secrets.delivery,
-    mailbox: { sql: t.sql, clock: t.clock.now, notice: () => {} },
-  });
-  assert.ok(transport);
-  const worker = createDeliveryWorker({
-    sql: t.sql,
-    transport,
-    deliveryKey: t.secrets.delivery,
-    from: t.config.delivery.from,
-    clock: t.clock.now,
-    log: pino(loggerOptions('debug'), t.logs),
-  });
-  const admin = await makeAdmin(t);
-  /**
-   * Delivers what is queued and returns the development mailbox's messages to `to`, newest first. Each delivery is a
-   * second after the last, so "newest" is the order in which the messages arrived.
-   */
-  const mailbox = async (to: string) => {
-    await worker.runOnce();
-    t.clock.advance(1);
-    const response = await t.app.inject({ method: 'GET', url: '/admin/mailbox', headers: { cookie: admin.cookie } });
-    const { messages } = response.json() as { messages: { to: string; template: string; text: string }[] };
-    return messages.filter((m) => m.to === to);
-  };
+  const harness = await startDevMailboxApp();
+  const { t, mailbox } = harness;
+  const post = (url: string, payload: object) => harness.post(url, payload);
   /** Signs up and lets its message arrive. */
   const signUp = async (email: string, password: string, name: string) => {
-    const response = await post(t, '/account/signup', { email, password, display_name: name });
+    const response = await post('/account/signup', { email, password, display_name: name });
     assert.equal(response.statusCode, 201, response.body);
     await mailbox(email);
     return (response.json() as { identity_id: string }).identity_id;
   };
-  return { t, mailbox, signUp };
-}
-
-const post = (t: TestApp, url: string, payload: object, cookie = '') =>
-  t.app.inject({ method: 'POST', url, headers: { ...JSON_HEADERS, ...(cookie ? { cookie } : {}) }, payload });
-
-
-
-function assertEnvelope(response: LightMyRequestResponse, status: number, error: string, description: string) {
-  assert.equal(response.statusCode, status, response.body);
-  assert.deepEqual(response.json(), {
-    error,
-    error_description: description,
-    request_id: response.headers['x-request-id'],
-  });
+  return { t, mailbox, signUp, post };
 }
 
 const MISMATCH =
@@ -85,7 +36,7 @@ const signsIn = async (t: TestApp, email: string, password: string) =>
 
 describe('POST /account/email/verify after two sign-ups for one address', () => {
   test("the victim signs up first: the newest link, used as the page sent it before, does not activate the attacker's password", async () => {
-    const { t, mailbox, signUp } = await start();
+    const { t, mailbox, signUp, post } = await start();
     const email = 'victim@acme-robotics.dev';
     await signUp(email, VICTIM_PASSWORD, 'Victim');
     await signUp(email, ATTACKER_PASSWORD, 'Attacker');
@@ -96,23 +47,23 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
       'the mailbox holds two identical-looking messages',
     );
     const newest = verificationLink(messages[0]?.text ?? '');
-    const verified = await post(t, '/account/email/verify', proof(newest));
+    const verified = await post('/account/email/verify', proof(newest));
     assert.equal(verified.statusCode, 200, verified.body);
     assert.equal(await signsIn(t, email, ATTACKER_PASSWORD), false, "the attacker's password does not sign in");
     assert.equal((verified.json() as { password_set: boolean }).password_set, false);
     // The mailbox owner sets the password through a reset, which proves the mailbox again.
-    assert.equal((await post(t, '/account/password/forgot', { email })).statusCode, 202);
+    assert.equal((await post('/account/password/forgot', { email })).statusCode, 202);
     const [reset] = await mailbox(email);
     assert.equal(reset?.template, 'password_reset');
     const resetLink = verificationLink(reset?.text ?? '');
     const chosen = 'my own password after all 3310';
-    assert.equal((await post(t, '/account/password/reset', { ...proof(resetLink), password: chosen })).statusCode, 200);
+    assert.equal((await post('/account/password/reset', { ...proof(resetLink), password: chosen })).statusCode, 200);
     assert.equal(await signsIn(t, email, chosen), true);
     assert.equal(await signsIn(t, email, ATTACKER_PASSWORD), false);
   });
 
   test("the victim types their password on the attacker's link: signup_password_mismatch, then chooses a new one", async () => {
-    const { t, mailbox, signUp } = await start();
+    const { t, mailbox, signUp, post } = await start();
     const email = 'typist@acme-robotics.dev';
     await signUp(email, VICTIM_PASSWORD, 'Victim');
     const attackers = await signUp(email, ATTACKER_PASSWORD, 'Attacker');
@@ -120,7 +71,7 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
     assert.ok(newest && older);
 
     assertEnvelope(
-      await post(t, '/account/email/verify', { ...proof(newest), password: VICTIM_PASSWORD }),
+      await post('/account/email/verify', { ...proof(newest), password: VICTIM_PASSWORD }),
       400,
       'signup_password_mismatch',
       MISMATCH,
@@ -134,13 +85,13 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
     assert.equal(await signsIn(t, email, ATTACKER_PASSWORD), false);
     // The first sign-up was replaced, so its link is dead.
     assertEnvelope(
-      await post(t, '/account/email/verify', { ...proof(older), password: VICTIM_PASSWORD }),
+      await post('/account/email/verify', { ...proof(older), password: VICTIM_PASSWORD }),
       400,
       'verification_invalid',
       'The verification id or secret is not valid.',
     );
 
-    const chosen = await post(t, '/account/email/verify', { ...proof(newest), new_password: VICTIM_PASSWORD });
+    const chosen = await post('/account/email/verify', { ...proof(newest), new_password: VICTIM_PASSWORD });
     assert.equal(chosen.statusCode, 200, chosen.body);
     assert.deepEqual(chosen.json(), { identity_id: attackers, email_verified: true, password_set: true });
     assert.equal(await signsIn(t, email, VICTIM_PASSWORD), true, "the mailbox owner's password works");
@@ -148,27 +99,27 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
   });
 
   test('the attacker signs up first: the victim signs up again and confirms their own password', async () => {
-    const { t, mailbox, signUp } = await start();
+    const { t, mailbox, signUp, post } = await start();
     const email = 'second@acme-robotics.dev';
     await signUp(email, ATTACKER_PASSWORD, 'Attacker');
     const attackersLink = verificationLink((await mailbox(email))[0]?.text ?? '');
     // Opened by the mailbox owner, who never signed up, with the password they would use: refused.
     assertEnvelope(
-      await post(t, '/account/email/verify', { ...proof(attackersLink), password: VICTIM_PASSWORD }),
+      await post('/account/email/verify', { ...proof(attackersLink), password: VICTIM_PASSWORD }),
       400,
       'signup_password_mismatch',
       MISMATCH,
     );
     const victims = await signUp(email, VICTIM_PASSWORD, 'Victim');
     const [own] = await mailbox(email);
-    const verified = await post(t, '/account/email/verify', {
+    const verified = await post('/account/email/verify', {
       ...proof(verificationLink(own?.text ?? '')),
       password: VICTIM_PASSWORD,
     });
     assert.equal(verified.statusCode, 200, verified.body);
     assert.deepEqual(verified.json(), { identity_id: victims, email_verified: true, password_set: true });
     assertEnvelope(
-      await post(t, '/account/email/verify', { ...proof(attackersLink), password: ATTACKER_PASSWORD }),
+      await post('/account/email/verify', { ...proof(attackersLink), password: ATTACKER_PASSWORD }),
       400,
       'verification_invalid',
       'The verification id or secret is not valid.',
@@ -178,7 +129,7 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
   });
 
   test("the attacker's sign-up alone: the owner's bare click activates no password the attacker chose", async () => {
-    const { t, mailbox, signUp } = await start();
+    const { t, mailbox, signUp, post } = await start();
     const email = 'curious@acme-robotics.dev';
     await signUp(email, ATTACKER_PASSWORD, 'Attacker');
     // Before verification the attacker cannot sign in, so cannot enroll a second factor either.
@@ -186,7 +137,7 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
     assert.equal(early.response.statusCode, 401);
     assert.equal(early.session, '');
     const link = verificationLink((await mailbox(email))[0]?.text ?? '');
-    const verified = await post(t, '/account/email/verify', proof(link));
+    const verified = await post('/account/email/verify', proof(link));
     assert.equal(verified.statusCode, 200, verified.body);
     assert.equal(await signsIn(t, email, ATTACKER_PASSWORD), false);
     assert.equal((verified.json() as { password_set: boolean }).password_set, false);
