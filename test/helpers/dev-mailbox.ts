@@ -19,6 +19,8 @@ export interface KeptMessage {
 
 export interface DevMailboxApp {
   t: TestApp;
+  /** An owner's session, which reads the mailbox and may call the administration API. */
+  admin: { sub: string; cookie: string };
   /**
    * Delivers what is queued and returns the mailbox's messages to `to`, newest first. Each delivery is a second after
    * the last (test clock), so "newest" is the order in which the messages arrived.
@@ -52,6 +54,7 @@ export async function startDevMailboxApp(): Promise<DevMailboxApp> {
   const admin = await makeAdmin(t);
   return {
     t,
+    admin,
     async mailbox(to) {
       await worker.runOnce();
       t.clock.advance(1);
