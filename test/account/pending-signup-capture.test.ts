@@ -4,7 +4,11 @@
 // the console's Mailbox page shows them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { signIn } from '../helpers/accounts.ts';
+import type { Sub } from '../../src/identity/ids.ts';
+import { insertSignInMethod } from '../../src/identity/store.ts';
+import { confirmTotp, upsertPendingTotp } from '../../src/login/local/credential-store.ts';
+import { newTotpSeed } from '../../src/login/local/totp.ts';
+import { sessionCookieFor, signIn } from '../helpers/accounts.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { assertEnvelope, startDevMailboxApp } from '../helpers/dev-mailbox.ts';
 import { proof, verificationLink } from '../helpers/mailbox.ts';
@@ -141,5 +145,41 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
     assert.equal(verified.statusCode, 200, verified.body);
     assert.equal(await signsIn(t, email, ATTACKER_PASSWORD), false);
     assert.equal((verified.json() as { password_set: boolean }).password_set, false);
+  });
+});
+
+describe('POST /account/email/verify of a pending identity that holds more than its password', () => {
+  test('a second factor, another sign-in method or a session planted on the pending identity does not survive', async () => {
+    const { t, signUp, mailbox, post } = await start();
+    const email = 'planted@acme-robotics.dev';
+    const pending = (await signUp(email, ATTACKER_PASSWORD, 'Attacker')) as Sub;
+    // No route gives a pending identity any of these today (it cannot sign in); they are planted in the stores to
+    // show that the activation itself keeps nothing the mailbox owner did not prove.
+    const seed = newTotpSeed(t.secrets.totp, pending);
+    await upsertPendingTotp(t.sql, pending, seed.sealed);
+    await confirmTotp(t.sql, pending, seed.sealed, 0, t.clock.now());
+    await insertSignInMethod(t.sql, {
+      identityId: pending,
+      kind: 'federated',
+      provider: 'corp',
+      externalSubject: 'attacker-at-corp',
+    });
+    const planted = await sessionCookieFor(t.sql, pending, { aal: 'aal2', now: t.clock.now() });
+
+    const link = verificationLink((await mailbox(email))[0]?.text ?? '');
+    const verified = await post('/account/email/verify', { ...proof(link), new_password: VICTIM_PASSWORD });
+    assert.equal(verified.statusCode, 200, verified.body);
+    const methods = await t.sql`select kind from sign_in_methods where identity_id = ${pending}`;
+    assert.deepEqual(
+      methods.map((m) => m.kind),
+      ['password'],
+    );
+    assert.equal((await t.sql`select 1 from totp_credentials where identity_id = ${pending}`).length, 0);
+    assertEnvelope(
+      await t.app.inject({ method: 'GET', url: '/account/profile', headers: { cookie: planted } }),
+      401,
+      'login_required',
+      'Sign in first.',
+    );
   });
 });
