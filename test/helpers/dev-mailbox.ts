@@ -38,6 +38,11 @@ export async function startDevMailboxApp(): Promise<DevMailboxApp> {
       delivery: { kind: 'dev_mailbox' },
     }),
   });
+  return await devMailboxOf(t);
+}
+
+/** The mailbox, an owner and a same-origin POST for an app already configured with delivery.kind = "dev_mailbox". */
+export async function devMailboxOf(t: TestApp): Promise<DevMailboxApp> {
   const transport = createConfiguredTransport(t.config, {
     deliveryKey: t.secrets.delivery,
     mailbox: { sql: t.sql, clock: t.clock.now, notice: () => {} },
@@ -52,6 +57,7 @@ export async function startDevMailboxApp(): Promise<DevMailboxApp> {
     log: pino(loggerOptions('debug'), t.logs),
   });
   const admin = await makeAdmin(t);
+  const headers = { ...JSON_HEADERS, origin: new URL(t.config.server.issuer).origin };
   return {
     t,
     admin,
@@ -63,7 +69,7 @@ export async function startDevMailboxApp(): Promise<DevMailboxApp> {
       return messages.filter((m) => m.to === to);
     },
     post: (url, payload, cookie = '') =>
-      t.app.inject({ method: 'POST', url, headers: { ...JSON_HEADERS, ...(cookie ? { cookie } : {}) }, payload }),
+      t.app.inject({ method: 'POST', url, headers: { ...headers, ...(cookie ? { cookie } : {}) }, payload }),
   };
 }
 
