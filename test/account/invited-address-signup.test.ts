@@ -20,6 +20,7 @@ async function invite(harness: DevMailboxApp, email: string) {
   });
   assert.equal(response.statusCode, 201, response.body);
   assert.equal((response.json() as { enrollment: { delivery: string } }).enrollment.delivery, 'email');
+  await harness.mailbox(email); // delivered now, so later messages are newer
   return (response.json() as { sub: string }).sub;
 }
 
