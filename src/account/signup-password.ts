@@ -49,7 +49,8 @@ export async function decideSignupPassword(
     const owner = { email: pending?.email ?? '', displayName };
     return { outcome: 'chosen', phc: await hashAllowedPassword(deps, proof.newPassword, owner, NEW_PASSWORD_FIELD) };
   }
-  if (proof.password === undefined) return { outcome: 'unset', phc: await hashPassword(randomToken(), pepper, parameters) };
+  if (proof.password === undefined)
+    return { outcome: 'unset', phc: await hashPassword(randomToken(), pepper, parameters) };
   const login = pending ? await findPasswordLogin(deps.sql, pending.identityId) : null;
   if (!login) return { outcome: 'mismatch' };
   const check = await verifyPassword(proof.password, login.phc, pepper, parameters);
