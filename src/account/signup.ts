@@ -20,7 +20,11 @@ import {
   insertIdentity,
   listSignInMethods,
 } from '../identity/store.ts';
-import { PASSWORD_PROVIDER, upsertPasswordCredential } from '../login/local/credential-store.ts';
+import {
+  hasLiveEnrollmentToken,
+  PASSWORD_PROVIDER,
+  upsertPasswordCredential,
+} from '../login/local/credential-store.ts';
 import { sendVerification } from '../verification/send-verification.ts';
 import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
@@ -42,14 +46,15 @@ const lostRace = (error: unknown) =>
   (error instanceof GatehouseError && error.code === 'method_conflict');
 
 /**
- * An invited person who has not used their link yet (admin/invitations.ts: an active identity with the address on
- * record and no sign-in method). A sign-up would take the password sign-in subject that link is to set, so the
- * invitation could never be used; the address counts as registered, and its holder gets the notice instead.
+ * An invited person whose link still works (admin/invitations.ts: an active identity with the address on record, no
+ * sign-in method yet, a live enrollment link). A sign-up would take the password sign-in subject that link is to
+ * set, so the invitation could never be used; the address counts as registered, and its holder gets the notice
+ * instead. Once the link has expired the address blocks nothing again.
  */
-async function findInvitedHolder(tx: Executor, normalized: string): Promise<Sub | null> {
+async function findInvitedHolder(tx: Executor, normalized: string, now: Date): Promise<Sub | null> {
   const holder = await findEmailHolder(tx, normalized);
-  if (holder?.state !== 'active') return null;
-  return (await listSignInMethods(tx, holder.identityId)).length === 0 ? holder.identityId : null;
+  if (holder?.state !== 'active' || (await listSignInMethods(tx, holder.identityId)).length > 0) return null;
+  return (await hasLiveEnrollmentToken(tx, holder.identityId, now)) ? holder.identityId : null;
 }
 
 export async function signUp(deps: AccountDeps, facts: RequestFacts, input: SignupInput): Promise<{ identityId: Sub }> {
@@ -67,7 +72,7 @@ export async function signUp(deps: AccountDeps, facts: RequestFacts, input: Sign
       if (holder && !pending) return { existing: holder, notify: null };
       const verified = await findVerifiedEmailHolder(tx, subject);
       if (verified) return { existing: verified.identityId, notify: verified.address };
-      const invited = await findInvitedHolder(tx, subject);
+      const invited = await findInvitedHolder(tx, subject, now);
       if (invited) return { existing: invited, notify: null };
       if (holder) await deletePendingIdentity(tx, holder);
       const identityId = await insertIdentity(tx, {

@@ -75,4 +75,18 @@ describe('POST /account/signup for an invited address', () => {
     assert.equal((await signIn(t.app, email, { password: ATTACKER_PASSWORD })).response.statusCode, 401);
     assert.equal((await signIn(t.app, email, { password: INVITEE_PASSWORD })).response.statusCode, 200);
   });
+
+  test("once the invitation's link has expired, the address blocks a sign-up no longer", async () => {
+    const harness = await startDevMailboxApp();
+    const { t, post } = harness;
+    const email = 'lapsed@acme-robotics.dev';
+    await invite(harness, email);
+    t.clock.advance(7 * 86_400 + 1);
+    const signup = await post('/account/signup', { email, password: INVITEE_PASSWORD, display_name: 'Owner' });
+    assert.equal(signup.statusCode, 201, signup.body);
+    // A real pending sign-up this time (the owner's session that reads the mailbox has lapsed with the week).
+    const { identity_id } = signup.json() as { identity_id: string };
+    const [created] = await t.sql`select state from identities where id = ${identity_id}`;
+    assert.equal(created?.state, 'pending_verification');
+  });
 });
