@@ -42,13 +42,14 @@ export async function startDevMailboxApp(): Promise<DevMailboxApp> {
 }
 
 /** The mailbox, an owner and a same-origin POST for an app already configured with delivery.kind = "dev_mailbox". */
-export async function devMailboxOf(t: TestApp): Promise<DevMailboxApp> {
+/** The real outbox worker over the development-mailbox transport; the terminal's notice lines go to `notice`. */
+export function devMailboxWorker(t: TestApp, notice: (line: string) => void = () => {}) {
   const transport = createConfiguredTransport(t.config, {
     deliveryKey: t.secrets.delivery,
-    mailbox: { sql: t.sql, clock: t.clock.now, notice: () => {} },
+    mailbox: { sql: t.sql, clock: t.clock.now, notice },
   });
   assert.ok(transport, 'the development mailbox is ready delivery');
-  const worker = createDeliveryWorker({
+  return createDeliveryWorker({
     sql: t.sql,
     transport,
     deliveryKey: t.secrets.delivery,
@@ -56,6 +57,10 @@ export async function devMailboxOf(t: TestApp): Promise<DevMailboxApp> {
     clock: t.clock.now,
     log: pino(loggerOptions('debug'), t.logs),
   });
+}
+
+export async function devMailboxOf(t: TestApp): Promise<DevMailboxApp> {
+  const worker = devMailboxWorker(t);
   const admin = await makeAdmin(t);
   const headers = { ...JSON_HEADERS, origin: new URL(t.config.server.issuer).origin };
   return {
