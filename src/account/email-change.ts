@@ -3,7 +3,8 @@
 // cannot quietly move an account away. Changing needs the current password.
 import { GatehouseError } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
-import { findProfile, replacePrimaryEmail } from '../identity/store.ts';
+import { deletePendingIdentity, findProfile, findSignInMethodOwner, replacePrimaryEmail } from '../identity/store.ts';
+import { PASSWORD_PROVIDER } from '../login/local/credential-store.ts';
 import { verificationError } from '../verification/errors.ts';
 import { sendVerification } from '../verification/send-verification.ts';
 import { findVerification } from '../verification/store.ts';
@@ -54,6 +55,9 @@ export async function completeEmailChange(
     .begin(async (tx) => {
       const result = await consumeVerification(tx, { ...input, purpose: 'email_change' }, now);
       if (!result.ok) return result;
+      // A sign-up nobody verified holds no address (signup.ts), and the mailbox owner has just proved this one.
+      const pending = await findSignInMethodOwner(tx, 'password', PASSWORD_PROVIDER, normalizeEmail(result.email));
+      if (pending && pending !== result.identityId) await deletePendingIdentity(tx, pending);
       const previous = (await findProfile(tx, result.identityId))?.email ?? null;
       if (!(await replacePrimaryEmail(tx, result.identityId, result.email, now)))
         throw new GatehouseError('email_taken');

@@ -57,3 +57,46 @@ describe('POST /account/email/change/verify', () => {
     );
   });
 });
+
+describe('POST /account/email/change/verify to an address someone signed up and never verified', () => {
+  test('the account that asked gets the address; the pending sign-up and its password are gone', async () => {
+    const { t, mailbox, post } = await startDevMailboxApp();
+    const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'mover@acme-robotics.dev' });
+    const address = 'new-home@elsewhere.dev';
+    // Someone else signs up the address the person is about to move to.
+    const squatter = 'someone else entirely 5527';
+    const signup = await post('/account/signup', { email: address, password: squatter, display_name: 'Squatter' });
+    assert.equal(signup.statusCode, 201, signup.body);
+    const pending = (signup.json() as { identity_id: string }).identity_id;
+    await mailbox(address);
+
+    t.clock.advance(30);
+    const signedIn = await signIn(t.app, person.email, {
+      password: person.password,
+      totp: totpCode(person.totpSeed ?? '', t.clock.now()),
+    });
+    const started = await post(
+      '/account/email/change',
+      { new_email: address, password: person.password },
+      signedIn.session,
+    );
+    assert.equal(started.statusCode, 202, started.body);
+    const [mail] = await mailbox(address);
+    assert.equal(mail?.template, 'email_change_verification');
+    const done = await post(
+      '/account/email/change/verify',
+      proof(verificationLink(mail?.text ?? '')),
+      signedIn.session,
+    );
+    assert.equal(done.statusCode, 200, done.body);
+    assert.deepEqual(done.json(), { email: address });
+    assert.equal((await t.sql`select 1 from identities where id = ${pending}`).length, 0, 'the sign-up is gone');
+    assert.equal((await signIn(t.app, address, { password: squatter })).response.statusCode, 401);
+    t.clock.advance(30);
+    const moved = await signIn(t.app, address, {
+      password: person.password,
+      totp: totpCode(person.totpSeed ?? '', t.clock.now()),
+    });
+    assert.equal(moved.response.statusCode, 200, 'the person signs in with the new address');
+  });
+});
