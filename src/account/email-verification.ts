@@ -23,13 +23,6 @@ export interface SignupVerification extends SignupProof {
   secret: string;
 }
 
-const mismatch = () =>
-  new GatehouseError(
-    'signup_password_mismatch',
-    'This link belongs to a sign-up with another password. Type the password you chose when you signed up, or ' +
-      'choose a new password if this sign-up was not yours.',
-  );
-
 export async function verifySignupEmail(
   deps: AccountDeps,
   facts: RequestFacts,
@@ -53,7 +46,10 @@ export async function verifySignupEmail(
     await keepOnlyProvenCredentials(tx, consumed.identityId, password, now);
     return consumed;
   });
-  if (!result.ok) throw result.reason === 'mismatch' ? mismatch() : verificationError(result.reason);
+  if (!result.ok)
+    throw result.reason === 'mismatch'
+      ? new GatehouseError('signup_password_mismatch')
+      : verificationError(result.reason);
   await deps.audit.record({
     event: 'signup.verified',
     actor: result.identityId,

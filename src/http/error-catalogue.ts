@@ -256,7 +256,9 @@ export const errorCatalogue = {
   // The sign-up link's secret was right but the password typed with it is not the sign-up's (docs/account.md).
   signup_password_mismatch: {
     status: 400,
-    description: 'The password is not the one chosen at sign-up; type it again or choose a new one.',
+    description:
+      'This link belongs to a sign-up with another password. Type the password you chose when you signed up, or ' +
+      'choose a new password if this sign-up was not yours.',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -16,7 +16,7 @@ interface VerifyEmailProps {
   signInFirst: string;
 }
 
-/** The page behind a verification link that needs nothing but the link (sign-ups have ConfirmSignUp). */
+/** The page behind a verification link that asks the person for nothing more: the email change's (sign-ups have ConfirmSignUp). */
 export function VerifyEmail({ endpoint, done, retry, signInFirst }: VerifyEmailProps) {
   const action = useAction();
   const [state, setState] = useState<'working' | 'done' | 'broken'>('working');
