@@ -75,8 +75,17 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
 
   // `password` or `new_password` says which password the account keeps (signup-password.ts); SPEC's bare
   // {verification_id, secret} still verifies, leaving a password to be set by a reset.
+  const signupPassword = (description: string) =>
+    Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description }));
   const verify = {
-    body: body({ ...verification, password: Type.Optional(password), new_password: Type.Optional(password) }),
+    body: body({
+      ...verification,
+      password: signupPassword("The sign-up's password, typed again; it must match (else signup_password_mismatch)."),
+      new_password: signupPassword(
+        "A password of the link holder's choosing, in place of the sign-up's. Without either field the account is " +
+          'verified with no usable password (password_set: false) until a reset sets one.',
+      ),
+    }),
     ...anonymousDoc(
       'Verifies the email address of a sign-up and confirms or chooses its password',
       { 200: answers.EmailVerified },
