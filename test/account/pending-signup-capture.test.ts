@@ -183,3 +183,68 @@ describe('POST /account/email/verify of a pending identity that holds more than 
     );
   });
 });
+
+describe('POST /account/email/verify refusals', () => {
+  test('each refusal answers its envelope and leaves the sign-up pending; mismatches run out like wrong secrets', async () => {
+    const { t, signUp, mailbox, post } = await start();
+    const email = 'refusals@acme-robotics.dev';
+    const pending = await signUp(email, VICTIM_PASSWORD, 'Victim');
+    const link = verificationLink((await mailbox(email))[0]?.text ?? '');
+    const attemptsSoFar = async () =>
+      (await t.sql`select attempts from verifications where id = ${link.verification_id}`)[0]?.attempts;
+
+    const both = await post('/account/email/verify', {
+      ...proof(link),
+      password: VICTIM_PASSWORD,
+      new_password: 'another long passphrase 61',
+    });
+    assert.equal(both.statusCode, 400);
+    assert.deepEqual(both.json(), {
+      error: 'invalid_request',
+      error_description: 'Send either password or new_password, not both.',
+      request_id: both.headers['x-request-id'],
+      fields: [{ path: 'body.new_password', problem: 'Send either password or new_password, not both.' }],
+    });
+    const weak = await post('/account/email/verify', { ...proof(link), new_password: 'password1234' });
+    assert.equal(weak.statusCode, 400);
+    const weakBody = weak.json() as { error: string; error_description: string; fields: { path: string }[] };
+    assert.equal(weakBody.error, 'weak_password');
+    assert.match(weakBody.error_description, /^New password: /);
+    assert.deepEqual(
+      weakBody.fields.map((f) => f.path),
+      ['body.new_password'],
+    );
+    assert.equal(await attemptsSoFar(), 0, 'neither refusal tried the link');
+    // A wrong secret says nothing about the password.
+    assertEnvelope(
+      await post('/account/email/verify', {
+        ...proof({ ...link, secret: 'x'.repeat(43) }),
+        password: 'wrong guess 123',
+      }),
+      400,
+      'verification_invalid',
+      'The verification id or secret is not valid.',
+    );
+    for (let attempt = 2; attempt < 5; attempt += 1)
+      assertEnvelope(
+        await post('/account/email/verify', { ...proof(link), password: `wrong guess number ${attempt}` }),
+        400,
+        'signup_password_mismatch',
+        MISMATCH,
+      );
+    assertEnvelope(
+      await post('/account/email/verify', { ...proof(link), password: 'the last wrong guess 5' }),
+      400,
+      'verification_attempts_exceeded',
+      'Too many wrong attempts for this verification; request a new one.',
+    );
+    assertEnvelope(
+      await post('/account/email/verify', { ...proof(link), password: VICTIM_PASSWORD }),
+      400,
+      'verification_attempts_exceeded',
+      'Too many wrong attempts for this verification; request a new one.',
+    );
+    const [identity] = await t.sql`select state from identities where id = ${pending}`;
+    assert.equal(identity?.state, 'pending_verification');
+  });
+});
