@@ -46,8 +46,9 @@ describe('gatehouse config providers', async () => {
     const { code, out } = await run([...args, '--client-id', 'gatehouse', '--client-secret-stdin'], 'corp-secret-8\n');
     assert.equal(code, 0, out);
     const text = readFileSync(file, 'utf8');
-    assert.match(text, /\[\[providers\.oidc\]\]/);
-    assert.match(text, /id = "corp"/);
+    assert.deepEqual(JSON.parse(JSON.stringify((parse(text) as { providers: unknown }).providers)), {
+      oidc: [{ id: 'corp', enabled: true, name: 'Corp SSO', issuer: upstream.base, client_id: 'gatehouse' }],
+    });
     assert.doesNotMatch(text, /corp-secret-8/);
     const secret = path.join(secretsDir, 'provider-corp.secret');
     assert.equal(readFileSync(secret, 'utf8'), 'corp-secret-8\n');

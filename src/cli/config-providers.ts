@@ -3,9 +3,10 @@
 // TOML gets only the non-secret settings. SPEC.md "Management command": the configuration is backed up first, and
 // when the provider's discovery document cannot be fetched (or names another issuer) the previous configuration and
 // secret are put back, unless --force.
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { parse, stringify } from 'smol-toml';
+import { parse } from 'smol-toml';
+import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
 import { parseConfig, resolveConfigPath } from '../config/load.ts';
 import {
   genericProviderState,
@@ -16,6 +17,7 @@ import {
   type RedirectProviderId,
 } from '../config/provider-state.ts';
 import { REDIRECT_PROVIDERS } from '../config/schema.ts';
+import { editedToml } from '../config/toml-edit.ts';
 import { type CommandInput, type OptionValues, UsageError } from './args.ts';
 import { editInEditor, restartOptions, restartOrRollBack, saveConfig } from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
@@ -102,25 +104,17 @@ export async function runConfigProviders(values: Values, io: ConfigIo): Promise<
 
   const raw = parse(previous) as Table;
   applyTo(raw, id, settings(values));
-  const text = `${stringify(raw)}\n`;
+  const text = editedToml(previous, raw);
   const loaded = parseConfig(text, file, options); // throws ConfigError: nothing written
   const { config } = loaded;
   const secret = await readSecret(values, io);
 
-  const stamp = io.now().toISOString().replace(/[:.]/g, '-');
-  const backup = `${file}.bak-${stamp}`;
-  copyFileSync(file, backup);
+  const backup = keepBackup(file, file, io.now());
   const secretPath = path.join(config.secrets.dir, providerSecretFile(id));
-  const secretBackup = secret !== undefined && existsSync(secretPath) ? `${secretPath}.bak-${stamp}` : null;
-  if (secretBackup) copyFileSync(secretPath, secretBackup);
-  if (secret !== undefined) {
-    const temporary = `${secretPath}.tmp-${process.pid}`;
-    writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
-    renameSync(temporary, secretPath);
-  }
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
+  const secretBackup = secret !== undefined && existsSync(secretPath) ? keepBackup(file, secretPath, io.now()) : null;
+  // A new secret file takes the owner and group of secrets.dir (the service user's), mode 0600.
+  if (secret !== undefined) replaceFile(secretPath, `${secret}\n`);
+  replaceFile(file, text);
   io.write(`Wrote ${file} (previous configuration saved as ${backup}).\n`);
   if (secret !== undefined) io.write(`Wrote ${secretPath} (mode 0600).\n`);
 
@@ -131,10 +125,13 @@ export async function runConfigProviders(values: Values, io: ConfigIo): Promise<
     ? config.providers[id as RedirectProviderId].issuer
     : (config.providers.oidc.find((p) => p.id === id)?.issuer ?? '');
   const problem = state.state === 'enabled' && (!named || DISCOVERED.has(id)) ? await discoveryProblem(issuer) : null;
-  if (problem && !values.force) {
-    copyFileSync(backup, file);
-    if (secretBackup) copyFileSync(secretBackup, secretPath);
+  const undoSecret = () => {
+    if (secretBackup) restoreBackup(secretBackup, secretPath);
     else if (secret !== undefined) rmSync(secretPath);
+  };
+  if (problem && !values.force) {
+    restoreBackup(backup, file);
+    undoSecret();
     io.write(`${id}: ${problem}: restored the previous configuration. Use --force to keep it anyway.\n`);
     return 1;
   }
@@ -146,10 +143,7 @@ export async function runConfigProviders(values: Values, io: ConfigIo): Promise<
     loaded,
     io,
     restartOptions(values, 'Restart the service to use the new provider settings'),
-    () => {
-      if (secretBackup) copyFileSync(secretBackup, secretPath);
-      else if (secret !== undefined) rmSync(secretPath);
-    },
+    undoSecret,
   );
 }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, MAIN, runCli, writeCliConfig } from '../../test/helpers/cli.ts';
@@ -27,7 +27,10 @@ async function serveFrom(file: string, serverLines = ''): Promise<{ port: number
   return { port, drop };
 }
 
-const backups = (file: string) => readdirSync(path.dirname(file)).filter((f) => f.startsWith('gatehouse.toml.bak-'));
+const backups = (file: string) =>
+  existsSync(path.join(path.dirname(file), 'config-backups'))
+    ? readdirSync(path.join(path.dirname(file), 'config-backups')).filter((f) => f.startsWith('gatehouse.toml.'))
+    : [];
 
 describe('gatehouse start, status, config and stop with systemd', () => {
   // One service through its life: each step is a test of its own (they run in order), so a slow start on a busy
@@ -99,7 +102,7 @@ describe('gatehouse start, status, config and stop with systemd', () => {
     assert.equal(backups(file).length, 1);
     assert.match(
       on.stdout,
-      /^Wrote .*gatehouse\.toml \(previous configuration saved as .*\.bak-.*\)\.\nRestarting gatehouse\.service\.\.\.\nRestarted gatehouse\.service: ready at /,
+      /^Wrote .*gatehouse\.toml \(previous configuration saved as .*\/config-backups\/gatehouse\.toml\..*\)\.\nRestarting gatehouse\.service\.\.\.\nRestarted gatehouse\.service: ready at /,
     );
   });
 
@@ -121,7 +124,7 @@ describe('gatehouse start, status, config and stop with systemd', () => {
     );
     assert.match(
       broken.stdout,
-      /Restored the previous configuration from .*\.bak-.*; restarting gatehouse\.service again\.\.\.\nRestarted gatehouse\.service on the previous configuration: ready\.\n$/,
+      /Restored the previous configuration from .*\/config-backups\/gatehouse\.toml\..*; restarting gatehouse\.service again\.\.\.\nRestarted gatehouse\.service on the previous configuration: ready\.\n$/,
     );
     assert.equal(readFileSync(file, 'utf8'), good);
     assert.equal((await cli(['status'])).code, 0, 'ready again on the previous file');

@@ -27,6 +27,9 @@ describe('gatehouse backup / restore commands', () => {
     const sub = await makeIdentity(db.sql, { email: 'kept@example.test' });
     const dir = scratchDir('gatehouse-backup-cli-');
     const archive = path.join(dir, 'nightly.tar.gz');
+    // A copy an earlier release's `config providers` left beside the secrets is not one of them.
+    const secrets = path.join(path.dirname(configFile), 'secrets');
+    writeFileSync(path.join(secrets, 'provider-google.secret.bak-2026-05-01T12-00-00-000Z'), 'old\n', { mode: 0o600 });
     const backup = await cli('backup', archive);
     assert.equal(backup.code, 0, backup.stderr);
     const [, tables, rows] =
@@ -41,6 +44,9 @@ describe('gatehouse backup / restore commands', () => {
       execFileSync('sha256sum', ['-c', 'nightly.tar.gz.sha256'], { cwd: dir, encoding: 'utf8' }),
       'nightly.tar.gz: OK\n',
     );
+    const listed = execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n');
+    assert.ok(listed.includes('secrets/signing.key'), listed.join(' '));
+    assert.ok(!listed.some((entry) => entry.includes('.bak-')), listed.join(' '));
 
     const again = await cli('backup', archive);
     assert.equal(again.code, 1);
