@@ -244,6 +244,25 @@ describe('without systemd', () => {
     assert.equal(backups(file).length, 0);
   });
 
+  test('config main --set reaches the web3 providers, validated like the rest', async () => {
+    const file = writeCliConfig();
+    const set = (assignment: string) =>
+      runCli(['config', 'main', '--config', file, '--set', assignment, '--no-restart'], { env: noSystemd });
+    const chains = await set('providers.ethereum.chain_ids=[1,10]');
+    assert.equal(chains.code, 0, chains.stderr);
+    const relay = await set('providers.farcaster.rpc_url=https://optimism.acme.test');
+    assert.equal(relay.code, 0, relay.stderr);
+    const { providers } = loadConfig({ configPath: file, env: {} }).config;
+    assert.deepEqual(providers.ethereum.chain_ids, [1, 10]);
+    assert.equal(providers.farcaster.rpc_url, 'https://optimism.acme.test');
+    const bad = await set('providers.ethereum.chain_ids=[0]');
+    assert.equal(bad.code, 78);
+    assert.match(bad.stderr, /providers\.ethereum\.chain_ids/);
+    const redirect = await set('providers.google.enabled=true');
+    assert.equal(redirect.code, 64);
+    assert.match(redirect.stderr, /use `gatehouse config providers`/);
+  });
+
   test('config main --edit runs $EDITOR on the section, without delivery and providers, and saves what it wrote', async () => {
     const file = writeCliConfig();
     const seen = path.join(scratchDir(), 'seen.toml');
