@@ -16,6 +16,7 @@ import { serveNodeMetrics } from './metrics/node-totals.ts';
 import { prepareDatabase } from './prepare-database.ts';
 import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
+import { WorkerStartFailed } from './worker-start-failed.ts';
 
 /** `auto` is one worker per CPU the process may use (cgroup and affinity limits included). */
 export function workerCount(setting: Config['server']['workers']): number {
@@ -70,7 +71,7 @@ export async function startSupervisor(loaded: LoadedConfig, count: number): Prom
       if (!state || stopping) return;
       // A worker that never started (a port in use, a bad secret) would only fail again: stop the whole node.
       if (!state.listening && !url) {
-        reject(new Error(`worker ${state.slot} exited with ${signal ?? code} before it listened; see its log above`));
+        reject(new WorkerStartFailed(state.slot, code, signal));
         return;
       }
       const healthy = Date.now() - state.startedAt >= HEALTHY_UPTIME_MS;
