@@ -146,8 +146,15 @@ export const commands: CommandSpec[] = [
     subcommands: [
       command({
         name: 'enroll-link',
-        summary: 'Print a fresh one-time enrollment link for the initial owner (resets its password and TOTP).',
-        options: WITH_DATABASE,
+        summary:
+          'Print a fresh one-time enrollment link for the initial owner; refused once the owner enrolled, unless --reset (using it resets their password and TOTP).',
+        options: {
+          ...WITH_DATABASE,
+          reset: {
+            type: 'boolean',
+            description: 'issue it although the owner already enrolled: its use replaces their password and TOTP',
+          },
+        },
         load: async () => (await import('./owner.ts')).enrollLink,
       }),
     ],
