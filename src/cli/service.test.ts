@@ -27,6 +27,30 @@ async function serveFrom(file: string, serverLines = ''): Promise<{ port: number
   return { port, drop };
 }
 
+/**
+ * A config whose gatehouse.service is the systemd stub's, stopped and its database dropped when the suite ends;
+ * `serve()` (in the suite's before hook) gives it a database and a port, and returns the port.
+ */
+function serviceUnderStub(serverLines = '') {
+  const file = writeCliConfig();
+  let dropDatabase = async () => {};
+  const systemd = systemdStub(file);
+  after(async () => {
+    await runCli(['stop'], { env: systemd.env });
+    await dropDatabase();
+  });
+  return {
+    file,
+    systemd,
+    cli: (args: string[]) => runCli([...args, '--config', file], { env: systemd.env }),
+    serve: async () => {
+      const service = await serveFrom(file, serverLines);
+      dropDatabase = service.drop;
+      return service.port;
+    },
+  };
+}
+
 const backups = (file: string) =>
   existsSync(path.join(path.dirname(file), 'config-backups'))
     ? readdirSync(path.join(path.dirname(file), 'config-backups')).filter((f) => f.startsWith('gatehouse.toml.'))
@@ -35,22 +59,12 @@ const backups = (file: string) =>
 describe('gatehouse start, status, config and stop with systemd', () => {
   // One service through its life: each step is a test of its own (they run in order), so a slow start on a busy
   // machine counts against one step's time limit, not the whole sequence's.
-  const file = writeCliConfig();
+  const { file, systemd, cli, serve } = serviceUnderStub();
   let port = 0;
-  let dropDatabase = async () => {};
-  const systemd = systemdStub(file);
-  after(async () => {
-    await runCli(['stop'], { env: systemd.env });
-    await dropDatabase();
-  });
-  const cli = (args: string[]) => runCli([...args, '--config', file], { env: systemd.env });
-  let good = '';
-
   before(async () => {
-    const service = await serveFrom(file);
-    port = service.port;
-    dropDatabase = service.drop;
+    port = await serve();
   });
+  let good = '';
 
   test('status before start: not ready, exit 1', async () => {
     const down = await cli(['status', '--json']);
@@ -153,20 +167,10 @@ describe('gatehouse start, status, config and stop with systemd', () => {
 
 describe('gatehouse start, status, config and restart behind a trusted proxy (server.trusted_proxy = true)', () => {
   // Every request must carry exactly one X-Forwarded-For address; the CLI's own probes over loopback must pass.
-  const file = writeCliConfig();
+  const { file, systemd, cli, serve } = serviceUnderStub('trusted_proxy = true');
   let port = 0;
-  let dropDatabase = async () => {};
-  const systemd = systemdStub(file);
-  after(async () => {
-    await runCli(['stop'], { env: systemd.env });
-    await dropDatabase();
-  });
-  const cli = (args: string[]) => runCli([...args, '--config', file], { env: systemd.env });
-
   before(async () => {
-    const service = await serveFrom(file, 'trusted_proxy = true');
-    port = service.port;
-    dropDatabase = service.drop;
+    port = await serve();
   });
 
   test('start reports ready and status exits 0 with the listener ready', async () => {

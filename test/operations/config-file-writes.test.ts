@@ -26,6 +26,9 @@ function installedLayout(): { file: string; secrets: string; backups: string } {
   return { file, secrets, backups: path.join(dir, 'config-backups') };
 }
 
+const setMain = (file: string, assignment: string) =>
+  runCli(['config', 'main', '--config', file, '--set', assignment, '--no-restart']);
+
 const ownership = (file: string) => {
   const stat = statSync(file);
   return { uid: stat.uid, gid: stat.gid, mode: (stat.mode & 0o777).toString(8) };
@@ -34,15 +37,7 @@ const ownership = (file: string) => {
 describe('gatehouse config writes on an installed layout', () => {
   test('config main --set keeps the owner, group, mode and comments of gatehouse.toml', async () => {
     const { file, backups } = installedLayout();
-    const result = await runCli([
-      'config',
-      'main',
-      '--config',
-      file,
-      '--set',
-      'tokens.access_token_ttl_seconds=600',
-      '--no-restart',
-    ]);
+    const result = await setMain(file, 'tokens.access_token_ttl_seconds=600');
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(ownership(file), { uid: 0, gid: SERVICE, mode: '640' });
     const text = readFileSync(file, 'utf8');
@@ -90,15 +85,7 @@ describe('gatehouse config writes on an installed layout', () => {
     const texts: string[] = [];
     for (let ttl = 301; ttl <= 307; ttl += 1) {
       texts.push(readFileSync(file, 'utf8'));
-      const result = await runCli([
-        'config',
-        'main',
-        '--config',
-        file,
-        '--set',
-        `tokens.access_token_ttl_seconds=${ttl}`,
-        '--no-restart',
-      ]);
+      const result = await setMain(file, `tokens.access_token_ttl_seconds=${ttl}`);
       assert.equal(result.code, 0, result.stderr);
     }
     const kept = readdirSync(backups).sort();
