@@ -11,7 +11,13 @@ const NEW_TABLES_AS_SECTIONS = { inlineTableStart: 64 };
 
 /** `previous` (TOML text) changed to hold exactly `wanted`, comments kept. */
 export function editedToml(previous: string, wanted: Table): string {
-  const text = patch(previous, wanted, NEW_TABLES_AS_SECTIONS);
+  const plain = `${stringify(wanted)}\n`;
+  let text: string;
+  try {
+    text = patch(previous, wanted, NEW_TABLES_AS_SECTIONS);
+  } catch {
+    return plain; // a document shape the patcher cannot edit: the values, without the comments
+  }
   // The file must say exactly what was validated: should the patch ever read differently, write the values plainly.
-  return stringify(parse(text)) === stringify(wanted) ? text : `${stringify(wanted)}\n`;
+  return stringify(parse(text)) === stringify(wanted) ? text : plain;
 }
