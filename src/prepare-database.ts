@@ -1,11 +1,13 @@
 // Before any listener opens: the database a node will use, ready. Apart from server.ts so that a supervisor of
 // several workers (supervisor.ts), which runs this once and serves nothing, does not load the whole application: the
 // routes and their libraries are most of a worker's memory.
+
 import type { Logger } from 'pino';
 import type { LoadedConfig } from './config/load.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate, readMigrations } from './db/migrate.ts';
 import { createPool, type Sql } from './db/pool.ts';
+import { UNREGISTERED_AUDIENCE, unregisteredAudiences } from './gateway/registered-audiences.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
 
@@ -56,6 +58,8 @@ export async function prepareDatabase(
   try {
     const applied = await migrate(sql, readMigrations());
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    for (const missing of await unregisteredAudiences(sql, config))
+      log.warn(missing, `${missing.key} ${UNREGISTERED_AUDIENCE}`);
     if (loaded.development && options.bootstrap) {
       const installation = await ensureBootstrap(sql, {
         organizationId: config.organization.id,

@@ -3,6 +3,7 @@
 import { newResourceId } from '../clients/ids.ts';
 import { hasUserCredentials } from '../clients/redirect-uri.ts';
 import * as store from '../clients/store.ts';
+import { normalizedFormProblem } from '../config/uri-form.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
@@ -40,7 +41,8 @@ export function audienceProblem(value: string, issuer: string): string | null {
   }
   if (value.includes('#')) return 'must not contain a fragment';
   if (hasUserCredentials(url)) return 'must not contain user credentials';
-  if (url.href !== value) return `must be written in normalized form: ${url.href}`;
+  const form = normalizedFormProblem(value);
+  if (form) return form;
   if (value.replace(/\/$/, '') === issuer.replace(/\/$/, ''))
     return 'must not be the issuer, which is the audience of user access tokens';
   return null;

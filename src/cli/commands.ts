@@ -146,8 +146,15 @@ export const commands: CommandSpec[] = [
     subcommands: [
       command({
         name: 'enroll-link',
-        summary: 'Print a fresh one-time enrollment link for the initial owner (resets its password and TOTP).',
-        options: WITH_DATABASE,
+        summary:
+          'Print a fresh one-time enrollment link for the initial owner; refused once the owner enrolled, unless --reset (using it resets their password and TOTP).',
+        options: {
+          ...WITH_DATABASE,
+          reset: {
+            type: 'boolean',
+            description: 'issue it although the owner already enrolled: its use replaces their password and TOTP',
+          },
+        },
         load: async () => (await import('./owner.ts')).enrollLink,
       }),
     ],
@@ -156,7 +163,7 @@ export const commands: CommandSpec[] = [
     name: 'config',
     summary: 'Change a configuration section with a backup, a check and a restart.',
     description:
-      'Change a configuration section: the new file is validated before it is saved, the previous one kept as <file>.bak-<time>, and the service restarted; when it does not come back ready the previous file is put back and the service restarted again.',
+      'Change a configuration section: the new file is validated before it is saved, the previous one kept in config-backups/ beside it (the last 5 of each file), and the service restarted; when it does not come back ready the previous file is put back and the service restarted again.',
     subcommands: [
       command({
         name: 'main',

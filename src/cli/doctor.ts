@@ -9,6 +9,7 @@ import type { Sql } from '../db/pool.ts';
 import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { gatewayChecks } from '../gateway/doctor-checks.ts';
+import { audienceChecks, unregisteredAudiences } from '../gateway/registered-audiences.ts';
 import { directoryChecks } from '../login/ldap/doctor-checks.ts';
 import { samlConnectionChecks } from '../login/saml/doctor-checks.ts';
 import { ethereumRpcChecks, farcasterRpcChecks } from '../login/web3/doctor-checks.ts';
@@ -45,12 +46,17 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     checkTimeoutMs: deps.checkTimeoutMs ?? 15_000,
     clock,
   });
+  // Unreachable, the database is already a failure of the status report above; nothing more to say here.
+  const missing = report.database.reachable
+    ? await deps.withDatabase(config.database.url, config.data.dir, (sql) => unregisteredAudiences(sql, config))
+    : [];
   const ethereum = await ethereumRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
   const farcaster = await farcasterRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
   return [
     ...checks,
     ...statusChecks(report),
     ...gatewayChecks(config),
+    ...(report.database.reachable ? audienceChecks(config, missing) : []),
     ...(await directoryChecks(config)),
     ...samlConnectionChecks(config, clock()),
     ...ethereum,

@@ -15,7 +15,10 @@ describe('gatehouse owner enroll-link', async () => {
   it('refuses with status 1 before setup created an owner', async () => {
     const result = await enrollLink();
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /no installation yet; run `gatehouse setup` first/);
+    assert.equal(
+      result.stderr,
+      'gatehouse owner: this database has no installation yet; run `gatehouse setup` first\n',
+    );
   });
 
   it('prints a fresh one-time link, and a new link kills the older one', async () => {
@@ -42,6 +45,22 @@ describe('gatehouse owner enroll-link', async () => {
       });
     assert.equal((await enroll(firstToken)).json().error, 'invalid_enrollment_token');
     assert.equal((await enroll(secondToken)).statusCode, 200);
+
+    // Enrolled now: a link would reset the owner's password and TOTP, so it takes --reset.
+    const refused = await enrollLink();
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.equal(
+      refused.stderr,
+      'gatehouse owner: the initial owner owner@acme.test has already enrolled, and using a link would reset their password and TOTP: no link was issued. Pass --reset to issue one anyway\n',
+    );
+    const [{ links } = { links: -1 }] = await db.sql<{ links: number }[]>`
+      select count(*)::int as links from enrollment_tokens where used_at is null`;
+    assert.equal(links, 0, 'no usable link exists');
+    const reset = await runCli(['owner', 'enroll-link', '--reset', '--config', configFile, '--database-url', db.url]);
+    assert.equal(reset.code, 0, reset.stderr);
+    const resetToken = LINK.exec(reset.stdout)?.[2] ?? '';
+    assert.equal((await enroll(resetToken)).statusCode, 200, 'the reset link works');
   });
 
   it('answers a usage error with status 64', async () => {

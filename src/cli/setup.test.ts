@@ -99,7 +99,7 @@ describe('gatehouse setup', () => {
       [ownerBefore?.ownerId],
     );
     assert.ok(
-      readdirSync(dir).some((f) => f.startsWith('gatehouse.toml.bak-')),
+      readdirSync(path.join(dir, 'config-backups')).some((f) => f.startsWith('gatehouse.toml.')),
       'the previous config is kept',
     );
   });
@@ -232,7 +232,7 @@ describe('gatehouse setup', () => {
     assert.doesNotMatch(rerun.stdout, /enroll#token=/);
     assert.match(
       rerun.stdout,
-      /The initial owner is already enrolled: no new link was issued\. `gatehouse owner enroll-link` issues one/,
+      /The initial owner is already enrolled: no new link was issued\. `gatehouse owner enroll-link --reset` issues one/,
     );
     assert.deepEqual(await credentials(), before);
   });

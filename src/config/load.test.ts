@@ -123,6 +123,15 @@ describe('configuration file', () => {
       'auth.route_policies[0].required_audience: must be an absolute URI, e.g. https://api.example.com/',
     ],
     [
+      // Registered resources are written in this form, and a token's aud carries it: without the slash none matches.
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "https://API.acme.test"',
+      'auth.route_policies[0].required_audience: must be written in normalized form: https://api.acme.test/',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "http://localhost:8080/"',
+      "auth.route_policies[0].required_audience: must be the issuer exactly as server.issuer writes it (http://localhost:8080), the audience of the service's own tokens",
+    ],
+    [
       '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_scope = "two scopes"',
       'auth.route_policies[0].required_scope: must be a single scope token (RFC 6749 §3.3)',
     ],

@@ -582,7 +582,9 @@ export const ConfigSchema = Type.Object(
                 description: 'Lowest identity (ial) or authentication (aal) assurance allowed; empty for none.',
               }),
               required_scope: text('Scope the access token must carry; empty for none.'),
-              required_audience: text('Audience (absolute URI) the access token must carry; empty for none.'),
+              required_audience: text(
+                'Audience the access token must carry, written as its aud is: a registered resource in normalized form (https://api.example.com/, with the slash), or the issuer as server.issuer writes it; empty for none. The start warns and doctor fails when it names no registered resource.',
+              ),
             },
             { additionalProperties: false },
           ),

@@ -1,4 +1,5 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
+
 import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
 import { ldapProblems } from './ldap-rules.ts';
@@ -7,6 +8,7 @@ import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { genericProviderState, PROVIDER_IDS, providerState } from './provider-state.ts';
 import { samlProblems } from './saml-rules.ts';
 import { type Config, REDIRECT_PROVIDERS } from './schema.ts';
+import { audienceFormProblem } from './uri-form.ts';
 
 export interface Deferred {
   /** The section that is deferred, e.g. `providers.github` or `delivery`. */
@@ -370,6 +372,10 @@ function checkGateway(config: Config, problem: Report): void {
       problem(`${key}.required_scope`, 'must be a single scope token (RFC 6749 §3.3)');
     if (policy.required_audience !== '' && !absoluteUri(policy.required_audience))
       problem(`${key}.required_audience`, 'must be an absolute URI, e.g. https://api.example.com/');
+    else if (policy.required_audience !== '') {
+      const form = audienceFormProblem(policy.required_audience, config.server.issuer);
+      if (form) problem(`${key}.required_audience`, form);
+    }
     if (pathProblem) return;
     const demands = requirements(policy);
     for (const method of new Set(policy.methods)) {
