@@ -7,16 +7,27 @@ import type { Executor, Sql } from '../db/pool.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { clearSessionCookie, cookiePolicy, readSessionCookie, setSessionCookie } from './cookie.ts';
+import { assertAllowed, type PartialAllowance } from './partial.ts';
 import { findLiveSession, insertSession, type NewSession, revokeSessionById } from './store.ts';
 import type { Session, SessionLifetimes } from './types.ts';
 
 export type SessionStart = Omit<NewSession, 'clientIp' | 'userAgent'>;
 
+/**
+ * Decides, for every session about to start, whether it is complete or waits for a second step (and merges what a
+ * finished step adds to the partial session it follows). Passed in from app.ts: the rule reads the identity's
+ * factors, which the login modules own (src/login/step-up/pending-step.ts).
+ */
+export type SessionSettler = (sql: Executor, start: SessionStart, previous: Session | null) => Promise<SessionStart>;
+
 export interface SessionHttp {
   /** The live session behind the request's cookie, or null. Looked up once per request. */
   current(request: FastifyRequest): Promise<Session | null>;
-  /** The live session, or 401 login_required. State-changing methods must also pass the CSRF rule. */
-  require(request: FastifyRequest, options?: { allowEnrollmentOnly?: boolean }): Promise<Session>;
+  /**
+   * The live session, or 401 login_required; a partial one only where `partial` allows it (src/session/partial.ts).
+   * State-changing methods must also pass the CSRF rule.
+   */
+  require(request: FastifyRequest, options?: { partial?: PartialAllowance }): Promise<Session>;
   /** Starts a new session (revoking the request's current one) and sets the cookie. Pass `tx` to join a transaction. */
   establish(request: FastifyRequest, reply: FastifyReply, start: SessionStart, tx?: Executor): Promise<Session>;
   /** Ends the request's session, if any, and clears the cookie. */
@@ -35,6 +46,7 @@ export interface SessionHttpDeps {
    * the clients signed in through it (src/oauth/backchannel-logout.ts). Passed in, since OAuth depends on sessions.
    */
   onSignOut?: (sql: Executor, identityId: string, sessionId: string, now: Date) => Promise<void>;
+  settle: SessionSettler;
 }
 
 export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
@@ -59,7 +71,7 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
       assertSameOriginJson(request, issuerOrigin);
       const session = await current(request);
       if (!session) throw new GatehouseError('login_required');
-      if (session.enrollmentOnly && !options.allowEnrollmentOnly) throw new GatehouseError('enrollment_required');
+      assertAllowed(session, options.partial ?? 'none');
       return session;
     },
     async establish(request, reply, start, tx) {
@@ -67,9 +79,10 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
       const previous = await current(request);
       const executor = tx ?? deps.sql;
       if (previous) await revokeSessionById(executor, previous.id, now);
+      const settled = await deps.settle(executor, start, previous);
       const { token, session } = await insertSession(
         executor,
-        { ...start, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
+        { ...settled, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
         deps.lifetimes,
         now,
       );

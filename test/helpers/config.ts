@@ -6,7 +6,7 @@ import { after } from 'node:test';
 import Value from 'typebox/value';
 import { type Config, ConfigSchema } from '../../src/config/schema.ts';
 
-type DeepPartial<T> = {
+export type DeepPartial<T> = {
   [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K];
 };
 

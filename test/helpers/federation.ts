@@ -4,7 +4,7 @@
 // cookie the person signed in at the upstream.
 import type { Config } from '../../src/config/schema.ts';
 import { startTestApp, type TestApp } from './app.ts';
-import { genericOidc, makeConfig } from './config.ts';
+import { type DeepPartial, genericOidc, makeConfig } from './config.ts';
 import { CookieJar } from './cookie-jar.ts';
 import { makeClient, makeIdentity, makeSession } from './oauth-fixtures.ts';
 import { browse, freePort, startListeningIssuer } from './oauth-server.ts';
@@ -19,7 +19,7 @@ export async function startUpstream(): Promise<Upstream> {
 /** A listening downstream Gatehouse offering `upstream` as provider `corp` (and whatever `extra` adds). */
 export async function startDownstream(
   upstream: Upstream,
-  extra: (issuer: string) => Partial<Pick<Config, 'self_service'>> & {
+  extra: (issuer: string) => DeepPartial<Pick<Config, 'self_service' | 'login'>> & {
     trustUpstreamMfa?: boolean;
     /** Named selections to point at the same upstream (as a stand-in for Google's, GitLab's or Slack's OIDC). */
     named?: ('google' | 'gitlab' | 'slack')[];

@@ -75,7 +75,12 @@ describe('POST /auth/web3/ethereum/complete', () => {
 
     const response = await complete(cookie, message, await account.signMessage({ message }));
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pop'], enrollment_required: false });
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     const session = cookieFrom(response, 'gatehouse_session');
     assert.notEqual(session, '');
     const [method] = await methodsOf(`eip155:10:${account.address}`);

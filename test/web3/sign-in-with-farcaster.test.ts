@@ -129,7 +129,12 @@ describe('Sign In With Farcaster: the relay flow', () => {
     await appSignsIn(relay.url, started.url, { fid, custody, username: 'alice', displayName: 'Alice A.' });
     const done = await poll(t, started);
     assert.equal(done.statusCode, 200, done.body);
-    assert.deepEqual(done.json(), { aal: 'aal1', amr: ['pop'], enrollment_required: false });
+    assert.deepEqual(done.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     assert.ok(cookieFrom(done, 'gatehouse_session'), 'a session cookie is set');
     const [method] = await methodsOf(fid);
     assert.equal(method?.label, `@alice, fid ${fid}`);

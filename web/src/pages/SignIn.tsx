@@ -14,6 +14,7 @@ import {
   passkeysSupported,
   signInWithPasskey,
 } from '../passkeys.ts';
+import { pageAfterSignIn, type SignInAnswer } from '../second-step.ts';
 
 interface LoginStart {
   transaction_id: string;
@@ -23,10 +24,6 @@ interface LoginStart {
 /** A subject whose email domain signs in through its company's single sign-on (a SAML connection). */
 interface SingleSignOn {
   sign_in_url: string;
-}
-
-interface VerifyResult {
-  enrollment_required?: boolean;
 }
 
 const asError = (caught: unknown) =>
@@ -68,8 +65,7 @@ export function SignIn() {
     };
   }, [passkeys, challenge]);
 
-  const finishPasskey = (result: PasskeySignInResult) =>
-    location.assign(result.enrollment_required ? `/enroll?return_to=${encodeURIComponent(returnTo)}` : returnTo);
+  const finishPasskey = (result: PasskeySignInResult) => location.assign(pageAfterSignIn(result, returnTo));
 
   const withPasskey = () => {
     cancelPasskeyAutofill();
@@ -122,13 +118,14 @@ export function SignIn() {
       const current = attempted ? await api<LoginStart>('POST', '/auth/login', { subject }) : challenge;
       setChallenge(current);
       setAttempted(true);
-      const result = await api<VerifyResult>('POST', '/auth/mfa/verify', {
+      const result = await api<SignInAnswer>('POST', '/auth/mfa/verify', {
         transaction_id: current.transaction_id,
         challenge_id: current.challenge_id,
         password,
         ...factor,
       });
-      if (result.enrollment_required) location.assign(`/enroll?return_to=${encodeURIComponent(returnTo)}`);
+      const next = pageAfterSignIn(result, returnTo);
+      if (next !== returnTo) location.assign(next);
       else await afterPassword();
     });
   };
