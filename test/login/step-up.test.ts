@@ -375,3 +375,45 @@ describe('login.require_second_factor: everyone enrolls one at first sign-in', a
     assert.deepEqual(idToken.amr, ['fed', 'otp']);
   });
 });
+
+describe('login.require_second_factor: enrollment with a passkey', async () => {
+  const down = await startDownstream(upstream, () => ({ login: { require_second_factor: true } }), 'localhost');
+
+  test('an enrollment-only session adds a passkey, and a user-verified sign-in with it completes the session', async () => {
+    const person = await upstreamPerson(upstream, 'passkey-enroll@corp.dev');
+    const { done, jar } = await roundTrip(down, person.cookie);
+    assert.ok(done.headers.get('location')?.startsWith('/enroll?'));
+    const browser = browserAt(down, jar);
+    const device = new SoftAuthenticator({ origin: down.url });
+    const options = await browser.post('/account/passkeys/options', {});
+    assert.equal(options.status, 200, JSON.stringify(options.json));
+    const added = await browser.post('/account/passkeys', {
+      challenge_id: options.json.challenge_id,
+      credential: device.register(options.json.options),
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.json));
+    // Registering is not yet the second step: the session still waits, now for the passkey it has.
+    assertEnvelope(
+      await browser.get('/account/profile'),
+      403,
+      'enrollment_required',
+      'Finish enrolling a second factor first.',
+    );
+    const started = await browser.post('/auth/passkey/options', {});
+    const signedIn = await browser.post('/auth/passkey/verify', {
+      challenge_id: started.json.challenge_id,
+      credential: device.assert(started.json.options),
+    });
+    assert.equal(signedIn.status, 200, JSON.stringify(signedIn.json));
+    assert.deepEqual(signedIn.json, {
+      aal: 'aal2',
+      amr: ['fed', 'hwk', 'user'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
+    assert.equal((await browser.get('/account/profile')).status, 200);
+    // From now on the provider alone waits for the passkey.
+    const { done: later } = await roundTrip(down, person.cookie);
+    assert.ok(later.headers.get('location')?.startsWith('/second-factor?'));
+  });
+});
