@@ -12,7 +12,7 @@ import { enrollTotp, totpCode } from '../helpers/accounts.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
 import { roundTrip, startDownstream, startUpstream, upstreamPerson } from '../helpers/federation.ts';
 import { makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { authorizeUrl, pkcePair } from '../helpers/oauth-flow.ts';
+import { authorizeUrl, exchangeCodeAt, pkcePair } from '../helpers/oauth-flow.ts';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.ts';
 
 const upstream = await startUpstream();
@@ -67,20 +67,9 @@ async function authorization(down: Downstream) {
   const redeem = async (location: string) => {
     const code = new URL(location).searchParams.get('code');
     assert.ok(code, `no code in ${location}`);
-    const response = await fetch(`${down.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        client_id: client.id,
-        client_secret: secret as string,
-        code,
-        redirect_uri: client.redirectUris[0] as string,
-        code_verifier: verifier,
-      }),
-    });
-    assert.equal(response.status, 200);
-    return decodeJwt(((await response.json()) as { id_token: string }).id_token);
+    const exchanged = await exchangeCodeAt(down.url, { client, secret, code, verifier });
+    assert.equal(exchanged.status, 200);
+    return decodeJwt(exchanged.json.id_token as string);
   };
   return { path, redeem, redirectUri: client.redirectUris[0] as string };
 }

@@ -8,17 +8,19 @@ import { decodeJwt } from 'jose';
 import type { Sub } from '../../src/identity/ids.ts';
 import { enrollTotp, totpCode } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
+import { APPLICATION_CALLBACK, applicationArrival } from '../helpers/browser-application.ts';
 import { roundTrip, startDownstream, startUpstream, upstreamPerson } from '../helpers/federation.ts';
 import { makeClient } from '../helpers/oauth-fixtures.ts';
-import { pkcePair } from '../helpers/oauth-flow.ts';
+import { authorizeUrl, exchangeCodeAt, pkcePair } from '../helpers/oauth-flow.ts';
 
 describe('GET /oauth/authorize → redirect provider → /second-factor → the application (Chromium)', () => {
   test('walks a person with TOTP through the second step and on to the application', async () => {
     // Two hosts (127.0.0.1 upstream, localhost downstream): one browser keeps each app's session cookie apart.
     const upstream = await startUpstream();
     const down = await startDownstream(upstream, () => ({}), 'localhost');
-    const app = 'https://app.acme-robotics.dev/callback';
-    const { client, secret } = await makeClient(down.sql, down.secrets.clientSecret, { redirectUris: [app] });
+    const { client, secret } = await makeClient(down.sql, down.secrets.clientSecret, {
+      redirectUris: [APPLICATION_CALLBACK],
+    });
     const person = await upstreamPerson(upstream, 'dorothy@corp.dev', 'Dorothy Vaughan');
     // Known downstream already (a first sign-in made the identity), and has since turned on TOTP.
     await roundTrip(down, person.cookie);
@@ -30,54 +32,31 @@ describe('GET /oauth/authorize → redirect provider → /second-factor → the 
     await page
       .context()
       .addCookies([{ name: 'gatehouse_session', value: person.cookie.split('=')[1] as string, url: upstream.issuer }]);
-    const arrived = new Promise<URL>((resolve) => {
-      void page.route('https://app.acme-robotics.dev/**', (route) => {
-        resolve(new URL(route.request().url()));
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the application' });
-      });
-    });
+    const arrived = applicationArrival(page);
     const { verifier, challenge } = pkcePair();
-    const authorize = new URL(`${down.url}/oauth/authorize`);
-    authorize.search = new URLSearchParams({
-      client_id: client.id,
-      redirect_uri: app,
-      response_type: 'code',
-      scope: 'openid email',
-      state: 'app-state-7',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    }).toString();
-    await page.goto(authorize.href);
+    await page.goto(
+      `${down.url}${authorizeUrl({ client, challenge, scope: 'openid email', extra: { state: 'app-state-7' } })}`,
+    );
     await page.waitForURL(/\/signin\?return_to=/);
     await page.getByRole('link', { name: 'Continue with Corp SSO' }).click();
 
     await page.waitForURL(/\/second-factor\?return_to=/);
     await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
-    const code = page.getByLabel('Authentication code');
-    await code.fill(totpCode(totpSeed, new Date(down.clock.now().getTime() - 120_000)));
+    const codeField = page.getByLabel('Authentication code');
+    await codeField.fill(totpCode(totpSeed, new Date(down.clock.now().getTime() - 120_000)));
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByText('The code is not correct; check the authenticator app and retry.').waitFor();
     await screenshot('second-factor-wrong-code');
     assert.match(page.url(), /\/second-factor\?/);
 
-    await code.fill(totpCode(totpSeed, down.clock.now()));
+    await codeField.fill(totpCode(totpSeed, down.clock.now()));
     await page.getByRole('button', { name: 'Continue' }).click();
     const back = await arrived;
     assert.equal(back.searchParams.get('state'), 'app-state-7');
-    const token = await fetch(`${down.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        client_id: client.id,
-        client_secret: secret as string,
-        code: back.searchParams.get('code') ?? '',
-        redirect_uri: app,
-        code_verifier: verifier,
-      }),
-    });
+    const code = back.searchParams.get('code') ?? '';
+    const token = await exchangeCodeAt(down.url, { client, secret, code, verifier });
     assert.equal(token.status, 200);
-    const claims = decodeJwt(((await token.json()) as { id_token: string }).id_token);
+    const claims = decodeJwt(token.json.id_token as string);
     assert.equal(claims.acr, 'aal2');
     assert.deepEqual(claims.amr, ['fed', 'otp']);
     assert.deepEqual(problems, []);

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
+import { TotpField } from '../components/CodeFields.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
@@ -138,12 +139,9 @@ export function Enroll() {
           <p>
             Key: <code data-testid="totp-secret">{totp.secret}</code>
           </p>
-          <Field
+          <TotpField
             id="totp-code"
             label="Code from the app"
-            inputMode="numeric"
-            pattern="[0-9]{6}"
-            autoComplete="one-time-code"
             required
             value={code}
             onValue={setCode}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
+import { SecondFactorField } from '../components/CodeFields.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
-import { Field } from '../components/Field.tsx';
 import { LoadState } from '../components/Loading.tsx';
 import { Page } from '../components/Page.tsx';
 import { useAction } from '../hooks/use-api.ts';
@@ -63,34 +63,14 @@ export function SecondFactor() {
       <p>Your account has two-factor sign-in. Finish signing in with your second factor.</p>
       {has('totp') && (
         <form onSubmit={submit} aria-busy={action.busy}>
-          {/* Distinct keys, as on the sign-in page: the TOTP field's pattern must not carry over to a recovery code. */}
-          {useRecovery ? (
-            <Field
-              key="recovery-code"
-              id="recovery-code"
-              label="Recovery code"
-              autoComplete="off"
-              required
-              value={code}
-              onValue={setCode}
-              hint="Each recovery code works once."
-              autoFocus
-            />
-          ) : (
-            <Field
-              key="totp"
-              id="totp"
-              label="Authentication code"
-              inputMode="numeric"
-              pattern="[0-9]{6}"
-              autoComplete="one-time-code"
-              required
-              value={code}
-              onValue={setCode}
-              hint="The 6-digit code from your authenticator app."
-              autoFocus
-            />
-          )}
+          <SecondFactorField
+            recovery={useRecovery}
+            value={code}
+            onValue={setCode}
+            totpRequired
+            totpHint="The 6-digit code from your authenticator app."
+            autoFocus
+          />
           {has('recovery_code') && (
             <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
               {useRecovery ? 'Use an authentication code instead' : 'Use a recovery code instead'}

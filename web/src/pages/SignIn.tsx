@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
+import { SecondFactorField } from '../components/CodeFields.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
@@ -203,31 +204,13 @@ export function SignIn() {
             onValue={setPassword}
             autoFocus
           />
-          {/* Distinct keys: reusing one <input> would carry the TOTP field's pattern over and block a recovery code. */}
-          {useRecovery ? (
-            <Field
-              key="recovery-code"
-              id="recovery-code"
-              label="Recovery code"
-              autoComplete="off"
-              required
-              value={code}
-              onValue={setCode}
-              hint="Each recovery code works once."
-            />
-          ) : (
-            <Field
-              key="totp"
-              id="totp"
-              label="Authentication code"
-              inputMode="numeric"
-              pattern="[0-9]{6}"
-              autoComplete="one-time-code"
-              value={code}
-              onValue={setCode}
-              hint="The 6-digit code from your authenticator app. Leave it empty if you have not set one up yet."
-            />
-          )}
+          <SecondFactorField
+            recovery={useRecovery}
+            value={code}
+            onValue={setCode}
+            totpRequired={false}
+            totpHint="The 6-digit code from your authenticator app. Leave it empty if you have not set one up yet."
+          />
           <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
             {useRecovery ? 'Use an authentication code instead' : 'Use a recovery code instead'}
           </button>
