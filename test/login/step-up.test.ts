@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { decodeJwt } from 'jose';
 import type { Sub } from '../../src/identity/ids.ts';
-import { enrollTotp, totpCode } from '../helpers/accounts.ts';
+import { enrollTotp, makeAccount, totpCode } from '../helpers/accounts.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
 import { roundTrip, startDownstream, startUpstream, upstreamPerson } from '../helpers/federation.ts';
 import { makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
@@ -320,6 +320,60 @@ describe('step-up with a passkey (identity whose second factor is a passkey)', a
       'user_verification_required',
       'The passkey did not verify you with a PIN or biometric; this sign-in requires it.',
     );
+    assertEnvelope(await browser.get('/account/profile'), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
+  });
+
+  test('a password of an account whose second factor is a passkey waits for it, and cannot enroll TOTP instead', async () => {
+    const account = await makeAccount(down.sql, down.secrets, down.config, { totp: false });
+    const passwordSignIn = async (browser: ReturnType<typeof browserAt>) => {
+      const started = await browser.post('/auth/login', { subject: account.email });
+      return browser.post('/auth/mfa/verify', {
+        transaction_id: started.json.transaction_id,
+        challenge_id: started.json.challenge_id,
+        password: account.password,
+      });
+    };
+    // First sign-in: no second factor yet, so enrollment; a passkey is enrolled and used.
+    const first = browserAt(down, new CookieJar());
+    assert.equal((await passwordSignIn(first)).json.enrollment_required, true);
+    const options = await first.post('/account/passkeys/options', {});
+    const device = new SoftAuthenticator({ origin: down.url });
+    const added = await first.post('/account/passkeys', {
+      challenge_id: options.json.challenge_id,
+      credential: device.register(options.json.options),
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.json));
+
+    const browser = browserAt(down, new CookieJar());
+    const partial = await passwordSignIn(browser);
+    assert.deepEqual(partial.json, {
+      aal: 'aal1',
+      amr: ['pwd'],
+      enrollment_required: false,
+      second_factor_required: true,
+    });
+    assertEnvelope(
+      await browser.post('/account/totp/start', {}),
+      403,
+      'second_factor_required',
+      SECOND_FACTOR_REQUIRED,
+    );
+    const { answer } = await assertWith(browser, device);
+    assert.deepEqual(answer.json?.amr, ['pwd', 'hwk', 'user']);
+
+    // Turning TOTP on and off again leaves the passkey: the session then waits for it, not for enrollment.
+    const totp = await browser.post('/account/totp/start', {});
+    const enrolled = await browser.post('/account/totp/complete', {
+      code: totpCode(totp.json.secret, down.clock.now()),
+    });
+    assert.equal(enrolled.status, 200, JSON.stringify(enrolled.json));
+    down.clock.advance(30);
+    const disabled = await browser.post('/account/totp/disable', {
+      password: account.password,
+      code: totpCode(totp.json.secret, down.clock.now()),
+    });
+    assert.equal(disabled.status, 200, JSON.stringify(disabled.json));
+    assert.deepEqual(disabled.json, { enrollment_required: false });
     assertEnvelope(await browser.get('/account/profile'), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
   });
 });
