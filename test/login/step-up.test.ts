@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { decodeJwt } from 'jose';
 import type { Sub } from '../../src/identity/ids.ts';
+import { THROTTLE_RULES } from '../../src/login/local/lockout.ts';
 import { enrollTotp, makeAccount, totpCode } from '../helpers/accounts.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
 import { roundTrip, startDownstream, startUpstream, upstreamPerson } from '../helpers/federation.ts';
@@ -218,6 +219,19 @@ describe('step-up after a redirect-provider sign-in (identity with TOTP)', async
       'second_factor_not_pending',
       'This session does not wait for a second factor.',
     );
+  });
+
+  test('guessing codes is throttled like sign-in: past the account threshold even the right code gets 429', async () => {
+    const person = await federatedPerson(down, 'guesser@corp.dev');
+    const { totpSeed } = await enrollTotp(down.sql, down.secrets, person.sub);
+    const browser = browserAt(down, (await roundTrip(down, person.upstreamCookie)).jar);
+    const right = totpCode(totpSeed, down.clock.now());
+    const wrong = right === '000000' ? '000001' : '000000';
+    for (let attempt = 0; attempt < THROTTLE_RULES.account.threshold; attempt += 1)
+      assert.equal((await browser.post('/auth/second-factor', { totp: wrong })).status, 400);
+    const locked = await browser.post('/auth/second-factor', { totp: right });
+    assertEnvelope(locked, 429, 'rate_limited', 'Too many attempts; retry later.');
+    assertEnvelope(await browser.get('/account/profile'), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
   });
 
   test('a provider trusted for upstream MFA that reports it needs no second step', async () => {
