@@ -61,6 +61,7 @@ import { TokenStateCache } from './oauth/token-state-cache.ts';
 import { listenForTokenState } from './oauth/token-state-listener.ts';
 import { collectRoutes } from './openapi/collect.ts';
 import { openApiRoutes } from './openapi/routes.ts';
+import { requireSessionCookieFirst } from './session/cookie-first.ts';
 import { createSessionHttp, type SessionHttp } from './session/http.ts';
 import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
@@ -176,6 +177,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     onSignOut: queueSessionLogoutTokens,
     settle: createSessionSettler({ requireSecondFactor: config.login.require_second_factor }),
   });
+  // Before any route is registered: onRoute hooks see only the routes added after them.
+  app.addHook('onRoute', requireSessionCookieFirst(sessions));
   const services: Services = {
     sessions,
     requireAdmin: createAdminGuard({ sql: deps.sql, sessions, organizationId: config.organization.id }),

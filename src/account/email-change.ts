@@ -3,9 +3,11 @@
 // cannot quietly move an account away. Changing needs the current password.
 import { GatehouseError } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
-import { findProfile, replacePrimaryEmail } from '../identity/store.ts';
+import { deletePendingIdentity, findProfile, findSignInMethodOwner, replacePrimaryEmail } from '../identity/store.ts';
+import { PASSWORD_PROVIDER } from '../login/local/credential-store.ts';
 import { verificationError } from '../verification/errors.ts';
 import { sendVerification } from '../verification/send-verification.ts';
+import { findVerification } from '../verification/store.ts';
 import { consumeVerification } from '../verification/verification.ts';
 import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
@@ -30,16 +32,32 @@ export async function startEmailChange(
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
+/**
+ * Finishes the change for the signed-in identity only. The link proves the mailbox, not the account: opened by anyone
+ * else (the address's owner, say, who never asked for it), it would put an address they control on an account
+ * someone else controls, with that person's password and second factor (DESIGN.md "An unverified address gives
+ * nobody control"). A link of another account is refused before it is tried, so it counts no attempt.
+ */
 export async function completeEmailChange(
   deps: AccountDeps,
   facts: RequestFacts,
+  identityId: Sub,
   input: { verificationId: string; secret: string },
 ): Promise<{ email: string }> {
+  const named = await findVerification(deps.sql, input.verificationId);
+  if (named?.purpose === 'email_change' && named.identity_id !== identityId)
+    throw new GatehouseError(
+      'verification_invalid',
+      'This link changes the address of another account: sign in as that account to use it.',
+    );
   const now = deps.clock();
   const outcome = await deps.sql
     .begin(async (tx) => {
       const result = await consumeVerification(tx, { ...input, purpose: 'email_change' }, now);
       if (!result.ok) return result;
+      // A sign-up nobody verified holds no address (signup.ts), and the mailbox owner has just proved this one.
+      const pending = await findSignInMethodOwner(tx, 'password', PASSWORD_PROVIDER, normalizeEmail(result.email));
+      if (pending && pending !== result.identityId) await deletePendingIdentity(tx, pending);
       const previous = (await findProfile(tx, result.identityId))?.email ?? null;
       if (!(await replacePrimaryEmail(tx, result.identityId, result.email, now)))
         throw new GatehouseError('email_taken');

@@ -33,7 +33,12 @@ export const VERIFICATION_ERRORS: readonly DocumentedError[] = [
 ];
 
 export const SignedUp = closed({ identity_id: Type.String(), verification_required: Type.Literal(true) });
-export const EmailVerified = closed({ identity_id: Type.String(), email_verified: Type.Literal(true) });
+export const EmailVerified = closed({
+  identity_id: Type.String(),
+  email_verified: Type.Literal(true),
+  // False when the request showed no password: the account has none anyone knows until a reset sets one.
+  password_set: Type.Boolean(),
+});
 export const ResetSent = closed({ status: Type.Literal('sent_if_registered') });
 export const PasswordReset = closed({ status: Type.Literal('password_reset') });
 export const PasswordChanged = closed({ sessions_revoked: Type.Integer() });

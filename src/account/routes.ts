@@ -74,16 +74,35 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     },
   );
 
+  // `password` or `new_password` says which password the account keeps (signup-password.ts); SPEC's bare
+  // {verification_id, secret} still verifies, leaving a password to be set by a reset.
+  const signupPassword = (description: string) =>
+    Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description }));
   const verify = {
-    body: body(verification),
-    ...anonymousDoc('Verifies the email address of a sign-up', { 200: answers.EmailVerified }, ...VERIFICATION_ERRORS),
+    body: body({
+      ...verification,
+      password: signupPassword("The sign-up's password, typed again; it must match (else signup_password_mismatch)."),
+      new_password: signupPassword(
+        "A password of the link holder's choosing, in place of the sign-up's. Without either field the account is " +
+          'verified with no usable password (password_set: false) until a reset sets one.',
+      ),
+    }),
+    ...anonymousDoc(
+      'Verifies the email address of a sign-up and confirms or chooses its password',
+      { 200: answers.EmailVerified },
+      ...VERIFICATION_ERRORS,
+      'signup_password_mismatch',
+      'weak_password',
+    ),
   };
   app.post('/account/email/verify', { onRequest: anonymous, schema: verify }, async (request) => {
-    const { identityId } = await verifySignupEmail(deps, attemptContext(request), {
+    const { identityId, passwordSet } = await verifySignupEmail(deps, attemptContext(request), {
       verificationId: request.body.verification_id,
       secret: request.body.secret,
+      password: request.body.password,
+      newPassword: request.body.new_password,
     });
-    return { identity_id: identityId, email_verified: true };
+    return { identity_id: identityId, email_verified: true, password_set: passwordSet };
   });
 
   app.post(
@@ -196,11 +215,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   app.post(
     '/account/email/change/verify',
     {
-      onRequest: anonymous,
       schema: {
         body: body(verification),
-        ...anonymousDoc(
-          'Finishes an email change',
+        ...signedInDoc(
+          'Finishes an email change; only the account that asked for it can',
           { 200: answers.EmailChanged },
           ...VERIFICATION_ERRORS,
           'email_taken',
@@ -208,7 +226,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       },
     },
     async (request) =>
-      completeEmailChange(deps, attemptContext(request), {
+      completeEmailChange(deps, attemptContext(request), (await signedIn(request)).identityId, {
         verificationId: request.body.verification_id,
         secret: request.body.secret,
       }),

@@ -2,21 +2,29 @@
 // the same work (the password is hashed either way). An address is registered when someone signs in with it by
 // password or any identity has verified it; its holder gets a "someone tried to sign up" notice at the address on
 // record instead of a second account, and nothing is ever linked or merged by email. A sign-up that was never
-// verified does not hold its address hostage: signing up again replaces it, and only the mailbox owner can verify.
+// verified does not hold its address hostage: signing up again replaces it. Replacing is safe because the link only
+// proves the mailbox: the account keeps a password only if the link holder shows or chooses it (signup-password.ts).
 import type { AuditEvent } from '../audit/audit.ts';
+import type { Executor } from '../db/pool.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { newSub, normalizeEmail, type Sub } from '../identity/ids.ts';
 import { attachSignInMethodIn } from '../identity/sign-in-methods.ts';
 import {
   deletePendingIdentity,
+  findEmailHolder,
   findIdentity,
   findPrimaryEmail,
   findSignInMethodOwner,
   findVerifiedEmailHolder,
   insertIdentity,
+  listSignInMethods,
 } from '../identity/store.ts';
-import { PASSWORD_PROVIDER, upsertPasswordCredential } from '../login/local/credential-store.ts';
+import {
+  hasLiveEnrollmentToken,
+  PASSWORD_PROVIDER,
+  upsertPasswordCredential,
+} from '../login/local/credential-store.ts';
 import { sendVerification } from '../verification/send-verification.ts';
 import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
@@ -37,6 +45,18 @@ const lostRace = (error: unknown) =>
   (error as { code?: string }).code === '23505' ||
   (error instanceof GatehouseError && error.code === 'method_conflict');
 
+/**
+ * An invited person whose link still works (admin/invitations.ts: an active identity with the address on record, no
+ * sign-in method yet, a live enrollment link). A sign-up would take the password sign-in subject that link is to
+ * set, so the invitation could never be used; the address counts as registered, and its holder gets the notice
+ * instead. Once the link has expired the address blocks nothing again.
+ */
+async function findInvitedHolder(tx: Executor, normalized: string, now: Date): Promise<Sub | null> {
+  const holder = await findEmailHolder(tx, normalized);
+  if (holder?.state !== 'active' || (await listSignInMethods(tx, holder.identityId)).length > 0) return null;
+  return (await hasLiveEnrollmentToken(tx, holder.identityId, now)) ? holder.identityId : null;
+}
+
 export async function signUp(deps: AccountDeps, facts: RequestFacts, input: SignupInput): Promise<{ identityId: Sub }> {
   const address = acceptTypedAddress(deps.config, input.email, 'body.email');
   assertDisplayText(input.displayName, 'body.display_name');
@@ -52,6 +72,8 @@ export async function signUp(deps: AccountDeps, facts: RequestFacts, input: Sign
       if (holder && !pending) return { existing: holder, notify: null };
       const verified = await findVerifiedEmailHolder(tx, subject);
       if (verified) return { existing: verified.identityId, notify: verified.address };
+      const invited = await findInvitedHolder(tx, subject, now);
+      if (invited) return { existing: invited, notify: null };
       if (holder) await deletePendingIdentity(tx, holder);
       const identityId = await insertIdentity(tx, {
         displayName: input.displayName,

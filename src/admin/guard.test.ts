@@ -29,6 +29,40 @@ describe('the /admin guard', async () => {
     expectError(await probe(''), 401, 'login_required', 'Sign in first.');
   });
 
+  // Authentication before CSRF: without the cookie there is no session a forged request could ride, so a script (no
+  // Origin) and a cross-site caller alike are told to sign in, and nothing changes.
+  it('answers a cookie-less call 401 login_required whatever its origin, and revokes nothing', async () => {
+    await sessionCookieFor(t.sql, target.sub, { aal: 'aal1', now: now() });
+    const live = async () =>
+      await t.sql`select count(*)::int as n from sessions where identity_id = ${target.sub} and revoked_at is null`;
+    const before = await live();
+    for (const origin of [undefined, 'https://evil.example', 'null']) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/admin/identities/${target.sub}/sessions/revoke`,
+        headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
+        payload: {},
+      });
+      expectError(response, 401, 'login_required', 'Sign in first.');
+    }
+    assert.deepEqual(await live(), before);
+    assert.ok((before[0]?.n ?? 0) > 0);
+    // Leaves the target as the other tests expect it: no live session.
+    await t.sql`update sessions set revoked_at = now() where identity_id = ${target.sub}`;
+  });
+
+  it('refuses a call with the owner cookie but no Origin or Sec-Fetch-Site with csrf_rejected', async () => {
+    const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial2' });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal2', now: now() });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/admin/identities/${target.sub}/sessions/revoke`,
+      headers: { 'content-type': 'application/json', cookie },
+      payload: {},
+    });
+    expectError(response, 403, 'csrf_rejected', 'The request must carry a same-origin Origin header');
+  });
+
   it('answers 403 admin_required for a member', async () => {
     const member = await makeAccount(t.sql, t.secrets, t.config, { roles: ['member'], assurance: 'ial2' });
     const cookie = await sessionCookieFor(t.sql, member.sub, { aal: 'aal2', now: now() });

@@ -159,6 +159,22 @@ describe('configuration file', () => {
       'gateway.route_prefix: must not be "/" or lie under a path the service itself serves (/.well-known, /oauth, /auth, /account, /admin, /health, /assets, /metrics, /signin, /signup, /enroll, /forgot-password, /settings)',
     ],
     ['[gateway]\nbody_limit_bytes = -1', 'gateway.body_limit_bytes: must be at least 0'],
+    [
+      '[gateway]\nstrip_request_headers = ["X-Acme-*", "X Acme"]',
+      'gateway.strip_request_headers[1]: must be a header name, or a name prefix ending in "*"',
+    ],
+    [
+      '[gateway]\nstrip_request_headers = ["X-Acme-*-Id"]',
+      'gateway.strip_request_headers[0]: must be a header name, or a name prefix ending in "*"',
+    ],
+    [
+      '[gateway]\nenabled = true\nroute_prefix = "/app;v=1"',
+      'gateway.route_prefix: must be a plain path: letters, digits and - . _ ~ ! $ & \' ( ) * + , = : @ only (no ";" or brackets)',
+    ],
+    [
+      '[gateway]\nenabled = true\nroute_prefix = "/app"\n[auth]\nenabled = true\norganization_id = "acme"\nprotected_route_prefix = "/app/api."',
+      'auth.protected_route_prefix: must be a plain path: no segment ending in "." or starting with ".."',
+    ],
     ['[gateway]\nupstream_timeout_seconds = 0', 'gateway.upstream_timeout_seconds: must be at least 1'],
     ['[auth]\nenabled = true', 'auth.organization_id: is required when auth.enabled is true'],
     [

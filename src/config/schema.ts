@@ -446,7 +446,7 @@ export const ConfigSchema = Type.Object(
     }),
     dpop: section('DPoP sender-constrained tokens (RFC 9449).', {
       require_nonce: flag(
-        'Require a server-provided nonce in every DPoP proof at the token endpoint and userinfo (RFC 9449 §8, §9): a proof without the current nonce is refused with use_dpop_nonce and the nonce in the DPoP-Nonce header, and clients retry once. Off by default because it costs clients an extra round trip; on, a proof signed ahead of time (by a stolen key used offline) cannot be used, since nonces change every minute. Nonces are derived from the signing secret, so every node serves and accepts the same ones.',
+        'Require a server-provided nonce in every DPoP proof at the token endpoint, the pushed authorization request endpoint and userinfo (RFC 9449 §8, §9): a proof without the current nonce is refused with use_dpop_nonce and the nonce in the DPoP-Nonce header, and clients retry once. Off by default because it costs clients an extra round trip; on, a proof signed ahead of time (by a stolen key used offline) cannot be used, since nonces change every minute. Nonces are derived from the signing secret, so every node serves and accepts the same ones.',
       ),
     }),
     passwords: section('Password hashing (argon2id) and policy.', {
@@ -515,7 +515,7 @@ export const ConfigSchema = Type.Object(
         'Proxy requests under route_prefix to the upstream, after the route policy checks of [auth]. Off by default: nothing is proxied until an operator says where to.',
       ),
       route_prefix: text(
-        'Path prefix the gateway serves, e.g. /app. Requests under it (by whole segments, in the case written here; another case is not proxied) are proxied with their path unchanged; every other path stays with the identity service.',
+        'Path prefix the gateway serves, e.g. /app. Requests under it (by whole segments, in the case written here; another case is not proxied) are proxied with their path in canonical form (dot segments resolved, escapes normalised; ambiguous paths are refused, docs/gateway.md "Matching"); every other path stays with the identity service.',
         '/app',
       ),
       upstream_host: text(
@@ -540,6 +540,12 @@ export const ConfigSchema = Type.Object(
         description:
           'Longest wait for the upstream to start answering, and longest pause between two pieces of its body; past it the request gets 504 upstream_timeout. Bounds how long a stuck upstream can hold a connection.',
       }),
+      strip_request_headers: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        default: [],
+        maxItems: 100,
+        description:
+          'Client request headers never forwarded to the upstream, in addition to the built-in list of identity-like headers (docs/gateway.md "Headers": X-User-*, Remote-*, X-Auth-Request-*, X-Real-IP, X-Original-URL...). Header names, or a name prefix ending in * (X-Acme-Auth-*); compared without case, with _ read as -. Name here any header your upstream trusts to say who is calling, so only the X-Gatehouse-* headers the gateway sets can say it.',
+      }),
     }),
     auth: Type.Object(
       {
@@ -561,7 +567,7 @@ export const ConfigSchema = Type.Object(
             {
               path_prefix: Type.String({
                 description:
-                  'Path prefix the policy covers, by whole segments (/app/api covers /app/api and /app/api/x, not /app/apix), compared without case. Must lie inside protected_route_prefix, in plain form (no //, dot segments or percent-encoding).',
+                  'Path prefix the policy covers, by whole segments (/app/api covers /app/api and /app/api/x, not /app/apix), in the case written here: a request path that matches it only when case is ignored is refused with 400. Must lie inside protected_route_prefix, in plain form (no //, dot segments, percent-encoding or ";").',
               }),
               methods: Type.Array(Type.Enum([...HTTP_METHODS]), {
                 minItems: 1,

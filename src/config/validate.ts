@@ -280,8 +280,16 @@ export function plainPathPrefixProblem(prefix: string): string | null {
   const segments = prefix.slice(1).replace(/\/$/, '').split('/');
   if (prefix !== '/' && segments.some((s) => s === '' || s === '.' || s === '..'))
     return 'must be a plain path: no empty ("//"), "." or ".." segments';
+  // What the gateway's path rule (src/gateway/request-path.ts) refuses in a request could never match.
+  if (/[^A-Za-z0-9\-._~!$&'()*+,=:@/]/.test(prefix))
+    return 'must be a plain path: letters, digits and - . _ ~ ! $ & \' ( ) * + , = : @ only (no ";" or brackets)';
+  if (segments.some((s) => s.endsWith('.') || s.startsWith('..')))
+    return 'must be a plain path: no segment ending in "." or starting with ".."';
   return null;
 }
+
+/** RFC 9110 §5.1 field name (token), or such a name followed by "*" for a prefix. */
+const HEADER_NAME_OR_PREFIX = /^[A-Za-z0-9!#$%&'+.^_`|~-]+\*?$/;
 
 /** A prefix as the gateway compares it: lower case, no trailing slash (except the root itself). */
 export const comparablePrefix = (prefix: string) => (prefix === '/' ? '/' : prefix.toLowerCase().replace(/\/$/, ''));
@@ -344,6 +352,10 @@ function checkGateway(config: Config, problem: Report): void {
     !underPrefix(protectedPrefix, routePrefix)
   )
     problem('auth.protected_route_prefix', `must lie inside gateway.route_prefix (${gateway.route_prefix})`);
+  gateway.strip_request_headers.forEach((name, index) => {
+    if (!HEADER_NAME_OR_PREFIX.test(name))
+      problem(`gateway.strip_request_headers[${index}]`, 'must be a header name, or a name prefix ending in "*"');
+  });
   if (auth.enabled && auth.organization_id === '')
     problem('auth.organization_id', 'is required when auth.enabled is true');
   // Method + comparable prefix → the first policy covering it, to find two that would both match one request.

@@ -89,13 +89,21 @@ function parts(request: MessageRequest, context: RenderContext): Parts {
     case 'signup_verification':
       return {
         subject: `Confirm your email address for ${org}`,
-        lines: [`Someone, hopefully you, created an account at ${org} with this email address.`],
+        lines: [
+          `Someone, hopefully you, created an account at ${org} with this email address.`,
+          // The link proves only the mailbox; the page asks for the sign-up's password (docs/account.md).
+          'To confirm it, open the link and type the password you chose. If you did not sign up, ignore this message.',
+        ],
         action: verificationAction(request, context, 'Confirm your email address'),
       };
     case 'email_change_verification':
       return {
         subject: `Confirm your new email address for ${org}`,
-        lines: [`You asked to use this address for your ${org} account.`],
+        lines: [
+          `Someone asked to use this address for their ${org} account.`,
+          // Only the account that asked can finish the change (account/email-change.ts).
+          'If it was you, open the link while signed in to that account. If not, ignore this message: nothing changes.',
+        ],
         action: verificationAction(request, context, 'Confirm the new address'),
       };
     case 'password_reset':

@@ -1,10 +1,11 @@
 // What crosses the gateway in headers (docs/gateway.md "Headers"). Towards the upstream: hop-by-hop headers go
-// (RFC 9110 §7.6.1), as does anything a client could use to speak for the gateway (X-Gatehouse-*, Forwarded,
-// X-Forwarded-*) and Gatehouse's own cookies (the session cookie belongs to the identity origin, SPEC.md "What the
+// (RFC 9110 §7.6.1), as does anything a client could use to speak for the gateway (identity-headers.ts) and
+// Gatehouse's own cookies (the session cookie belongs to the identity origin, SPEC.md "What the
 // service does"); then the gateway adds the identity of the caller and exactly one X-Forwarded-For. Back from the
 // upstream: hop-by-hop headers go, and so does any Set-Cookie naming one of Gatehouse's cookies (session fixation).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Principal } from './access.ts';
+import type { HeaderFilter } from './identity-headers.ts';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -51,6 +52,8 @@ export interface ForwardContext {
   principal: Principal | null;
   /** True for a WebSocket handshake, which must keep its Connection/Upgrade pair. */
   upgrade?: boolean;
+  /** Client headers an upstream could take for identity (identity-headers.ts). */
+  stripped: HeaderFilter;
 }
 
 export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: ForwardContext): OutgoingHttpHeaders {
@@ -60,7 +63,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: F
   for (const name of Object.keys(incoming)) {
     const value = incoming[name];
     if (value === undefined || isHopByHop(name, listed)) continue;
-    if (name.startsWith('x-gatehouse-') || name.startsWith('x-forwarded-') || name === 'forwarded') continue;
+    if (context.stripped(name)) continue;
     if (name === 'cookie') {
       const kept = withoutOwnCookies(Array.isArray(value) ? value.join('; ') : value);
       if (kept !== '') headers.cookie = kept;

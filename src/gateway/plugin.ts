@@ -10,6 +10,7 @@ import type { JtiReplayGuard } from '../oauth/jti-replay-guard.ts';
 import type { Keyring } from '../oauth/keyring.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import { createAccessTokenVerifier } from '../oauth/tokens.ts';
+import { strippedHeaderFilter } from './identity-headers.ts';
 import { compileRouteTable } from './route-table.ts';
 import { gatewayRoutes } from './routes.ts';
 import { handleUpgrades } from './upgrade.ts';
@@ -48,6 +49,7 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
   const host = gateway.upstream_host.includes(':') ? `[${gateway.upstream_host}]` : gateway.upstream_host;
   const routeDeps = {
     table: compileRouteTable(config),
+    strippedHeaders: strippedHeaderFilter(gateway.strip_request_headers),
     access: {
       sql: deps.sql,
       tokenStates: deps.tokenStates,

@@ -44,6 +44,15 @@ describe('gateway route table', () => {
     assert.equal(policyOf('GET', '/app'), 'unprotected');
   });
 
+  test('a path that matches a prefix only when case is ignored is a case variant, refused whatever the upstream', () => {
+    for (const path of ['/app/API/admin', '/app/api/Admin/users', '/app/Api', '/APP/api/items', '/app/api/ME'])
+      assert.equal(policyOf('GET', path), 'case_variant', path);
+    // Below the longest prefix, case is the upstream's business: no prefix is spelled differently there.
+    assert.equal(policyOf('GET', '/app/api/Items/ABC'), 0);
+    assert.equal(policyOf('GET', '/app/api/admin/Users'), 1);
+    assert.equal(policyOf('GET', '/app/Public'), 'unprotected');
+  });
+
   test('gatehouse doctor prints the compiled table, longest prefix first', () => {
     assert.deepEqual(
       gatewayChecks(config).map((c) => `${c.status} ${c.name} ${c.detail}`),

@@ -1,6 +1,7 @@
 // The route policies of [auth], compiled once at startup into the table requests are matched against (docs/gateway.md
 // "Matching"). config/validate.ts has already refused what cannot be compiled (prefixes outside the protected prefix,
-// ambiguous pairs); identical duplicates collapse into the first.
+// ambiguous pairs, two prefixes that differ only in case with different requirements); identical duplicates collapse
+// into the first.
 
 import type { Config, RoutePolicyConfig } from '../config/schema.ts';
 import { comparablePrefix, underPrefix } from '../config/validate.ts';
@@ -10,7 +11,7 @@ export type Assurance = 'ial1' | 'ial2' | 'aal1' | 'aal2';
 export interface RoutePolicy {
   /** Position in auth.route_policies, for logs and `gatehouse doctor`. */
   index: number;
-  /** Comparable form: lower case, no trailing slash. */
+  /** As configured, without a trailing slash: paths must spell it in this case. */
   prefix: string;
   methods: readonly string[];
   requiredRoles: readonly string[];
@@ -26,10 +27,13 @@ export interface RouteTable {
   protectedPrefix: string | null;
   /** Prefixes longest first, each with the policy for every method it declares. */
   prefixes: { prefix: string; byMethod: Map<string, RoutePolicy> }[];
+  /** Every prefix above, each with its lower-case form, to find a path that matches one only when case is ignored. */
+  caseFolded: { prefix: string; folded: string }[];
 }
 
 export type RouteMatch =
   | { kind: 'outside' }
+  | { kind: 'case_variant' }
   | { kind: 'unprotected' }
   | { kind: 'policy'; policy: RoutePolicy }
   | { kind: 'no_policy' };
@@ -37,7 +41,7 @@ export type RouteMatch =
 function compilePolicy(policy: RoutePolicyConfig, index: number): RoutePolicy {
   return {
     index,
-    prefix: comparablePrefix(policy.path_prefix),
+    prefix: exactPrefix(policy.path_prefix),
     methods: [...new Set(policy.methods)],
     requiredRoles: [...new Set(policy.required_roles)],
     roleMatch: policy.role_match,
@@ -47,29 +51,52 @@ function compilePolicy(policy: RoutePolicyConfig, index: number): RoutePolicy {
   };
 }
 
+/** A prefix as paths must spell it: as configured, without a trailing slash (except the root itself). */
+const exactPrefix = (prefix: string) => (prefix === '/' ? '/' : prefix.replace(/\/$/, ''));
+
+const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
 export function compileRouteTable(config: Config): RouteTable {
-  const byPrefix = new Map<string, Map<string, RoutePolicy>>();
+  // Keyed by the comparable (lower-case) form, so prefixes differing only in case share one entry and the first
+  // spelling; validation refuses such a pair when their requirements differ.
+  const byPrefix = new Map<string, { prefix: string; byMethod: Map<string, RoutePolicy> }>();
   config.auth.route_policies.forEach((raw, index) => {
     const policy = compilePolicy(raw, index);
-    const methods = byPrefix.get(policy.prefix) ?? new Map<string, RoutePolicy>();
-    for (const method of policy.methods) if (!methods.has(method)) methods.set(method, policy);
-    byPrefix.set(policy.prefix, methods);
+    const key = comparablePrefix(policy.prefix);
+    const entry = byPrefix.get(key) ?? { prefix: policy.prefix, byMethod: new Map<string, RoutePolicy>() };
+    for (const method of policy.methods) if (!entry.byMethod.has(method)) entry.byMethod.set(method, policy);
+    byPrefix.set(key, entry);
   });
+  const routePrefix = exactPrefix(config.gateway.route_prefix);
+  const protectedPrefix = config.auth.enabled ? exactPrefix(config.auth.protected_route_prefix) : null;
+  const prefixes = [...byPrefix.values()].sort((a, b) => b.prefix.length - a.prefix.length);
+  const all = [routePrefix, ...(protectedPrefix === null ? [] : [protectedPrefix]), ...prefixes.map((p) => p.prefix)];
   return {
-    routePrefix: comparablePrefix(config.gateway.route_prefix),
-    protectedPrefix: config.auth.enabled ? comparablePrefix(config.auth.protected_route_prefix) : null,
-    prefixes: [...byPrefix]
-      .map(([prefix, byMethod]) => ({ prefix, byMethod }))
-      .sort((a, b) => b.prefix.length - a.prefix.length),
+    routePrefix,
+    protectedPrefix,
+    prefixes,
+    caseFolded: all.map((prefix) => ({ prefix, folded: lowerAscii(prefix) })),
   };
+}
+
+/**
+ * Whether some prefix covers the path only when letter case is ignored. Such a path is refused: an upstream that
+ * routes without case would serve it from that prefix's sub-tree, one that routes with case from elsewhere, so
+ * matching either way could judge it by a policy other than the one that serves it.
+ */
+function isCaseVariant(table: RouteTable, path: string): boolean {
+  const folded = lowerAscii(path);
+  return table.caseFolded.some((p) => underPrefix(folded, p.folded) && !underPrefix(path, p.prefix));
 }
 
 /**
  * The policy for a request: the longest prefix covering the path decides, then the method. A method the longest
  * prefix does not declare is refused even when a shorter prefix declares it, so a policy for a sub-tree (say
- * /app/api/admin) can never be bypassed by a method only its parent (/app/api) allows.
+ * /app/api/admin) can never be bypassed by a method only its parent (/app/api) allows. `path` is the decoded
+ * canonical path (request-path.ts), compared by whole segments in the case the prefixes are configured in.
  */
 export function matchRoute(table: RouteTable, method: string, path: string): RouteMatch {
+  if (isCaseVariant(table, path)) return { kind: 'case_variant' };
   if (!underPrefix(path, table.routePrefix)) return { kind: 'outside' };
   if (table.protectedPrefix === null || !underPrefix(path, table.protectedPrefix)) return { kind: 'unprotected' };
   for (const { prefix, byMethod } of table.prefixes) {

@@ -6,11 +6,11 @@ import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HTTP_METHODS } from '../config/schema.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
-import { type AccessDeps, authorizeRequest, type Principal } from './access.ts';
+import type { Principal } from './access.ts';
 import { BodyTooLarge, limitedBody } from './body-limit.ts';
+import { type DecisionDeps, decide, type GatewayRequest } from './decision.ts';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
-import { gatewayPath } from './request-path.ts';
-import { matchRoute, type RouteTable } from './route-table.ts';
+import type { HeaderFilter } from './identity-headers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,57 +25,13 @@ export interface GatewayUpstream {
   timeoutSeconds: number;
 }
 
-export interface GatewayRouteDeps {
-  table: RouteTable;
-  access: AccessDeps;
+export interface GatewayRouteDeps extends DecisionDeps {
+  /** Client headers never forwarded (identity-headers.ts). */
+  strippedHeaders: HeaderFilter;
   upstream: GatewayUpstream;
   /** Route prefix as configured (its case), under which the routes are registered. */
   routePrefix: string;
   bodyLimitBytes: number;
-}
-
-/** RFC 6750 §5.3: bearer tokens never travel in URLs, where logs and Referer headers keep them. */
-function refuseQueryToken(url: string): void {
-  const query = url.indexOf('?');
-  if (query < 0 || !url.includes('access_token', query)) return;
-  if (new URLSearchParams(url.slice(query + 1)).has('access_token'))
-    throw new InvalidRequest('Send the access token in the Authorization header, never in the query string');
-}
-
-export interface GatewayDecision {
-  forwardPath: string;
-  principal: Principal | null;
-}
-
-/** Normalises, matches and checks one request; throws the refusal. Shared by HTTP requests and WebSocket handshakes. */
-export async function decide(
-  deps: Pick<GatewayRouteDeps, 'table' | 'access'>,
-  method: string,
-  url: string,
-  credentials: { authorization?: string | undefined; dpop?: string | string[] | undefined },
-): Promise<GatewayDecision> {
-  const query = url.indexOf('?');
-  const path = gatewayPath(query < 0 ? url : url.slice(0, query));
-  refuseQueryToken(url);
-  const match = matchRoute(deps.table, method, path.match);
-  switch (match.kind) {
-    case 'outside':
-      throw new InvalidRequest('The request path leaves the gateway prefix once normalised');
-    case 'no_policy':
-      throw new GatehouseError('no_route_policy');
-    case 'unprotected':
-      return { forwardPath: path.forward, principal: null };
-    case 'policy':
-      return {
-        forwardPath: path.forward,
-        principal: await authorizeRequest(deps.access, match.policy, {
-          method,
-          path: query < 0 ? url : url.slice(0, query),
-          authorization: credentials.authorization,
-          dpop: credentials.dpop,
-        }),
-      };
-  }
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps): Promise<void> {
@@ -123,6 +79,7 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
         clientIp: request.clientIp,
         requestId: request.id,
         principal: request.gatewayPrincipal,
+        stripped: deps.strippedHeaders,
       }) as IncomingHttpHeaders,
     rewriteHeaders: (headers) => downstreamResponseHeaders(headers as IncomingHttpHeaders) as IncomingHttpHeaders,
     onError,
@@ -131,9 +88,15 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
     retryDelay: () => null,
   };
   app.decorateRequest('gatewayPrincipal', null);
+  // A request the gateway cannot judge (ambiguous path, repeated Host...) is worth a line of its own: it is rarely an
+  // honest client. The path only, as in the access log: a query string can carry secrets.
+  app.addHook('onError', async (request, _reply, error) => {
+    if (error instanceof InvalidRequest)
+      request.log.warn({ path: request.url.split('?')[0], reason: error.message }, 'gateway refused a request');
+  });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { forwardPath, principal } = await decide(deps, request.method, request.url, request.headers);
+    const { forwardPath, principal } = await decide(deps, request.raw as GatewayRequest);
     request.gatewayPrincipal = principal;
     return reply.from(forwardPath, fromOptions);
   };

@@ -7,11 +7,12 @@ import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { toGatehouseError } from '../http/error-envelope.ts';
-import { GatehouseError } from '../http/errors.ts';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { newRequestId } from '../http/plugin.ts';
 import { requireForwardedAddress } from '../http/trusted-proxy.ts';
+import { decide } from './decision.ts';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
-import { decide, type GatewayRouteDeps } from './routes.ts';
+import type { GatewayRouteDeps } from './routes.ts';
 
 export interface UpgradeDeps extends GatewayRouteDeps {
   trustedProxy: boolean;
@@ -75,6 +76,11 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
     const refuse = (error: unknown) => {
       const mapped = toGatehouseError(error);
       if (mapped.status >= 500) app.log.warn({ err: error, reqId: requestId }, 'websocket upgrade failed');
+      else if (error instanceof InvalidRequest)
+        app.log.warn(
+          { reqId: requestId, path: request.url?.split('?')[0], reason: error.message },
+          'gateway refused a request',
+        );
       writeRefusal(socket, requestId, mapped);
       log(mapped.status);
     };
@@ -98,13 +104,14 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
       const url = request.url ?? '/';
       if (!underGateway(url)) throw new GatehouseError('not_found');
       const method = request.method ?? 'GET';
-      const decision = await decide(deps, method, url, request.headers);
+      const decision = await decide(deps, { method, url, headers: request.headers, rawHeaders: request.rawHeaders });
       const query = url.indexOf('?');
       const headers = upstreamRequestHeaders(request.headers, {
         clientIp,
         requestId,
         principal: decision.principal,
         upgrade: true,
+        stripped: deps.strippedHeaders,
       });
       headers.host = new URL(origin).host;
       const upstreamRequest = transport.request(

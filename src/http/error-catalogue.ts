@@ -262,6 +262,13 @@ export const errorCatalogue = {
     status: 400,
     description: 'Too many wrong attempts for this verification; request a new one.',
   },
+  // The sign-up link's secret was right but the password typed with it is not the sign-up's (docs/account.md).
+  signup_password_mismatch: {
+    status: 400,
+    description:
+      'This link belongs to a sign-up with another password. Type the password you chose when you signed up, or ' +
+      'choose a new password if this sign-up was not yours.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

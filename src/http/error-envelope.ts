@@ -64,6 +64,17 @@ export function toGatehouseError(error: unknown): GatehouseError {
   return new GatehouseError('server_error', undefined, { cause: error });
 }
 
+/**
+ * What the one error handler and the pages' own handlers (federated and SAML sign-in) do with anything thrown: map
+ * it, and log a server fault with its cause or a data exception by its SQLSTATE alone (never the value).
+ */
+export function reportError(request: FastifyRequest, error: unknown): GatehouseError {
+  const mapped = toGatehouseError(error);
+  if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+  else if (isDataException(error)) request.log.warn({ sqlstate: error.code }, 'request refused: data exception');
+  return mapped;
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatehouseError): FastifyReply {
   const envelope: ErrorEnvelope = {
     error: error.code,

@@ -1,11 +1,13 @@
 // Infrastructure shared by every route (fastify-plugin, so it is not encapsulated): request ids, trusted proxy,
-// security headers, access logs, the error envelope, and 404/405 answers. Only JSON bodies are parsed here; the
-// form parser is registered by the modules that take forms (form-body.ts).
+// security headers, access logs, the error envelope, 404/405 answers, and the one rule for request bodies' media
+// types (body-media-type.ts). Only JSON bodies are parsed here; the form parser is registered by the modules that take
+// forms (form-body.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { secureRandomBytes } from '../crypto/primitives.ts';
-import { isDataException, sendError, toGatehouseError } from './error-envelope.ts';
+import { enforceBodyMediaType } from './body-media-type.ts';
+import { reportError, sendError } from './error-envelope.ts';
 import { GatehouseError } from './errors.ts';
 import { applySecurityHeaders } from './security-headers.ts';
 import { requireForwardedAddress } from './trusted-proxy.ts';
@@ -41,6 +43,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   // A shadow router of every route, so an unknown method on a known path answers 405 with Allow.
   const shadow = FindMyWay();
   app.addHook('onRoute', (route) => {
+    enforceBodyMediaType(route);
     for (const method of [route.method].flat()) {
       try {
         shadow.on(method as HTTPMethod, route.url ?? route.path, () => {});
@@ -94,12 +97,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
 
   app.removeContentTypeParser('text/plain');
 
-  app.setErrorHandler((error, request, reply) => {
-    const mapped = toGatehouseError(error);
-    if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
-    else if (isDataException(error)) request.log.warn({ sqlstate: error.code }, 'request refused: data exception');
-    return sendError(request, reply, mapped);
-  });
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, reportError(request, error)));
 
   app.setNotFoundHandler((request: FastifyRequest, reply) => {
     const path = request.url.split('?')[0] ?? '/';

@@ -281,12 +281,17 @@ export async function updateDisplayName(sql: Executor, id: Sub, displayName: str
   await sql`update identities set display_name = ${displayName}, updated_at = ${now} where id = ${id}`;
 }
 
-/** A verified sign-up: pending_verification → active, and the address verified. False if it was not pending. */
+/**
+ * A verified sign-up: pending_verification → active, and the address verified. False if it was not pending. The
+ * mailbox owner proved the address, not any other way in, so every sign-in method but the sign-up's password goes
+ * (the account module decides what that password is: account/signup-password.ts).
+ */
 export async function activatePendingIdentity(sql: Executor, id: Sub, address: string, now: Date): Promise<boolean> {
   const rows = await sql`
     update identities set state = 'active', updated_at = ${now}
     where id = ${id} and state = 'pending_verification' returning id`;
   if (rows.length === 0) return false;
+  await sql`delete from sign_in_methods where identity_id = ${id} and not (kind = 'password' and provider = 'local')`;
   await sql`update emails set verified_at = ${now} where identity_id = ${id} and normalized = ${normalizeEmail(address)}`;
   return true;
 }

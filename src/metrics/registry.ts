@@ -49,7 +49,7 @@ export function createMetrics(sql: Sql): Metrics {
   });
   const lockouts = new Counter({
     name: 'gatehouse_lockouts_total',
-    help: 'Sign-in locks started (an account or address reached its failure threshold).',
+    help: 'Sign-in locks started (the unknown clients of an account, a known browser or an address reached its failure threshold).',
     registers: [registry],
   });
   // Read from PostgreSQL on scrape: every node reports the same shared queue.

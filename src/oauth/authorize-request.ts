@@ -8,6 +8,7 @@ import type { Client } from '../clients/store.ts';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { hasControlCharacter } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
+import { isJwkThumbprint } from './dpop.ts';
 import { InvalidClient, InvalidScope } from './errors.ts';
 import { isCodeChallenge } from './pkce.ts';
 import { parseResources } from './resource-indicators.ts';
@@ -43,6 +44,8 @@ export interface ValidatedRequest extends AuthorizationRequest {
   prompt: Set<string>;
   maxAge: number | null;
   loginHint: string | null;
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to (dpop_jkt); null when the request names none. */
+  dpopJkt: string | null;
 }
 
 const MAX_PARAMETER = 2048;
@@ -105,6 +108,9 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
   const maxAgeText = q.get('max_age');
   if (maxAgeText !== null && !/^\d{1,9}$/.test(maxAgeText))
     throw new InvalidRequest('max_age must be a number of seconds');
+  const dpopJkt = sent(q, 'dpop_jkt');
+  if (dpopJkt !== null && !isJwkThumbprint(dpopJkt))
+    throw new InvalidRequest('dpop_jkt must be the 43-character base64url SHA-256 JWK thumbprint (RFC 7638)');
   return {
     ...request,
     scopes,
@@ -114,5 +120,6 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
     prompt,
     maxAge: maxAgeText === null ? null : Number(maxAgeText),
     loginHint: q.get('login_hint'),
+    dpopJkt,
   };
 }

@@ -97,7 +97,8 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
       200: htmlPage('The consent page again.'),
       303: redirect('To the redirect URI with code or error.'),
       400: errorPageAnswer,
-      ...errorResponses('csrf_rejected'),
+      // authorize.ts answerConsent: the session ended (or never was) between the page and its answer.
+      ...errorResponses('csrf_rejected', 'login_required'),
     },
   };
   app.post('/oauth/authorize/consent', { schema: consent }, async (request, reply) => {
@@ -117,7 +118,10 @@ export async function authorizeRoutes(app: FastifyInstance, deps: Deps) {
     summary: 'Signs out and signs in again for the same authorization request',
     tags: ['oauth'],
     handlerParses: { form: Type.Omit(ConsentForm, ['decision']) },
-    response: { 303: redirect('To the sign-in page for the same request.'), ...errorResponses('csrf_rejected') },
+    response: {
+      303: redirect('To the sign-in page for the same request.'),
+      ...errorResponses('csrf_rejected', 'login_required'),
+    },
   };
   app.post('/oauth/authorize/switch-account', { schema: switchAccountSchema }, async (request, reply) => {
     assertSameOriginForm(request, deps.sessions.issuerOrigin, 'The consent form');

@@ -126,6 +126,7 @@ async function issueCode(deps: AuthorizeDeps, r: ValidatedRequest, session: Sess
     resources: r.resources,
     codeChallenge: r.codeChallenge,
     nonce: r.nonce,
+    dpopJkt: r.dpopJkt,
     authTime: session.authTime,
     acr: session.aal,
     amr: session.amr,

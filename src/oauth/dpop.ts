@@ -1,11 +1,11 @@
-// Where DPoP (RFC 9449) is decided: the proof of a token request (§5), the binding rules of grants (§5.2 per-client
-// requirement, §5 public clients' refresh tokens), and the proof of a resource request against the token's `cnf.jkt`
-// (§7). Proof syntax is dpop-proof.ts; nonces dpop-nonce.ts; single use of `jti` the shared replay store.
+// Where DPoP (RFC 9449) is decided: the proof of a token or PAR request (§5, §10.1), the binding rules of grants (§5.2
+// per-client requirement, §5 public clients' refresh tokens, §10 codes bound by dpop_jkt), and the proof of a resource
+// request against the token's `cnf.jkt` (§7). Proof syntax is dpop-proof.ts; nonces dpop-nonce.ts; single use of `jti` the shared replay store.
 import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { DpopNonces } from './dpop-nonce.ts';
 import { type ExpectedProof, PROOF_MAX_AGE_SECONDS, ProofRefused, verifyDpopProof } from './dpop-proof.ts';
-import { InvalidDpopProof, InvalidDpopToken, UseDpopNonce } from './errors.ts';
+import { InvalidDpopProof, InvalidDpopToken, InvalidGrant, UseDpopNonce } from './errors.ts';
 import type { JtiReplayGuard } from './jti-replay-guard.ts';
 import type { AccessTokenClaims } from './tokens.ts';
 
@@ -50,13 +50,40 @@ async function acceptProof(
   return { jkt: proof.jkt };
 }
 
-/** The proof of a token request, or null when it has none (a bearer token request). */
-export async function tokenRequestBinding(
+/**
+ * The proof of a request to the token endpoint (RFC 9449 §5) or the PAR endpoint (§10.1), checked alike, with the
+ * endpoint as its htu; null when the request has none.
+ */
+export async function requestBinding(
   deps: DpopDeps,
   header: string | string[] | undefined,
+  endpoint: '/oauth/token' | '/oauth/par',
 ): Promise<DpopBinding | null> {
   if (header === undefined) return null;
-  return acceptProof(deps, header, { htm: 'POST', htu: `${deps.issuer}/oauth/token`, now: deps.clock() }, 'token');
+  return acceptProof(deps, header, { htm: 'POST', htu: `${deps.issuer}${endpoint}`, now: deps.clock() }, 'token');
+}
+
+/** RFC 9449 §10: `dpop_jkt` is the base64url (no padding) SHA-256 JWK thumbprint of RFC 7638: 43 characters. */
+export const isJwkThumbprint = (value: string): boolean => /^[A-Za-z0-9_-]{43}$/.test(value);
+
+/**
+ * RFC 9449 §10.1: the key a pushed request's code is bound to. A proof binds it to the proof's key; a `dpop_jkt` sent
+ * beside the proof must name that same key (the RFC names no error code; the proof does not prove the key the request
+ * names, as at a resource whose token is bound to another key). Without a proof, the `dpop_jkt` sent, if any.
+ */
+export function pushedRequestJkt(sent: string | null, binding: DpopBinding | null): string | null {
+  if (binding === null) return sent;
+  if (sent !== null && sent !== binding.jkt)
+    throw new InvalidDpopProof("The DPoP proof's key is not the one dpop_jkt names");
+  return binding.jkt;
+}
+
+/** RFC 9449 §10: a code bound to a key is exchanged only with a proof by that key (none at all is refused too). */
+export function requireCodeKey(codeJkt: string | null, binding: DpopBinding | null): void {
+  if (codeJkt !== null && codeJkt !== binding?.jkt)
+    throw new InvalidGrant(
+      'The authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof signed with that key',
+    );
 }
 
 /** RFC 9449 §5.2: a client registered with dpop_bound_access_tokens gets no token without a proof. */

@@ -11,7 +11,7 @@ import type { SessionHttp } from '../session/http.ts';
 import { presentedToken } from './bearer.ts';
 import { authenticateClient, type ClientAuthDeps, rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
-import type { DpopDeps } from './dpop.ts';
+import { type DpopDeps, requestBinding } from './dpop.ts';
 import { formParams, forwardedQuery, rawQuery, tokenParameter } from './form.ts';
 import { answerIntrospection } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
@@ -84,7 +84,8 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     return answerIntrospection(deps, formParams(request), attemptContext(request));
   });
 
-  // RFC 9126 §2: 201 with the request_uri; like the token endpoint, never cached and open to browser clients.
+  // RFC 9126 §2: 201 with the request_uri; like the token endpoint, never cached, open to browser clients, and
+  // serving DPoP nonces when they are required (RFC 9449 §8).
   allowPreflight(app, '/oauth/par', 'POST');
   const par = {
     summary: 'Pushed authorization request (RFC 9126)',
@@ -95,7 +96,11 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   };
   app.post('/oauth/par', { onSend: corsHeaders, schema: par }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
-    const pushed = await pushAuthorizationRequest(deps, formParams(request), attemptContext(request));
+    const form = formParams(request);
+    // RFC 9449 §10.1: a proof is checked as at the token endpoint, and its key binds the pushed request's code.
+    const binding = await requestBinding(deps.dpop, request.headers.dpop, '/oauth/par');
+    if (deps.dpop.nonces) reply.header('dpop-nonce', deps.dpop.nonces.current());
+    const pushed = await pushAuthorizationRequest(deps, form, attemptContext(request), binding);
     return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 

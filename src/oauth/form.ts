@@ -1,25 +1,19 @@
-// The parsed form body of an OAuth endpoint. The shared parser already refused repeated parameters (RFC 6749 §3.1)
-// and control characters; here a body of another type, or none, is refused with the envelope.
+// The parsed form body of an OAuth endpoint. A body of another type, or none, never gets here: each endpoint declares
+// a form body, so the HTTP layer answers anything else 415 (http/body-media-type.ts). The shared parser already
+// refused repeated parameters (RFC 6749 §3.1) and control characters; here over-long values are refused.
 import type { FastifyRequest } from 'fastify';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 
-const FORM = 'application/x-www-form-urlencoded';
 // Large enough for an ID token hint; bounded all the same.
 const MAX_VALUE = 8192;
 /** The longest query a POST is passed on with to its GET: Node refuses a request head over 16 KB. */
 const MAX_FORWARDED = 12_000;
 
-/**
- * The form's parameters, each at most MAX_VALUE characters unless `longer` allows a parameter more. Refused with the
- * envelope: another body type, an over-long value.
- */
+/** The form's parameters, each at most MAX_VALUE characters unless `longer` allows a parameter more. */
 export function formParams(
   request: FastifyRequest,
   longer: Readonly<Record<string, number>> = {},
 ): Record<string, string | undefined> {
-  const type = request.headers['content-type'];
-  if (type !== FORM && type?.split(';')[0]?.trim().toLowerCase() !== FORM)
-    throw new GatehouseError('unsupported_media_type', 'Send the parameters as application/x-www-form-urlencoded');
   const body = (request.body ?? {}) as Record<string, string>;
   for (const name of Object.keys(body)) {
     // `longer`'s own keys only: a parameter named "constructor" must not find Object.prototype's.

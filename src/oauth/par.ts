@@ -1,13 +1,15 @@
 // Pushed authorization requests (RFC 9126): POST /oauth/par validates an authorization request like the
 // authorization endpoint would and keeps it behind a one-time `request_uri`; /oauth/authorize?client_id&request_uri
 // then runs the pushed parameters and no others (§4). A pushed request must arrive within 60 s, and is spent when it
-// produces a code; until then the sign-in and consent round trips carry only client_id and request_uri.
+// produces a code; until then the sign-in and consent round trips carry only client_id and request_uri. A DPoP proof
+// with the push binds its code to the proof's key (RFC 9449 §10.1).
 import { randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
 import { resolveClient, UnsafeToRedirect, validateRequest } from './authorize-request.ts';
 import { authenticateClient, type ClientAuthDeps, type ClientCredentials } from './client-auth.ts';
+import { type DpopBinding, pushedRequestJkt } from './dpop.ts';
 import { insertPushedRequest, openPushedRequest } from './pushed-request-store.ts';
 import { checkRequestedResources } from './resource-indicators.ts';
 
@@ -25,10 +27,15 @@ export interface ParDeps extends ClientAuthDeps {
   clock: () => Date;
 }
 
+/**
+ * Validates and stores a pushed request. `binding` is the key of the request's DPoP proof (RFC 9449 §10.1), checked by
+ * the route; the code the pushed request produces is bound to it, through the stored `dpop_jkt` parameter.
+ */
 export async function pushAuthorizationRequest(
   deps: ParDeps,
   form: ClientCredentials & Record<string, string | undefined>,
   context: AttemptContext,
+  binding: DpopBinding | null,
 ): Promise<{ request_uri: string; expires_in: number }> {
   const client = await authenticateClient(deps, form, context);
   const params = new URLSearchParams({ client_id: client.id });
@@ -43,6 +50,8 @@ export async function pushAuthorizationRequest(
   }
   const validated = validateRequest(request);
   await checkRequestedResources(deps.clients, client, validated.resources, validated.scopes);
+  const dpopJkt = pushedRequestJkt(validated.dpopJkt, binding);
+  if (dpopJkt !== null) params.set('dpop_jkt', dpopJkt);
   const token = randomToken();
   const now = deps.clock();
   await insertPushedRequest(deps.sql, {

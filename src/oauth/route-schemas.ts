@@ -31,6 +31,7 @@ const authorizationParameters = {
   acr_values: text('aal1 or aal2.'),
   resource: text('RFC 8707 resource indicator (may repeat).'),
   request_uri: text('RFC 9126: the request_uri from the pushed authorization request endpoint.'),
+  dpop_jkt: text('RFC 9449 §10: the JWK thumbprint of the DPoP key the code may only be exchanged with.'),
 };
 
 export const AuthorizeQuery = form(authorizationParameters);
@@ -118,6 +119,8 @@ export const ParErrors = errorResponses(
   'invalid_scope',
   'invalid_target',
   'request_not_supported',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
   'rate_limited',
 );
 

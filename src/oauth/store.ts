@@ -26,6 +26,8 @@ export interface NewAuthorizationCode extends Omit<GrantFacts, 'dpopJkt'> {
   redirectUri: string;
   codeChallenge: string;
   nonce: string | null;
+  /** RFC 9449 §10: the DPoP key thumbprint the code may only be exchanged with; null when unbound. */
+  dpopJkt: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -33,9 +35,10 @@ export interface NewAuthorizationCode extends Omit<GrantFacts, 'dpopJkt'> {
 export async function insertAuthorizationCode(sql: Executor, c: NewAuthorizationCode): Promise<void> {
   await sql`
     insert into oauth_authorization_codes (code_hash, grant_id, client_id, identity_id, session_id, redirect_uri, scope,
-      resources, code_challenge, nonce, auth_time, acr, amr, created_at, expires_at)
+      resources, code_challenge, nonce, dpop_jkt, auth_time, acr, amr, created_at, expires_at)
     values (${c.codeHash}, ${c.grantId}, ${c.clientId}, ${c.identityId}, ${c.sessionId}, ${c.redirectUri}, ${c.scope},
-      ${c.resources}, ${c.codeChallenge}, ${c.nonce}, ${c.authTime}, ${c.acr}, ${c.amr}, ${c.createdAt}, ${c.expiresAt})`;
+      ${c.resources}, ${c.codeChallenge}, ${c.nonce}, ${c.dpopJkt}, ${c.authTime}, ${c.acr}, ${c.amr}, ${c.createdAt},
+      ${c.expiresAt})`;
 }
 
 const toFacts = (r: Record<string, unknown>): GrantFacts => ({
@@ -73,6 +76,8 @@ export interface CodeExchange {
   refreshAbsoluteSeconds: number;
   /** The JWK thumbprint the grant's refresh tokens are bound to (RFC 9449 §5); null to leave them unbound. */
   dpopJkt: string | null;
+  /** The thumbprint of the request's DPoP proof key: a code bound to a key (RFC 9449 §10) needs it. Null: no proof. */
+  proofJkt: string | null;
 }
 
 /**
@@ -104,6 +109,7 @@ export async function consumeAuthorizationCode(
       where code_hash = ${e.codeHash} and used_at is null and expires_at > ${e.now} and client_id = ${e.clientId}
         and redirect_uri = ${e.redirectUri} and code_challenge = ${e.challenge}
         and (${e.resource}::text is null or ${e.resource}::text = any(resources))
+        and (dpop_jkt is null or dpop_jkt = ${e.proofJkt}::text)
         and ${liveSession(sql, e.now, true)}
       returning *
     ), grant_row as (
@@ -122,7 +128,11 @@ export async function consumeAuthorizationCode(
     )
     select u.*, exists (select 1 from refresh) as refresh_issued from used u`;
   if (!row) return null;
-  return { ...toFacts({ ...row, grant_id: e.grantId }), refreshIssued: row.refresh_issued as boolean };
+  // The code row's dpop_jkt is the code's binding; the grant's is the refresh binding chosen for this exchange.
+  return {
+    ...toFacts({ ...row, grant_id: e.grantId, dpop_jkt: e.dpopJkt }),
+    refreshIssued: row.refresh_issued as boolean,
+  };
 }
 
 export interface StoredCode {
@@ -131,6 +141,8 @@ export interface StoredCode {
   redirectUri: string;
   codeChallenge: string;
   resources: string[];
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to; null when unbound. */
+  dpopJkt: string | null;
   expiresAt: Date;
   usedAt: Date | null;
   /** Its sign-in session is still live and its identity active. */
@@ -147,6 +159,7 @@ export async function findAuthorizationCode(sql: Executor, codeHash: string, now
     redirectUri: row.redirect_uri as string,
     codeChallenge: row.code_challenge as string,
     resources: row.resources as string[],
+    dpopJkt: row.dpop_jkt as string | null,
     expiresAt: row.expires_at as Date,
     usedAt: row.used_at as Date | null,
     sessionLive: row.session_live as boolean,

@@ -7,7 +7,7 @@ import { CLIENT } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import { rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';
-import { type DpopDeps, tokenRequestBinding } from './dpop.ts';
+import { type DpopDeps, requestBinding } from './dpop.ts';
 import { UnsupportedGrantType } from './errors.ts';
 import { formParams } from './form.ts';
 import { findGrant } from './grants/index.ts';
@@ -43,7 +43,7 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
       const value = body[name];
       if (value !== undefined) params[name] = value;
     }
-    const binding = await tokenRequestBinding(deps.dpop, request.headers.dpop);
+    const binding = await requestBinding(deps.dpop, request.headers.dpop, '/oauth/token');
     // RFC 9449 §8.2: a fresh nonce with every answer, so the client's next proof needs no extra round trip.
     if (deps.dpop.nonces) reply.header('dpop-nonce', deps.dpop.nonces.current());
     const issued = await grant.handle(deps, params, attemptContext(request), binding);

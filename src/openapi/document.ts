@@ -1,5 +1,6 @@
 // Builds the OpenAPI 3.1 document from the routes the app registered (collect.ts) and their schemas: the contract is
 // generated from what the server validates, never written beside it by hand (SPEC.md "Versioning").
+import { BODY_READING_METHODS, declaredBodyType, FORM_MEDIA_TYPE } from '../http/body-media-type.ts';
 import { type ErrorCode, errorCatalogue } from '../http/error-catalogue.ts';
 import { BODY_ERRORS, COMMON_ERRORS, errorCodesByStatus, errorEnvelopeSchema } from '../http/error-responses.ts';
 import type { CollectedRoute } from './collect.ts';
@@ -13,16 +14,16 @@ export interface DocumentOptions {
   version: string;
 }
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 const DESCRIPTION = [
   'The HTTP API of Gatehouse, generated from the schemas its routes validate with.',
   '',
   'Every error answer is the envelope `{"error", "error_description", "request_id", "fields"?}`; the codes each',
   'operation can give are listed per status, and docs/errors.md describes every code. Requests that match no route',
   'get 404 `not_found` (or the web UI page for a browser), a method a path does not take 405 `method_not_allowed`,',
-  'an over-long path 414 `uri_too_long` and oversized headers 431 `headers_too_large`. Every answer carries',
-  'X-Request-Id.',
+  'an over-long path 414 `uri_too_long` and oversized headers 431 `headers_too_large`. An operation that takes a',
+  'body takes the one media type its requestBody names, and one that takes none takes no body: any other',
+  'Content-Type (or none) is 415 `unsupported_media_type`, before anything else about the request is checked.',
+  'Every answer carries X-Request-Id.',
 ].join('\n');
 
 /** `/admin/clients/:id` → `/admin/clients/{id}`; a wildcard (`/admin/console/*`) becomes `{path}`. */
@@ -115,14 +116,17 @@ function operation(route: CollectedRoute): Json {
   // The HTTP layer's codes join the route's own, per status. An envelope refers to the one in components and
   // narrows `error` to its status's codes; where the route answers that status with a page of its own (HTML), the
   // envelope is the JSON alternative the HTTP layer sends.
-  const form = schema.handlerParses?.form;
-  const hasBody = BODY_METHODS.has(route.method) && Boolean(schema.body || form);
+  // body-media-type.ts: a body of the declared type can be too large or malformed; any other is 415.
+  const bodyType = BODY_READING_METHODS.has(route.method) ? declaredBodyType(schema) : null;
+  const hasBody = bodyType !== null;
+  const readsBody = BODY_READING_METHODS.has(route.method);
   const codes = new Map<string, string[]>();
   for (const [status, entry] of Object.entries(responses)) {
     const found = envelopeCodes(entry);
     if (found) codes.set(status, found);
   }
-  for (const [status, common] of errorCodesByStatus([...COMMON_ERRORS, ...(hasBody ? BODY_ERRORS : [])]))
+  const bodyErrors: readonly ErrorCode[] = hasBody ? BODY_ERRORS : readsBody ? ['unsupported_media_type'] : [];
+  for (const [status, common] of errorCodesByStatus([...COMMON_ERRORS, ...bodyErrors]))
     codes.set(String(status), [...(codes.get(String(status)) ?? []), ...common]);
   for (const [status, list] of codes) {
     const content = { 'application/json': { schema: envelopeRef(list) } };
@@ -149,9 +153,9 @@ function operation(route: CollectedRoute): Json {
   ];
   if (params.length > 0) op.parameters = params;
   if (hasBody) {
-    const content = form
-      ? { 'application/x-www-form-urlencoded': { schema: plain(form) } }
-      : { 'application/json': { schema: plain(schema.body) } };
+    const content = {
+      [bodyType]: { schema: plain(bodyType === FORM_MEDIA_TYPE ? schema.handlerParses?.form : schema.body) },
+    };
     op.requestBody = { required: !acceptsNoBody(schema.body), content };
   }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

@@ -25,9 +25,12 @@ export interface SessionHttp {
   current(request: FastifyRequest): Promise<Session | null>;
   /**
    * The live session, or 401 login_required; a partial one only where `partial` allows it (src/session/partial.ts).
-   * State-changing methods must also pass the CSRF rule.
+   * A request that carries the cookie must also pass the CSRF rule (for state-changing methods) first; one without it
+   * is 401 whatever its origin.
    */
   require(request: FastifyRequest, options?: { partial?: PartialAllowance }): Promise<Session>;
+  /** Whether the request carries a session cookie of ours at all (live or not): what decides 401 before CSRF. */
+  carriesCookie(request: FastifyRequest): boolean;
   /** Starts a new session (revoking the request's current one) and sets the cookie. Pass `tx` to join a transaction. */
   establish(request: FastifyRequest, reply: FastifyReply, start: SessionStart, tx?: Executor): Promise<Session>;
   /** Ends the request's session, if any, and clears the cookie. */
@@ -67,7 +70,12 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
   return {
     issuerOrigin,
     current,
+    carriesCookie: (request) => readSessionCookie(request, policy) !== null,
     async require(request, options = {}) {
+      // Authentication before CSRF (docs/api.md "Order of checks"): a request without the cookie cannot be a forged
+      // browser request riding a session, so a script that sent none is told to sign in (401), not that it is
+      // cross-site. A request with the cookie passes the CSRF rule before the session is even looked up.
+      if (readSessionCookie(request, policy) === null) throw new GatehouseError('login_required');
       assertSameOriginJson(request, issuerOrigin);
       const session = await current(request);
       if (!session) throw new GatehouseError('login_required');

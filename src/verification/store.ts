@@ -73,6 +73,21 @@ export async function attemptVerification(
   return row ?? null;
 }
 
+/**
+ * Undoes a consumption that the caller then refused (the secret was right, but something else the person had to
+ * show was wrong): the verification is open again with one more attempt counted, as a wrong secret would be.
+ */
+export async function reopenVerification(
+  sql: Executor,
+  id: string,
+): Promise<{ attempts: number; max_attempts: number } | null> {
+  const [row] = await sql<{ attempts: number; max_attempts: number }[]>`
+    update verifications set consumed_at = null, attempts = attempts + 1
+    where id = ${id} and consumed_at is not null
+    returning attempts, max_attempts`;
+  return row ?? null;
+}
+
 export async function findVerification(sql: Executor, id: string): Promise<VerificationRow | null> {
   const [row] = await sql<VerificationRow[]>`
     select id, purpose, identity_id, email, attempts, max_attempts, expires_at, consumed_at

@@ -12,6 +12,7 @@ import {
   expireOpenVerifications,
   findVerification,
   insertVerification,
+  reopenVerification,
   type VerificationPurpose,
 } from './store.ts';
 
@@ -133,6 +134,19 @@ export async function consumeVerification(sql: Executor, request: ConsumeRequest
   if (!row || row.purpose !== purpose || row.consumed_at) return { ok: false, reason: 'invalid' };
   if (row.attempts >= row.max_attempts) return { ok: false, reason: 'attempts_exceeded' };
   return { ok: false, reason: 'expired' };
+}
+
+/**
+ * Takes back a successful consumption in the same transaction, for a caller that asks for more than the secret (a
+ * sign-up's password, account/signup-password.ts): the attempt counts like a wrong secret, and the answer says
+ * whether the verification can still be used.
+ */
+export async function refuseConsumedVerification(
+  sql: Executor,
+  verificationId: string,
+): Promise<'retry' | 'attempts_exceeded'> {
+  const row = await reopenVerification(sql, verificationId);
+  return row && row.attempts < row.max_attempts ? 'retry' : 'attempts_exceeded';
 }
 
 /** Housekeeping: forget verifications spent more than `keepDays` ago (kept a while for support questions). */

@@ -38,7 +38,7 @@ async function newPerson(email: string) {
   assert.deepEqual(mail?.to, [email], `the message read was "${mail?.subject}" to ${mail?.to}`);
   const link = verificationLink(mail?.text ?? '');
   secretsSeen.push(link.secret);
-  const verified = await post('/account/email/verify', proof(link));
+  const verified = await post('/account/email/verify', { ...proof(link), password: PASSWORD });
   assert.equal(verified.statusCode, 200, verified.body);
   const first = await signIn(t.app, email, { password: PASSWORD });
   const started = (await post('/account/totp/start', {}, first.session)).json() as { secret: string };
@@ -85,10 +85,10 @@ describe('POST /account/signup and /account/email/verify', () => {
     const link = verificationLink(mail?.text ?? '');
     secretsSeen.push(link.secret);
     assert.equal(link.path, '/account/email/verify');
-    const verified = await post('/account/email/verify', proof(link));
+    const verified = await post('/account/email/verify', { ...proof(link), password: PASSWORD });
     assert.equal(verified.statusCode, 200);
-    assert.deepEqual(verified.json(), { identity_id, email_verified: true });
-    envelope(await post('/account/email/verify', proof(link)), 'verification_invalid');
+    assert.deepEqual(verified.json(), { identity_id, email_verified: true, password_set: true });
+    envelope(await post('/account/email/verify', { ...proof(link), password: PASSWORD }), 'verification_invalid');
 
     const first = await signIn(t.app, email, { password: PASSWORD });
     assert.equal(first.response.statusCode, 200);
@@ -277,7 +277,7 @@ describe('profile, email change, TOTP, recovery codes, sessions, connections', (
     assert.equal(link.path, '/account/email/change/verify');
     // Until verified, the old address still signs in.
     assert.equal((await signInWithTotp(person.email, person.seed)).response.statusCode, 200);
-    const done = await post('/account/email/change/verify', proof(link));
+    const done = await post('/account/email/change/verify', proof(link), person.session);
     assert.equal(done.statusCode, 200);
     assert.deepEqual(done.json(), { email: 'lise@acme-robotics.dev' });
     const [notice] = await inbox.deliver(1);
@@ -291,7 +291,7 @@ describe('profile, email change, TOTP, recovery codes, sessions, connections', (
     const person = await newPerson('hodgkin@acme-robotics.dev');
     await post('/account/email/change', { new_email: taken.email, password: PASSWORD }, person.session);
     const link = verificationLink((await inbox.deliver(1))[0]?.text ?? '');
-    const refused = await post('/account/email/change/verify', proof(link));
+    const refused = await post('/account/email/change/verify', proof(link), person.session);
     assert.equal(refused.statusCode, 409);
     envelope(refused, 'email_taken');
   });

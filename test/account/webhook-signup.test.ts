@@ -81,7 +81,7 @@ describe('self-service over the webhook delivery kind', () => {
     assert.equal(payload.data.subject, 'Confirm your email address for Acme Robotics');
 
     const link = verificationLink(payload.data.text);
-    assert.equal((await post('/account/email/verify', proof(link))).statusCode, 200);
+    assert.equal((await post('/account/email/verify', { ...proof(link), password })).statusCode, 200);
     const first = await signIn(t.app, email, { password });
     assert.equal(first.response.statusCode, 200);
     const { secret } = (await post('/account/totp/start', {}, first.session)).json() as { secret: string };

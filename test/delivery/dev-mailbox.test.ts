@@ -4,18 +4,16 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import type { Config } from '../../src/config/schema.ts';
 import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { createConfiguredTransport } from '../../src/delivery/run.ts';
-import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { loggerOptions } from '../../src/http/logger.ts';
 import { startServer } from '../../src/server.ts';
 import { JSON_HEADERS } from '../helpers/accounts.ts';
 import { assertAdminError } from '../helpers/admin-api.ts';
 import { LogCapture, startTestApp, type TestApp } from '../helpers/app.ts';
 import { makeConfig, scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
+import { devMailboxWorker } from '../helpers/dev-mailbox.ts';
 import { verificationLink } from '../helpers/mailbox.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 
@@ -27,21 +25,7 @@ const mailboxConfig = () =>
   });
 
 /** The real worker over the dev-mailbox transport; notices go to `notices`. */
-function mailboxWorker(t: TestApp, notices: string[]) {
-  const transport = createConfiguredTransport(t.config, {
-    deliveryKey: t.secrets.delivery,
-    mailbox: { sql: t.sql, clock: t.clock.now, notice: (line) => notices.push(line) },
-  });
-  assert.ok(transport, 'the development mailbox is ready delivery');
-  return createDeliveryWorker({
-    sql: t.sql,
-    transport,
-    deliveryKey: t.secrets.delivery,
-    from: t.config.delivery.from,
-    clock: t.clock.now,
-    log: pino(loggerOptions('debug'), t.logs),
-  });
-}
+const mailboxWorker = (t: TestApp, notices: string[]) => devMailboxWorker(t, (line) => notices.push(line));
 
 async function signUp(t: TestApp, email: string) {
   const response = await t.app.inject({

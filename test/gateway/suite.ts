@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Config } from '../../src/config/schema.ts';
 import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
 import { clientCredentialsToken, userTokens } from '../helpers/oauth-flow.ts';
 import { startUpstream } from '../helpers/upstream.ts';
@@ -19,29 +20,33 @@ export function assertRefusal(r: LightMyRequestResponse, status: number, error: 
   assert.equal(r.headers['cache-control'], 'no-store');
 }
 
-export async function startGatewaySuite() {
+export async function startGatewaySuite(gateway: Partial<Config['gateway']> = {}) {
   const upstream = await startUpstream();
   const { sql } = await databaseWithOrganization();
   // Created before the app so the policy can name its audience.
   const resource = await makeResource(sql, 'https://api.acme.test/', ['read', 'write']);
-  const config = gatewayConfig(upstream.port, [
-    policy({
-      path_prefix: '/app/p/api',
-      methods: ['GET', 'POST'],
-      required_scope: 'read',
-      required_audience: resource.audience,
-    }),
-    policy({ path_prefix: '/app/p/api/admin', required_roles: ['admin'] }),
-    policy({
-      path_prefix: '/app/p/reports',
-      required_roles: ['analyst', 'admin'],
-      role_match: 'all',
-      required_audience: ISSUER,
-    }),
-    policy({ path_prefix: '/app/p/verified', minimum_assurance: 'ial2' }),
-    policy({ path_prefix: '/app/p/mfa', minimum_assurance: 'aal2' }),
-    policy({ path_prefix: '/app/p/profile', required_scope: 'profile' }),
-  ]);
+  const config = gatewayConfig(
+    upstream.port,
+    [
+      policy({
+        path_prefix: '/app/p/api',
+        methods: ['GET', 'POST'],
+        required_scope: 'read',
+        required_audience: resource.audience,
+      }),
+      policy({ path_prefix: '/app/p/api/admin', required_roles: ['admin'] }),
+      policy({
+        path_prefix: '/app/p/reports',
+        required_roles: ['analyst', 'admin'],
+        role_match: 'all',
+        required_audience: ISSUER,
+      }),
+      policy({ path_prefix: '/app/p/verified', minimum_assurance: 'ial2' }),
+      policy({ path_prefix: '/app/p/mfa', minimum_assurance: 'aal2' }),
+      policy({ path_prefix: '/app/p/profile', required_scope: 'profile' }),
+    ],
+    gateway,
+  );
   const t = await startGateway(config, sql, undefined, true);
   const { client: svc, secret: svcSecret } = await makeClient(sql, t.secrets.clientSecret, {
     kind: 'service',

@@ -1,5 +1,6 @@
 // A listening app whose configured issuer is its own loopback URL, so real OAuth clients can discover and talk to
 // it, and a minimal "browser": follows the authorization request with the session cookie and returns Location.
+import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { startTestApp, type TestApp } from './app.ts';
 import { makeConfig } from './config.ts';
@@ -29,4 +30,14 @@ export async function browse(url: string | URL, cookie: string): Promise<URL> {
   if (response.status !== 302 || !location)
     throw new Error(`expected a redirect, got ${response.status}: ${await response.text()}`);
   return new URL(location, url);
+}
+
+/** Asserts the whole error envelope of a fetched answer: status, code, description and the request id. */
+export async function assertFetchedEnvelope(response: Response, status: number, error: string, description: string) {
+  assert.equal(response.status, status);
+  assert.deepEqual(await response.json(), {
+    error,
+    error_description: description,
+    request_id: response.headers.get('x-request-id'),
+  });
 }

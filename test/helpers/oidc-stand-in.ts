@@ -25,6 +25,17 @@ const body = async (request: IncomingMessage) => {
   return new URLSearchParams(text);
 };
 
+/** A plain provider's discovery document at `base`: what a test's stand-in serves unless it needs to differ. */
+export const plainDiscovery = (base: string): Record<string, unknown> => ({
+  issuer: base,
+  authorization_endpoint: `${base}/authorize`,
+  token_endpoint: `${base}/token`,
+  jwks_uri: `${base}/keys`,
+  response_types_supported: ['code'],
+  subject_types_supported: ['public'],
+  id_token_signing_alg_values_supported: ['RS256'],
+});
+
 /** `discovery` is served at `{base}{path}/.well-known/openid-configuration` for every path in it. */
 export async function startStandIn(discovery: (base: string) => Record<string, Record<string, unknown>>) {
   const { privateKey, publicKey } = await generateKeyPair('RS256');

@@ -7,17 +7,9 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jos
 import * as oauth from 'oauth4webapi';
 import { DPOP_ALGS as ALGS, ath, dpopKeys, followRealTime, type KeyPair, proof } from '../helpers/dpop.ts';
 import { makeClient, makeIdentity, makeServiceClient, makeSession } from '../helpers/oauth-fixtures.ts';
-import { browse, startListeningIssuer } from '../helpers/oauth-server.ts';
+import { browse, assertFetchedEnvelope as envelope, startListeningIssuer } from '../helpers/oauth-server.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
-async function envelope(response: Response, status: number, error: string, description: string) {
-  assert.equal(response.status, status);
-  assert.deepEqual(await response.json(), {
-    error,
-    error_description: description,
-    request_id: response.headers.get('x-request-id'),
-  });
-}
 
 describe('DPoP (RFC 9449) at the token endpoint, userinfo and introspection', async () => {
   const t = await startListeningIssuer();

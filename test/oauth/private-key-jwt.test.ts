@@ -9,19 +9,10 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { followRealTime } from '../helpers/dpop.ts';
 import { makeClient, makeResource } from '../helpers/oauth-fixtures.ts';
-import { startListeningIssuer } from '../helpers/oauth-server.ts';
+import { assertFetchedEnvelope as envelope, startListeningIssuer } from '../helpers/oauth-server.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-
-async function envelope(response: Response, status: number, error: string, description: string) {
-  assert.equal(response.status, status);
-  assert.deepEqual(await response.json(), {
-    error,
-    error_description: description,
-    request_id: response.headers.get('x-request-id'),
-  });
-}
 
 /** A loopback server publishing a JWKS, counting the fetches. */
 async function jwksServer(jwks: unknown) {

@@ -60,8 +60,11 @@ describe('hosted pages: sign-up to account settings (Chromium)', () => {
     const link = /(http:\/\/\S+\/account\/email\/verify#\S+)/.exec(mail?.text ?? '')?.[1];
     assert.ok(link, 'the message carries the confirmation link');
     await page.goto(link);
-    await page.getByText('Your email address is confirmed.').waitFor();
     assert.equal(new URL(page.url()).hash, '', 'the secret is dropped from the address bar');
+    // The link proves the mailbox; the password typed again proves this sign-up is the person's own.
+    await page.getByLabel('Your password').fill(password);
+    await page.getByRole('button', { name: 'Confirm my address' }).click();
+    await page.getByText('Your email address is confirmed.').waitFor();
 
     await page.getByRole('link', { name: 'Continue to sign-in' }).click();
     await page.getByLabel('Email address').fill(email);

@@ -69,6 +69,8 @@ describe('console: development mailbox and invitations (Chromium)', () => {
     assert.deepEqual(problems, []);
 
     await newcomer.page.goto(href);
+    await newcomer.page.getByLabel('Your password').fill('endeavour mission passphrase 1992');
+    await newcomer.page.getByRole('button', { name: 'Confirm my address' }).click();
     await newcomer.page.getByText('Your email address is confirmed.').waitFor();
     assert.deepEqual(newcomer.problems, []);
   });

@@ -138,7 +138,7 @@ const SHOTS_LIST: Shot[] = [
   { name: 'signup', path: '/signup', ready: 'Create an account' },
   { name: 'forgot-password', path: '/forgot-password', ready: /Forgot|Reset/ },
   { name: 'reset-password', path: `/account/password/reset${DUMMY_LINK}`, ready: 'Set new password' },
-  { name: 'verify-email', path: `/account/email/verify${DUMMY_LINK}`, ready: 'Sign up again for a new link' },
+  { name: 'verify-email', path: `/account/email/verify${DUMMY_LINK}`, ready: 'Confirm my address' },
   {
     name: 'verify-new-email',
     path: `/account/email/change/verify${DUMMY_LINK}`,

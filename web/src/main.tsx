@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { Settings } from './pages/account/Settings.tsx';
+import { ConfirmSignUp } from './pages/ConfirmSignUp.tsx';
 import { consoleRoutes } from './pages/console/routes.tsx';
 import { Enroll } from './pages/Enroll.tsx';
 import { ForgotPassword } from './pages/ForgotPassword.tsx';
@@ -14,18 +15,12 @@ function Home() {
   return null;
 }
 
-const VerifySignup = () => (
-  <VerifyEmail
-    endpoint="/account/email/verify"
-    done="Your email address is confirmed. Sign in to finish setting up your account."
-    retry={{ href: '/signup', label: 'Sign up again for a new link' }}
-  />
-);
 const VerifyNewEmail = () => (
   <VerifyEmail
     endpoint="/account/email/change/verify"
     done="Your new email address is confirmed; sign in with it from now on."
     retry={{ href: '/settings', label: 'Ask again from your account' }}
+    signInFirst="Only the account that asked for this change can finish it: sign in to that account in this browser, then open the link from the message again."
   />
 );
 
@@ -43,7 +38,7 @@ function App() {
         <Route path="/second-factor" component={SecondFactor} />
         <Route path="/signup" component={SignUp} />
         <Route path="/forgot-password" component={ForgotPassword} />
-        <Route path="/account/email/verify" component={VerifySignup} />
+        <Route path="/account/email/verify" component={ConfirmSignUp} />
         <Route path="/account/email/change/verify" component={VerifyNewEmail} />
         <Route path="/account/password/reset" component={ResetPassword} />
         <Route path="/settings" component={Settings} />

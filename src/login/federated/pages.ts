@@ -1,7 +1,9 @@
 // The pages a federated round trip can end on instead of a redirect: the "this email belongs to an existing account"
 // page (SPEC.md: accounts are never merged by email, so it explains the link path instead), sign-up closed, and the
 // refusals (unknown or replayed transaction, an answer that failed verification, a link owned elsewhere).
-import { escapeHtml, type HtmlPage } from '../../http/html-page.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { reportError } from '../../http/error-envelope.ts';
+import { escapeHtml, type HtmlPage, type PageShell, sendPage } from '../../http/html-page.ts';
 
 /** Where the link path starts: sign in to the existing account, then come back to link this provider. */
 export const linkPath = (providerId: string) =>
@@ -44,4 +46,14 @@ export function refusalPage(code: string, description: string, requestId: string
       `<p class="request-id">Request ID: <code>${escapeHtml(requestId)}</code></p></div>` +
       '<p><a href="/signin">Back to sign-in</a> · <a href="/settings">Your account</a></p>',
   };
+}
+
+/**
+ * The browser flows' error handler: whatever was thrown is mapped and logged as the one error handler does (so a
+ * framework refusal such as 415 or 413 keeps its status and a server fault its generic text), then shown as a page.
+ */
+export function sendRefusalPage(request: FastifyRequest, reply: FastifyReply, error: unknown, shell: PageShell) {
+  const refused = reportError(request, error);
+  reply.headers(refused.headers);
+  return sendPage(reply, refused.status, refusalPage(refused.code, refused.publicDescription, request.id), shell);
 }

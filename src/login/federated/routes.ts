@@ -14,7 +14,7 @@ import { afterSignIn, isComplete } from '../../session/partial.ts';
 import { completeCallback } from './callback.ts';
 import { clearFederatedCookie, readFederatedCookie, setFederatedCookie } from './cookie.ts';
 import type { FederatedDeps } from './deps.ts';
-import { emailInUsePage, refusalPage, signupClosedPage } from './pages.ts';
+import { emailInUsePage, sendRefusalPage, signupClosedPage } from './pages.ts';
 import { CALLBACK_PATH } from './registry.ts';
 import { startRoundTrip } from './round-trip.ts';
 import type { Purpose } from './store.ts';
@@ -38,13 +38,7 @@ const queryOf = (request: FastifyRequest) => new URLSearchParams(request.url.spl
 
 export async function federatedRoutes(app: FastifyInstance, { deps, sessions, shell }: FederatedRouteOptions) {
   addFormBodyParser(app);
-  app.setErrorHandler((error, request, reply) => {
-    const known = error instanceof GatehouseError && error.status < 500 ? error : null;
-    if (!known) request.log.error({ err: error }, 'federated sign-in failed');
-    const code = known?.code ?? 'server_error';
-    const description = known?.publicDescription ?? 'The server could not complete the request.';
-    return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), shell);
-  });
+  app.setErrorHandler((error, request, reply) => sendRefusalPage(request, reply, error, shell));
 
   const start = async (reply: FastifyReply, purpose: Purpose, query: URLSearchParams, identityId: FederatedStart) => {
     const providerId = query.get('provider');
@@ -143,7 +137,11 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, sh
     summary: "The providers' redirect back as a form POST (response_mode=form_post)",
     tags: ['sign-in'],
     handlerParses: { form: callbackParameters },
-    response: callbackAnswers,
+    response: {
+      ...callbackAnswers,
+      413: refusal('A refusal page: the form is too large.'),
+      415: refusal('A refusal page: the body is not application/x-www-form-urlencoded.'),
+    },
   };
   app.post(CALLBACK_PATH, { schema: callbackPost }, async (request, reply) => callback(request, reply, 'POST'));
 }

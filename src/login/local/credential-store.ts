@@ -132,3 +132,10 @@ export async function findEnrollmentToken(sql: Executor, tokenHash: string, now:
     select identity_id from enrollment_tokens where token_hash = ${tokenHash} and used_at is null and expires_at > ${now}`;
   return row ? (row.identity_id as Sub) : null;
 }
+
+/** Whether the identity has an enrollment link that still works (an invitation not yet used, say). */
+export async function hasLiveEnrollmentToken(sql: Executor, identityId: Sub, now: Date): Promise<boolean> {
+  const [row] = await sql`
+    select 1 from enrollment_tokens where identity_id = ${identityId} and used_at is null and expires_at > ${now}`;
+  return row !== undefined;
+}

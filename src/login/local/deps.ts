@@ -12,7 +12,8 @@ export interface LocalLoginDeps {
   sql: Sql;
   audit: Audit;
   clock: Clock;
-  secrets: Pick<Secrets, 'totp' | 'passwordPepper' | 'recoveryPepper'>;
+  /** `signing` keys the device cookies' MACs (known-device.ts). */
+  secrets: Pick<Secrets, 'totp' | 'passwordPepper' | 'recoveryPepper' | 'signing'>;
   passwords: Config['passwords'];
   /** Its name and id are context words of the password policy. */
   organization: Config['organization'];

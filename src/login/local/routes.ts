@@ -13,7 +13,14 @@ import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { connectionForSubject, samlPaths } from '../saml/connection.ts';
 import { attemptContext, type LocalLoginDeps } from './deps.ts';
 import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
-import { clearLoginCookie, readLoginCookie, setLoginCookie } from './login-cookie.ts';
+import { DEVICE_COOKIE_SECONDS } from './known-device.ts';
+import {
+  clearLoginCookie,
+  readDeviceCookie,
+  readLoginCookie,
+  setDeviceCookie,
+  setLoginCookie,
+} from './login-cookie.ts';
 import { createLocalSignIn } from './sign-in.ts';
 
 export interface LocalLoginRouteOptions {
@@ -102,15 +109,17 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
       const { transaction_id, challenge_id, totp, recovery_code } = request.body;
       if (totp !== undefined && recovery_code !== undefined)
         throw new InvalidRequest('Send totp or recovery_code, not both');
-      const start = await signIn.verify(attemptContext(request), {
+      const { session: start, deviceCookie } = await signIn.verify(attemptContext(request), {
         transactionId: transaction_id,
         challengeId: challenge_id,
         cookie: readLoginCookie(request, deps.issuer),
+        deviceCookie: readDeviceCookie(request, deps.issuer),
         password: request.body.password,
         totp,
         recoveryCode: recovery_code,
       });
       clearLoginCookie(reply, deps.issuer);
+      if (deviceCookie) setDeviceCookie(reply, deps.issuer, deviceCookie, DEVICE_COOKIE_SECONDS);
       const session = await sessions.establish(request, reply, start);
       return sessionStarted(session);
     },

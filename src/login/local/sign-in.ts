@@ -13,7 +13,8 @@ import { PASSWORD_PROVIDER } from './credential-store.ts';
 import type { AttemptContext, LocalLoginDeps } from './deps.ts';
 import { checkDirectoryFactors } from './directory-factors.ts';
 import { createFactorChecker, type Factors } from './factors.ts';
-import { clearAttempts, refuseIfLocked, THROTTLE_RULES } from './lockout.ts';
+import { rememberDevice } from './known-device.ts';
+import { budgetFor, budgetName, clearAttempts, IP_RULE, refuseIfLocked } from './lockout.ts';
 import { consumeLoginAttempt, insertLoginTransaction } from './store.ts';
 
 /** Long enough to find the authenticator app, short enough that a forgotten tab is useless. */
@@ -33,12 +34,20 @@ export interface VerifyInput extends Factors {
   transactionId: string;
   challengeId: string;
   cookie: string | null;
+  /** The browser's device cookie (known-device.ts), if it sent one. */
+  deviceCookie: string | null;
+}
+
+export interface VerifiedSignIn {
+  session: SessionStart;
+  /** The renewed device cookie after a full sign-in (password and second factor); null otherwise. */
+  deviceCookie: string | null;
 }
 
 export interface LocalSignIn {
   /** Refused with 429 past the per-IP start limit (config login.starts_per_ip_per_minute). */
   start(context: AttemptContext, subject: string): Promise<StartedLogin>;
-  verify(context: AttemptContext, input: VerifyInput): Promise<SessionStart>;
+  verify(context: AttemptContext, input: VerifyInput): Promise<VerifiedSignIn>;
 }
 
 export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
@@ -84,21 +93,22 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         challengeId: input.challengeId,
         cookieHash: tokenHash(input.cookie),
       };
+      const budget = await budgetFor(deps.sql, deps.secrets.signing, match || null, input.deviceCookie, now);
       const transaction = match
-        ? await consumeLoginAttempt(deps.sql, match, context.clientIp, THROTTLE_RULES, now)
+        ? await consumeLoginAttempt(deps.sql, match, budget, { key: context.clientIp, rule: IP_RULE }, now)
         : null;
       if (!transaction) {
         await deps.audit.record({ event: 'signin.failed', ...context, details: { reason: 'login_transaction' } });
         throw new GatehouseError('invalid_login_transaction');
       }
-      const keys = { account: transaction.subject, ip: context.clientIp };
+      const keys = { account: transaction.accountKey, ip: context.clientIp, scope: budget.scope };
       const subject = transaction.identityId;
-      const { locksOnFailure } = await refuseIfLocked(deps.audit, context, transaction);
+      const { locksOnFailure } = await refuseIfLocked(deps.audit, context, transaction, budget);
       const outcome = transaction.directory
         ? await checkDirectoryFactors(deps, deps.audit, context, transaction.directory, transaction.subject, input, now)
         : await checkFactors(subject, input, now);
       if (!outcome) {
-        const details = { subject: transaction.subject, reason: 'credentials' };
+        const details = { subject: transaction.subject, reason: 'credentials', budget: budgetName(budget) };
         await deps.audit.record({ event: 'signin.failed', ...context, actor: subject, subject, details });
         if (locksOnFailure) await deps.audit.record({ event: 'signin.locked', ...context, subject, details });
         throw new GatehouseError('invalid_credentials');
@@ -117,7 +127,12 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
           aal: outcome.aal,
         },
       });
-      return { ...start, authTime: now };
+      // OWASP device cookies: only a full sign-in makes this browser known for the subject.
+      const deviceCookie =
+        outcome.aal === 'aal2'
+          ? rememberDevice(deps.secrets.signing, input.deviceCookie, transaction.subject, now)
+          : null;
+      return { session: { ...start, authTime: now }, deviceCookie };
     },
   };
 }

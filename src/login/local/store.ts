@@ -34,6 +34,19 @@ export interface ThrottleRule {
 export interface ThrottleKeys {
   account: string;
   ip: string;
+  /** Whose budget `account` names: 'device' for a known browser's own counter (known-device.ts). */
+  scope?: AccountScope;
+}
+
+/** 'account': every client without a device cookie for the subject; 'device': one known browser. */
+export type AccountScope = 'account' | 'device';
+
+/** The counter a verify attempt is charged to besides its IP: the subject's, or a known device's. */
+export interface AccountBudget {
+  scope: AccountScope;
+  /** The device id; null for the transaction's own subject. */
+  key: string | null;
+  rule: ThrottleRule;
 }
 
 export interface Admission {
@@ -57,29 +70,47 @@ export interface TransactionMatch {
 
 export interface ConsumedAttempt {
   subject: string;
+  /** The throttle key the attempt was charged to (scope 'account' or 'device'); a success clears it. */
+  accountKey: string;
   identityId: Sub | null;
   /** The `[ldap.<id>]` directory that checks this attempt's password; null for a local password. */
   directory: string | null;
   admission: Admission;
 }
 
+/** The subject of the live transaction matching id, challenge and cookie (it never changes once written). */
+export async function findLoginTransactionSubject(
+  sql: Executor,
+  match: TransactionMatch,
+  now: Date,
+): Promise<string | null> {
+  const [row] = await sql<{ subject: string }[]>`
+    select subject from login_transactions
+    where id = ${match.id} and challenge_id = ${match.challengeId} and cookie_hash = ${match.cookieHash}
+      and consumed_at is null and expires_at > ${now}`;
+  return row?.subject ?? null;
+}
+
 /**
  * One statement for the start of every verify attempt: consumes the live transaction matching id, challenge and
- * cookie (good for one attempt), and counts the attempt against its account and the client IP before any
- * credential is checked, so parallel guesses cannot outrun the counter. A key that is locked refuses the attempt;
- * reaching a threshold sets an exponential lock. Null when no live transaction matched (nothing is counted).
+ * cookie (good for one attempt), and counts the attempt against its budget (the subject's, or a known device's) and
+ * the client IP before any credential is checked, so parallel guesses cannot outrun the counter. A key that is
+ * locked refuses the attempt; reaching a threshold sets an exponential lock. Null when no live transaction matched
+ * (nothing is counted).
  */
 export async function consumeLoginAttempt(
   sql: Executor,
   match: TransactionMatch,
-  ip: string,
-  rules: { account: ThrottleRule; ip: ThrottleRule },
+  budget: AccountBudget,
+  ip: { key: string; rule: ThrottleRule },
   now: Date,
 ): Promise<ConsumedAttempt | null> {
-  const { account: a, ip: i } = rules;
+  const { rule: a } = budget;
+  const i = ip.rule;
   const [row] = await sql<
     {
       subject: string;
+      account_key: string;
       identity_id: string | null;
       directory: string | null;
       admitted: number;
@@ -95,14 +126,16 @@ export async function consumeLoginAttempt(
       returning subject, identity_id, directory
     ),
     attempt as (
-      select tx.subject as key, 'account'::text as scope, ${a.threshold}::int as threshold,
-             ${a.baseLockSeconds}::float8 as base, ${a.maxLockSeconds}::float8 as cap
+      -- A subject's key has a prefix of its own: subjects are typed by anyone, and a bare one such as
+      -- 'reauth:<sub>' or 'mail:<address>' would spend the budget of re-authentication or mail requests.
+      select coalesce(${budget.key}::text, 'signin:' || tx.subject) as key, ${budget.scope}::text as scope,
+             ${a.threshold}::int as threshold, ${a.baseLockSeconds}::float8 as base, ${a.maxLockSeconds}::float8 as cap
       from tx
       union all
-      select ${ip}::text, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds} from tx
+      select ${ip.key}::text, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds} from tx
     ),
     ${countAttempts(sql, now)}
-    select tx.subject, tx.identity_id, tx.directory,
+    select tx.subject, (select key from attempt where scope <> 'ip') as account_key, tx.identity_id, tx.directory,
            (select count(*)::int from counted) as admitted,
            coalesce((select bool_or(locked_until is not null) from counted), false) as locked_now,
            (select locked_until from counted where scope = 'ip') as ip_lock_set,
@@ -115,6 +148,7 @@ export async function consumeLoginAttempt(
   const until = row.locked_until?.getTime() ?? now.getTime() + 1000;
   return {
     subject: row.subject,
+    accountKey: row.account_key,
     identityId: row.identity_id as Sub | null,
     directory: row.directory,
     admission: {
@@ -194,9 +228,9 @@ export async function admitThrottledAttempt(
 }
 
 /**
- * A success clears the account's counter and takes this attempt back off the IP's. When this very attempt was the
- * one that reached the IP threshold, the lock it set is lifted too: the attempt turned out not to be a failure, so
- * the address must not stay locked because of it (a later, longer lock set by another attempt is kept).
+ * A success clears the account's (or device's) counter and takes this attempt back off the IP's. When this very
+ * attempt was the one that reached the IP threshold, the lock it set is lifted too: the attempt turned out not to be a
+ * failure, so the address must not stay locked because of it (a later, longer lock set by another attempt is kept).
  */
 export async function recordLoginSuccess(
   sql: Executor,
@@ -206,13 +240,13 @@ export async function recordLoginSuccess(
 ): Promise<void> {
   await sql`
     update login_throttle set
-      failures = case when scope = 'account' then 0 else greatest(failures - 1, 0) end,
+      failures = case when scope = 'ip' then greatest(failures - 1, 0) else 0 end,
       locked_until = case
-        when scope = 'account' then null
+        when scope <> 'ip' then null
         when locked_until <= ${ipLockSet}::timestamptz then null
         else locked_until end,
       updated_at = ${now}
-    where (scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip})`;
+    where (scope = ${keys.scope ?? 'account'} and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip})`;
 }
 
 /** Housekeeping: transactions that expired before `before` can never be used again. */

@@ -16,7 +16,7 @@ import { mediaAnswer, redirect, SESSION } from '../../http/route-schema.ts';
 import type { Sub } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { afterSignIn, isComplete } from '../../session/partial.ts';
-import { refusalPage, signupClosedPage } from '../federated/pages.ts';
+import { sendRefusalPage, signupClosedPage } from '../federated/pages.ts';
 import { clearSamlCookie, readSamlCookie, setSamlCookie } from './cookie.ts';
 import type { SamlDeps } from './deps.ts';
 import { finishSamlRoundTrip, offeredConnection, readyConnection, startSamlRoundTrip } from './round-trip.ts';
@@ -36,12 +36,8 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
   app.setErrorHandler((error, request, reply) => {
     // Not a browser: the one error handler above writes the envelope.
     if (!wantsHtml(request)) throw error;
-    // A 5xx the catalogue exposes (saml_connection_unavailable) is a known state, shown with its code like a 4xx.
-    const known = error instanceof GatehouseError && (error.status < 500 || error.expose) ? error : null;
-    if (!known) request.log.error({ err: error }, 'SAML sign-in failed');
-    const code = known?.code ?? 'server_error';
-    const description = known?.publicDescription ?? 'The server could not complete the request.';
-    return sendPage(reply, known?.status ?? 500, refusalPage(code, description, request.id), shell);
+    // A 5xx the catalogue exposes (saml_connection_unavailable) is a known state, shown with its text like a 4xx.
+    return sendRefusalPage(request, reply, error, shell);
   });
 
   // Browsers (Accept: text/html) get a refusal page, other clients the envelope with the same code.
@@ -139,6 +135,8 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
       ),
       ...refusal(403, 'No account is linked and none may be created.', 'saml_signup_closed'),
       ...refusal(409, 'The SAML identity is linked to another account.', 'method_conflict'),
+      ...refusal(413, 'The form is too large.', 'payload_too_large'),
+      ...refusal(415, 'The body is not application/x-www-form-urlencoded.', 'unsupported_media_type'),
       ...unknown,
       ...notReady,
     },

@@ -40,6 +40,11 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
     if (!deps.selfService) throw new GatehouseError('self_service_disabled');
     return (await sessions.require(request)).identityId;
   };
+  // Linking is signed in: once the body's media type passed, the session is required before validation, and a caller
+  // without the cookie is 401 before the CSRF rule (session/http.ts). The handler's own call finds it cached.
+  const signedIn = async (request: FastifyRequest) => {
+    await linking(request);
+  };
 
   const start = (purpose: Purpose) => async (request: FastifyRequest, reply: FastifyReply) => {
     const identityId = purpose === 'link' ? await linking(request) : null;
@@ -84,7 +89,7 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
     body: startBody,
     response: { 200: Started, ...errorResponses(...startErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled') },
   };
-  app.post('/account/connections/farcaster/start', { schema: linkStart, onRequest: sameOrigin }, start('link'));
+  app.post('/account/connections/farcaster/start', { schema: linkStart, preValidation: signedIn }, start('link'));
 
   const complete =
     (purpose: Purpose) =>
@@ -137,7 +142,7 @@ export const farcasterRoutes: FastifyPluginAsyncTypebox<FarcasterRouteOptions> =
   };
   app.post(
     '/account/connections/farcaster/complete',
-    { schema: linkComplete, onRequest: sameOrigin },
+    { schema: linkComplete, preValidation: signedIn },
     complete('link'),
   );
 };

@@ -45,6 +45,11 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
     if (!deps.selfService) throw new GatehouseError('self_service_disabled');
     return (await sessions.require(request)).identityId;
   };
+  // Linking is signed in: once the body's media type passed, the session is required before validation, and a caller
+  // without the cookie is 401 before the CSRF rule (session/http.ts). The handler's own call finds it cached.
+  const signedIn = async (request: FastifyRequest) => {
+    await linking(request);
+  };
 
   const start =
     (purpose: Purpose) =>
@@ -85,7 +90,7 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
     body: startBody,
     response: { 200: Started, ...errorResponses(...startErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled') },
   };
-  app.post('/account/connections/ethereum/start', { schema: linkStart, onRequest: sameOrigin }, start('link'));
+  app.post('/account/connections/ethereum/start', { schema: linkStart, preValidation: signedIn }, start('link'));
 
   const complete =
     (purpose: Purpose) =>
@@ -134,5 +139,9 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
       ...errorResponses(...completeErrors, ...SIGNED_IN_ERRORS, 'self_service_disabled'),
     },
   };
-  app.post('/account/connections/ethereum/complete', { schema: linkComplete, onRequest: sameOrigin }, complete('link'));
+  app.post(
+    '/account/connections/ethereum/complete',
+    { schema: linkComplete, preValidation: signedIn },
+    complete('link'),
+  );
 };

@@ -1,10 +1,10 @@
-// grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5). The code is consumed atomically, its row
-// deleted; a code presented again revokes everything issued from it (RFC 6749 §4.1.2, DESIGN.md "Authorization code"),
-// found through the grant the code names.
+// grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5; a code bound by dpop_jkt, RFC 9449 §10). The
+// code is consumed atomically, its row deleted; a code presented again revokes everything issued from it (RFC 6749
+// §4.1.2, DESIGN.md "Authorization code"), found through the grant the code names.
 import { tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
-import { refreshBindingOf, requireBindingIfRegistered } from '../dpop.ts';
+import { type DpopBinding, refreshBindingOf, requireBindingIfRegistered, requireCodeKey } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { recordGrantRevoked } from '../grant-revoked-audit.ts';
 import { grantIdOfCode } from '../ids.ts';
@@ -31,6 +31,7 @@ async function refuse(
   deps: GrantDeps,
   presented: { code: string; hash: string },
   asked: { clientId: string; redirectUri: string; challenge: string; resource: string | null },
+  binding: DpopBinding | null,
 ): Promise<never> {
   const { clientId, redirectUri, challenge } = asked;
   const now = deps.clock();
@@ -53,6 +54,7 @@ async function refuse(
   if (code.codeChallenge !== challenge) throw new InvalidGrant('code_verifier does not match the code_challenge');
   if (asked.resource !== null && !code.resources.includes(asked.resource))
     throw new InvalidTarget('resource was not part of the authorization request');
+  requireCodeKey(code.dpopJkt, binding);
   if (!code.sessionLive) throw new InvalidGrant('The sign-in behind the authorization code has ended; sign in again');
   throw new InvalidGrant('The authorization code is invalid');
 }
@@ -92,8 +94,9 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       refreshIdleExpiresAt: new Date(now.getTime() + deps.lifetimes.refreshIdleSeconds * 1000),
       refreshAbsoluteSeconds: deps.lifetimes.refreshAbsoluteSeconds,
       dpopJkt: refreshBindingOf(client, binding),
+      proofJkt: binding?.jkt ?? null,
     });
-    if (!grant) return refuse(deps, { code, hash: codeHash }, asked);
+    if (!grant) return refuse(deps, { code, hash: codeHash }, asked, binding);
     const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
     return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refresh.value : null, binding);
   },

@@ -54,7 +54,8 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
     return (
       <Page title="Check your email">
         <p role="status">
-          We sent a confirmation link to <strong>{email}</strong>. Open it to finish creating your account.
+          We sent a confirmation link to <strong>{email}</strong>. Open it and type your password again to finish
+          creating your account.
         </p>
         {devMailbox && (
           <p class="aside">

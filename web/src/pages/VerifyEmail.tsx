@@ -6,12 +6,18 @@ import { Page } from '../components/Page.tsx';
 import { takeVerificationFragment } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
 
-/**
- * The page behind the links in verification messages. `endpoint` is the API that consumes the link:
- * /account/email/verify for sign-ups, /account/email/change/verify for a new address. `retry` is how to get a new
- * link when this one is spent.
- */
-export function VerifyEmail({ endpoint, done, retry }: { endpoint: string; done: string; retry: Forward }) {
+interface VerifyEmailProps {
+  /** The API that consumes the link (/account/email/change/verify). */
+  endpoint: string;
+  done: string;
+  /** How to get a new link when this one is spent. */
+  retry: Forward;
+  /** What to say when the API needs a session (401): the link works only for the account that asked for it. */
+  signInFirst: string;
+}
+
+/** The page behind a verification link that asks the person for nothing more: the email change's (sign-ups have ConfirmSignUp). */
+export function VerifyEmail({ endpoint, done, retry, signInFirst }: VerifyEmailProps) {
   const action = useAction();
   const [state, setState] = useState<'working' | 'done' | 'broken'>('working');
 
@@ -38,6 +44,7 @@ export function VerifyEmail({ endpoint, done, retry }: { endpoint: string; done:
       {state === 'broken' && (
         <>
           <ErrorNotice error={action.error} />
+          {action.error?.status === 401 && <p>{signInFirst}</p>}
           {!action.error && (
             <p role="alert">This link is incomplete. Open the link from the message again, exactly as it was sent.</p>
           )}

@@ -1,0 +1,65 @@
+// Whether a request may pass the gateway, and as what (docs/gateway.md "Matching", "Checks"): the repeated-header
+// and path rules, the route table, then the token checks. Shared by HTTP requests and WebSocket handshakes, and
+// free of Fastify types so any entry point that has a method, a raw target and the request headers can ask it.
+import type { IncomingHttpHeaders } from 'node:http';
+import { GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { type AccessDeps, authorizeRequest, type Principal } from './access.ts';
+import { refuseRepeatedHeaders } from './repeated-headers.ts';
+import { judgeTarget } from './request-path.ts';
+import { matchRoute, type RouteTable } from './route-table.ts';
+
+export interface DecisionDeps {
+  table: RouteTable;
+  access: AccessDeps;
+}
+
+/** What the gateway reads of a request: Node's IncomingMessage has these fields. */
+export interface GatewayRequest {
+  method: string;
+  /** The request target exactly as received (origin form: path and query). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  rawHeaders: readonly string[];
+}
+
+export interface GatewayDecision {
+  /** The canonical path the policy judged, which is the path the upstream must receive. */
+  forwardPath: string;
+  principal: Principal | null;
+}
+
+/** RFC 6750 §5.3: bearer tokens never travel in URLs, where logs and Referer headers keep them. */
+function refuseQueryToken(query: string): void {
+  if (!query.includes('access_token')) return;
+  if (new URLSearchParams(query.slice(1)).has('access_token'))
+    throw new InvalidRequest('Send the access token in the Authorization header, never in the query string');
+}
+
+/** Judges one request; throws the refusal (a GatehouseError). */
+export async function decide(deps: DecisionDeps, request: GatewayRequest): Promise<GatewayDecision> {
+  refuseRepeatedHeaders(request.rawHeaders);
+  const target = judgeTarget(request.url);
+  refuseQueryToken(target.query);
+  const match = matchRoute(deps.table, request.method, target.decoded);
+  switch (match.kind) {
+    case 'outside':
+      throw new InvalidRequest('The request path leaves the gateway prefix once normalised');
+    case 'case_variant':
+      throw new InvalidRequest('The request path differs only in letter case from a configured route prefix');
+    case 'no_policy':
+      throw new GatehouseError('no_route_policy');
+    case 'unprotected':
+      return { forwardPath: target.path, principal: null };
+    case 'policy':
+      return {
+        forwardPath: target.path,
+        principal: await authorizeRequest(deps.access, match.policy, {
+          method: request.method,
+          // A DPoP proof's htu is the URL the client sent (RFC 9449 §4.3), before our normalisation.
+          path: request.url.slice(0, request.url.length - target.query.length),
+          authorization: request.headers.authorization,
+          dpop: request.headers.dpop,
+        }),
+      };
+  }
+}
