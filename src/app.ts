@@ -35,6 +35,7 @@ import { findIdentityLabels } from './identity/store.ts';
 import { buildProviderRegistry } from './login/federated/registry.ts';
 import { federatedRoutes } from './login/federated/routes.ts';
 import { loadDirectories } from './login/ldap/directory.ts';
+import type { LocalLoginDeps } from './login/local/deps.ts';
 import { localLoginRoutes } from './login/local/routes.ts';
 import { signInMethods } from './login/methods/available.ts';
 import { signInMethodRoutes } from './login/methods/routes.ts';
@@ -44,6 +45,8 @@ import { loadSamlConnections } from './login/saml/connection.ts';
 import { keepIdpMetadataFresh } from './login/saml/metadata-url.ts';
 import { samlRoutes } from './login/saml/routes.ts';
 import { reloadStoredConnections, SAML_CONNECTIONS_CHANGED } from './login/saml/stored-connections.ts';
+import { createSessionSettler } from './login/step-up/pending-step.ts';
+import { stepUpRoutes } from './login/step-up/routes.ts';
 import { farcasterRoutes } from './login/web3/farcaster-routes.ts';
 import { ethereumRoutes } from './login/web3/routes.ts';
 import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
@@ -172,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     lifetimes: { idleSeconds: config.sessions.idle_ttl_seconds, absoluteSeconds: config.sessions.absolute_ttl_seconds },
     clock: deps.clock,
     onSignOut: queueSessionLogoutTokens,
+    settle: createSessionSettler({ requireSecondFactor: config.login.require_second_factor }),
   });
   // Before any route is registered: onRoute hooks see only the routes added after them.
   app.addHook('onRoute', requireSessionCookieFirst(sessions));
@@ -225,22 +229,21 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     app.log[level]({ connection }, message),
   );
   app.addHook('onClose', async () => stopMetadataRefresh());
-  await app.register(localLoginRoutes, {
-    sessions,
-    deps: {
-      sql: deps.sql,
-      audit,
-      clock: deps.clock,
-      secrets: deps.secrets,
-      passwords: config.passwords,
-      organization: config.organization,
-      login: config.login,
-      issuer: config.server.issuer,
-      directories: loadDirectories(config),
-      logDirectoryFailure: (directory, error) => app.log.warn({ err: error, directory }, 'LDAP directory unavailable'),
-      samlConnections,
-    },
-  });
+  const localLogin: LocalLoginDeps = {
+    sql: deps.sql,
+    audit,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    passwords: config.passwords,
+    organization: config.organization,
+    login: config.login,
+    issuer: config.server.issuer,
+    directories: loadDirectories(config),
+    logDirectoryFailure: (directory, error) => app.log.warn({ err: error, directory }, 'LDAP directory unavailable'),
+    samlConnections,
+  };
+  await app.register(localLoginRoutes, { sessions, deps: localLogin });
+  await app.register(stepUpRoutes, { sessions, deps: localLogin });
   await app.register(samlRoutes, {
     sessions,
     shell,

@@ -26,7 +26,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
         aal: 'aal1',
         amr: ['pwd'],
         authTime: clock.now(),
-        enrollmentOnly: false,
+        pending: null,
         clientIp: null,
         userAgent: null,
       },

@@ -53,7 +53,12 @@ export const Profile = closed({
 export const EmailChangeStarted = closed({ verification_required: Type.Literal(true) });
 export const EmailChanged = closed({ email: Type.String() });
 export const TotpStatus = closed({ enabled: Type.Boolean(), recovery_codes_remaining: Type.Integer() });
-export const TotpDisabled = closed({ enrollment_required: Type.Literal(true) });
+export const TotpDisabled = closed({
+  enrollment_required: Type.Boolean({
+    description:
+      'True: the session may only enroll a second factor again. False: the account still has a passkey, which the session now waits for.',
+  }),
+});
 export const RecoveryCodes = closed({ recovery_codes: Type.Array(Type.String()) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Instant = Type.String({ format: 'date-time' });

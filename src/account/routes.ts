@@ -8,6 +8,7 @@ import { assertSameOriginJson } from '../http/csrf.ts';
 import { noBody } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
+import type { Session } from '../session/types.ts';
 import { listConnections, removeConnection } from './connections.ts';
 import type { AccountDeps } from './deps.ts';
 import { completeEmailChange, startEmailChange } from './email-change.ts';
@@ -240,7 +241,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
   const totpDisable = {
     body: body({ password, code }),
     ...signedInDoc(
-      'Removes TOTP; the session may then only enroll again',
+      'Removes TOTP; the session then waits for enrollment again (or for a passkey the account has)',
       { 200: answers.TotpDisabled },
       'reauthentication_failed',
       'totp_not_enrolled',
@@ -248,10 +249,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     ),
   };
   app.post('/account/totp/disable', { schema: totpDisable }, async (request, reply) => {
-    await disableTotp(deps, attemptContext(request), await signedIn(request), request.body, (tx, start) =>
-      sessions.establish(request, reply, start, tx),
-    );
-    return { enrollment_required: true };
+    // One factor is left in this session; with a passkey on the account it waits for that, else for enrollment.
+    const next: { session?: Session } = {};
+    await disableTotp(deps, attemptContext(request), await signedIn(request), request.body, async (tx, start) => {
+      next.session = await sessions.establish(request, reply, start, tx);
+    });
+    return { enrollment_required: next.session?.pending === 'enrollment' };
   });
 
   const recoveryCodes = {

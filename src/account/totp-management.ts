@@ -53,7 +53,7 @@ export async function disableTotp(
       aal: 'aal1',
       amr: ['pwd'],
       authTime: session.authTime,
-      enrollmentOnly: true,
+      pending: 'enrollment',
     });
     return { revoked, grantsRevoked };
   });

@@ -103,7 +103,7 @@ describe('the /admin guard', async () => {
 
   it('answers 403 enrollment_required for an enrollment-only session', async () => {
     const owner = await makeAccount(t.sql, t.secrets, t.config, { roles: ['owner'], assurance: 'ial2' });
-    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal1', enrollmentOnly: true, now: now() });
+    const cookie = await sessionCookieFor(t.sql, owner.sub, { aal: 'aal1', pending: 'enrollment', now: now() });
     expectError(await probe(cookie), 403, 'enrollment_required', 'Finish enrolling a second factor first.');
   });
 

@@ -478,7 +478,11 @@ export const ConfigSchema = Type.Object(
           'Lowest strength score (zxcvbn, 0-4) a new password needs at sign-up, reset, change and owner enrollment. The estimate checks breach-derived password lists, dictionary words and names, repetitions, sequences and keyboard patterns, and the words an attacker tries first for this account: the service name, the organization name and id, and the email address and display name (NIST SP 800-63B §3.1.1.2). 3 (about 10^8 guesses or more) by default: far beyond what the sign-in throttle lets an online attacker try, and it refuses what those lists cover while accepting a few uncommon words. Lower accepts passwords that are guessed sooner, down to 0 (length limits only); 4 also refuses many passwords people can remember. Passwords already set are not re-checked.',
       }),
     }),
-    login: section('Local sign-in.', {
+    login: section('Sign-in.', {
+      require_second_factor: flag(
+        'Require a second factor (TOTP or a passkey) of everyone. A person without one who signs in (password, redirect provider, SAML, wallet, directory) gets a session that can only enroll one, at the hosted enrollment page, before it can authorize an application or manage the account. Off by default: a person without a second factor then gets an aal1 session from a single-factor method other than a password (a password alone always asks for TOTP enrollment). Either way, once a person has a second factor every single-factor sign-in must be followed by it.',
+        false,
+      ),
       starts_per_ip_per_minute: Type.Integer({
         default: 60,
         minimum: 0,

@@ -39,6 +39,15 @@ export const errorCatalogue = {
   // identity, sessions, local sign-in
   login_required: { status: 401, description: 'Sign in first.' },
   enrollment_required: { status: 403, description: 'Finish enrolling a second factor first.' },
+  second_factor_required: {
+    status: 403,
+    description: 'Finish signing in with your second factor (authentication code, recovery code or passkey) first.',
+  },
+  second_factor_not_pending: { status: 409, description: 'This session does not wait for a second factor.' },
+  user_verification_required: {
+    status: 401,
+    description: 'The passkey did not verify you with a PIN or biometric; this sign-in requires it.',
+  },
   admin_required: { status: 403, description: 'This requires an active, verified owner signed in with two factors.' },
   invalid_credentials: { status: 401, description: 'The sign-in details are not correct.' },
   invalid_login_transaction: {

@@ -65,7 +65,12 @@ export const COMMON_ERRORS: readonly ErrorCode[] = [
 export const BODY_ERRORS: readonly ErrorCode[] = ['payload_too_large', 'unsupported_media_type'];
 
 /** What a route behind the session cookie can answer (session/http.ts require; csrf.ts for state changes). */
-export const SIGNED_IN_ERRORS: readonly ErrorCode[] = ['login_required', 'enrollment_required', 'csrf_rejected'];
+export const SIGNED_IN_ERRORS: readonly ErrorCode[] = [
+  'login_required',
+  'enrollment_required',
+  'second_factor_required',
+  'csrf_rejected',
+];
 
 /** What an /admin route can answer before it runs (admin/guard.ts after the session check). */
 export const ADMIN_ERRORS: readonly ErrorCode[] = [...SIGNED_IN_ERRORS, 'admin_required'];

@@ -6,6 +6,7 @@ import { constantTimeEqual, hmac, randomToken, tokenHash } from '../crypto/primi
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { findProfile } from '../identity/store.ts';
+import { isComplete, pendingStepPath } from '../session/partial.ts';
 import type { Session } from '../session/types.ts';
 import {
   type AuthorizationRequest,
@@ -147,9 +148,20 @@ async function resourceNamesOf(deps: AuthorizeDeps, r: ValidatedRequest): Promis
 }
 
 async function decide(deps: AuthorizeDeps, r: ValidatedRequest, session: Session | null, fromConsent: boolean) {
-  const live = session && !session.enrollmentOnly ? session : null;
+  const live = session && isComplete(session) ? session : null;
   if (!live) {
-    if (r.prompt.has('none')) throw new GatehouseError('login_required', 'The user is not signed in');
+    if (r.prompt.has('none'))
+      throw new GatehouseError(
+        'login_required',
+        session ? 'The user has not finished signing in' : 'The user is not signed in',
+      );
+    // A partial session issues nothing (DESIGN.md "Assurance"): the person finishes its second step, then comes
+    // back to this same request. prompt=login still asks for a whole new sign-in.
+    if (session?.pending && !r.prompt.has('login'))
+      return {
+        kind: 'redirect' as const,
+        location: pendingStepPath(session.pending, `/oauth/authorize?${r.returnQuery}`),
+      };
     // The sign-in about to happen is the fresh one prompt=login or max_age asks for: the return trip must not ask
     // for another (OIDC Core §3.1.2.1 asks for one reauthentication).
     return signIn(deps, r, r.prompt.has('login') || r.maxAge !== null);
@@ -219,7 +231,7 @@ export interface ConsentDecision {
 
 /** The consent form's answer: re-validates the whole request, then records the grant or denies it. */
 export async function answerConsent(deps: AuthorizeDeps, form: ConsentDecision, session: Session | null) {
-  if (!session || session.enrollmentOnly) throw new GatehouseError('login_required');
+  if (!session || !isComplete(session)) throw new GatehouseError('login_required');
   if (!constantTimeEqual(form.csrf, consentToken(deps, session, form.request)))
     throw new GatehouseError('csrf_rejected', 'The consent form is stale or was not issued to this session');
   return run(deps, new URLSearchParams(form.request), async (r) => {
@@ -234,7 +246,7 @@ export async function answerConsent(deps: AuthorizeDeps, form: ConsentDecision, 
  * and answers where to go once the caller has ended the session: the hosted sign-in, returning to the same request.
  */
 export function switchAccount(deps: AuthorizeDeps, form: Omit<ConsentDecision, 'decision'>, session: Session | null) {
-  if (!session || session.enrollmentOnly) throw new GatehouseError('login_required');
+  if (!session || !isComplete(session)) throw new GatehouseError('login_required');
   if (!constantTimeEqual(form.csrf, consentToken(deps, session, form.request)))
     throw new GatehouseError('csrf_rejected', 'The consent form is stale or was not issued to this session');
   return `/signin?${new URLSearchParams({ return_to: `/oauth/authorize?${form.request}` })}`;

@@ -7,19 +7,28 @@ import type { Executor, Sql } from '../db/pool.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { clearSessionCookie, cookiePolicy, readSessionCookie, setSessionCookie } from './cookie.ts';
+import { assertAllowed, type PartialAllowance } from './partial.ts';
 import { findLiveSession, insertSession, type NewSession, revokeSessionById } from './store.ts';
 import type { Session, SessionLifetimes } from './types.ts';
 
 export type SessionStart = Omit<NewSession, 'clientIp' | 'userAgent'>;
 
+/**
+ * Decides, for every session about to start, whether it is complete or waits for a second step (and merges what a
+ * finished step adds to the partial session it follows). Passed in from app.ts: the rule reads the identity's
+ * factors, which the login modules own (src/login/step-up/pending-step.ts).
+ */
+export type SessionSettler = (sql: Executor, start: SessionStart, previous: Session | null) => Promise<SessionStart>;
+
 export interface SessionHttp {
   /** The live session behind the request's cookie, or null. Looked up once per request. */
   current(request: FastifyRequest): Promise<Session | null>;
   /**
-   * The live session, or 401 login_required. A request that carries the cookie must also pass the CSRF rule (for
-   * state-changing methods) first; one without it is 401 whatever its origin.
+   * The live session, or 401 login_required; a partial one only where `partial` allows it (src/session/partial.ts).
+   * A request that carries the cookie must also pass the CSRF rule (for state-changing methods) first; one without it
+   * is 401 whatever its origin.
    */
-  require(request: FastifyRequest, options?: { allowEnrollmentOnly?: boolean }): Promise<Session>;
+  require(request: FastifyRequest, options?: { partial?: PartialAllowance }): Promise<Session>;
   /** Whether the request carries a session cookie of ours at all (live or not): what decides 401 before CSRF. */
   carriesCookie(request: FastifyRequest): boolean;
   /** Starts a new session (revoking the request's current one) and sets the cookie. Pass `tx` to join a transaction. */
@@ -40,6 +49,7 @@ export interface SessionHttpDeps {
    * the clients signed in through it (src/oauth/backchannel-logout.ts). Passed in, since OAuth depends on sessions.
    */
   onSignOut?: (sql: Executor, identityId: string, sessionId: string, now: Date) => Promise<void>;
+  settle: SessionSettler;
 }
 
 export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
@@ -69,7 +79,7 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
       assertSameOriginJson(request, issuerOrigin);
       const session = await current(request);
       if (!session) throw new GatehouseError('login_required');
-      if (session.enrollmentOnly && !options.allowEnrollmentOnly) throw new GatehouseError('enrollment_required');
+      assertAllowed(session, options.partial ?? 'none');
       return session;
     },
     async establish(request, reply, start, tx) {
@@ -77,9 +87,10 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
       const previous = await current(request);
       const executor = tx ?? deps.sql;
       if (previous) await revokeSessionById(executor, previous.id, now);
+      const settled = await deps.settle(executor, start, previous);
       const { token, session } = await insertSession(
         executor,
-        { ...start, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
+        { ...settled, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
         deps.lifetimes,
         now,
       );

@@ -28,7 +28,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRouteOptions> = asy
     },
   };
   app.post('/auth/logout', { schema }, async (request, reply) => {
-    const session = await sessions.require(request, { allowEnrollmentOnly: true });
+    const session = await sessions.require(request, { partial: 'any' });
     await sessions.end(request, reply);
     await audit.record({
       event: 'session.ended',

@@ -17,7 +17,7 @@ describe('findLiveSession', async () => {
         aal: 'aal2',
         amr: ['pwd', 'otp'],
         authTime: now,
-        enrollmentOnly: false,
+        pending: null,
         clientIp: null,
         userAgent: null,
       },

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Executor } from '../db/pool.ts';
 import type { Sub } from '../identity/ids.ts';
-import type { Aal, Session, SessionLifetimes } from './types.ts';
+import type { Aal, PendingStep, Session, SessionLifetimes } from './types.ts';
 
 interface SessionRow {
   id: string;
@@ -12,7 +12,7 @@ interface SessionRow {
   aal: Aal;
   amr: string[];
   auth_time: Date;
-  enrollment_only: boolean;
+  pending_step: PendingStep | null;
   created_at: Date;
   last_seen_at: Date;
   idle_expires_at: Date;
@@ -27,7 +27,7 @@ const toSession = (row: SessionRow): Session => ({
   aal: row.aal,
   amr: row.amr,
   authTime: row.auth_time,
-  enrollmentOnly: row.enrollment_only,
+  pending: row.pending_step,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
   idleExpiresAt: row.idle_expires_at,
@@ -41,7 +41,7 @@ export interface NewSession {
   aal: Aal;
   amr: string[];
   authTime: Date;
-  enrollmentOnly: boolean;
+  pending: PendingStep | null;
   clientIp: string | null;
   userAgent: string | null;
 }
@@ -60,10 +60,10 @@ export async function insertSession(
   const absolute = plusSeconds(input.authTime, lifetimes.absoluteSeconds);
   const idle = new Date(Math.min(plusSeconds(now, lifetimes.idleSeconds).getTime(), absolute.getTime()));
   const [row] = await sql<SessionRow[]>`
-    insert into sessions (id, token_hash, identity_id, aal, amr, auth_time, enrollment_only, client_ip, user_agent,
+    insert into sessions (id, token_hash, identity_id, aal, amr, auth_time, pending_step, client_ip, user_agent,
                           created_at, last_seen_at, idle_expires_at, absolute_expires_at)
     values (${id}, ${tokenHash(token)}, ${input.identityId}, ${input.aal}, ${input.amr}, ${input.authTime},
-            ${input.enrollmentOnly}, ${input.clientIp}, ${input.userAgent?.slice(0, 512) ?? null}, ${now}, ${now},
+            ${input.pending}, ${input.clientIp}, ${input.userAgent?.slice(0, 512) ?? null}, ${now}, ${now},
             ${idle}, ${absolute})
     returning *`;
   if (!row) throw new Error('session insert returned no row');

@@ -4,6 +4,7 @@ export const PAGE_PATHS = [
   '/',
   '/signin',
   '/enroll',
+  '/second-factor',
   '/signup',
   '/forgot-password',
   '/settings',

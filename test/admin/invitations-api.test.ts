@@ -99,7 +99,12 @@ describe('POST /admin/identities', () => {
     // The link works once: a password, then an enrollment-only session that must enroll TOTP.
     const first = await enroll(t, enrollment.url);
     assert.equal(first.statusCode, 200, first.body);
-    assert.deepEqual(first.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+    assert.deepEqual(first.json(), {
+      aal: 'aal1',
+      amr: ['pwd'],
+      enrollment_required: true,
+      second_factor_required: false,
+    });
     const second = await enroll(t, enrollment.url, 'someone else tries this 5521');
     assert.equal(second.statusCode, 400);
     assert.deepEqual(second.json(), {

@@ -1,4 +1,5 @@
 // Row factories and sign-in steps for identity and local sign-in tests (and the sign-in benchmark).
+
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Secret, TOTP } from 'otpauth';
 import type { Config } from '../../src/config/schema.ts';
@@ -22,6 +23,7 @@ import {
 import { generateRecoveryCodes, recoveryCodeHash } from '../../src/login/local/recovery-codes.ts';
 import { newTotpSeed } from '../../src/login/local/totp.ts';
 import { insertSession } from '../../src/session/store.ts';
+import type { PendingStep } from '../../src/session/types.ts';
 
 export interface Account {
   sub: Sub;
@@ -68,21 +70,23 @@ export async function makeAccount(
   });
   const phc = await hashPassword(password, secrets.passwordPepper, argon2Parameters(config.passwords));
   await upsertPasswordCredential(sql, method.id, sub, phc);
-  let totpSeed: string | null = null;
-  let recoveryCodes: string[] = [];
-  if (options.totp !== false) {
-    const seed = newTotpSeed(secrets.totp, sub);
-    await upsertPendingTotp(sql, sub, seed.sealed);
-    await confirmTotp(sql, sub, seed.sealed, 0, new Date());
-    totpSeed = seed.base32;
-    recoveryCodes = generateRecoveryCodes();
-    await replaceRecoveryCodes(
-      sql,
-      sub,
-      recoveryCodes.map((c) => recoveryCodeHash(secrets.recoveryPepper, sub, c)),
-    );
-  }
+  const { totpSeed, recoveryCodes } =
+    options.totp !== false ? await enrollTotp(sql, secrets, sub) : { totpSeed: null, recoveryCodes: [] };
   return { sub, email, password, totpSeed, recoveryCodes };
+}
+
+/** Gives an identity a confirmed TOTP authenticator and ten recovery codes, as enrollment would. */
+export async function enrollTotp(sql: Sql, secrets: Secrets, sub: Sub) {
+  const seed = newTotpSeed(secrets.totp, sub);
+  await upsertPendingTotp(sql, sub, seed.sealed);
+  await confirmTotp(sql, sub, seed.sealed, 0, new Date());
+  const recoveryCodes = generateRecoveryCodes();
+  await replaceRecoveryCodes(
+    sql,
+    sub,
+    recoveryCodes.map((c) => recoveryCodeHash(secrets.recoveryPepper, sub, c)),
+  );
+  return { totpSeed: seed.base32, recoveryCodes };
 }
 
 export function totpCode(seed: string, at: Date): string {
@@ -149,7 +153,7 @@ export async function signIn(app: FastifyInstance, subject: string, fields: Veri
 export async function sessionCookieFor(
   sql: Sql,
   identityId: Sub,
-  options: { aal: 'aal1' | 'aal2'; enrollmentOnly?: boolean; now?: Date },
+  options: { aal: 'aal1' | 'aal2'; pending?: PendingStep | null; now?: Date },
 ): Promise<string> {
   const now = options.now ?? new Date();
   const { token } = await insertSession(
@@ -159,7 +163,7 @@ export async function sessionCookieFor(
       aal: options.aal,
       amr: options.aal === 'aal2' ? ['pwd', 'otp'] : ['pwd'],
       authTime: now,
-      enrollmentOnly: options.enrollmentOnly ?? false,
+      pending: options.pending ?? null,
       clientIp: null,
       userAgent: null,
     },

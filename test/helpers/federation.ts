@@ -19,7 +19,7 @@ export async function startUpstream(): Promise<Upstream> {
 /** A listening downstream Gatehouse offering `upstream` as provider `corp` (and whatever `extra` adds). */
 export async function startDownstream(
   upstream: Upstream,
-  extra: (issuer: string) => Pick<DeepPartial<Config>, 'self_service' | 'delivery'> & {
+  extra: (issuer: string) => Pick<DeepPartial<Config>, 'self_service' | 'delivery' | 'login'> & {
     trustUpstreamMfa?: boolean;
     /** Named selections to point at the same upstream (as a stand-in for Google's, GitLab's or Slack's OIDC). */
     named?: ('google' | 'gitlab' | 'slack')[];

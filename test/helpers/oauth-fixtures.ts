@@ -7,7 +7,7 @@ import type { Sql } from '../../src/db/pool.ts';
 import { newSub, type Sub } from '../../src/identity/ids.ts';
 import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
 import { insertSession } from '../../src/session/store.ts';
-import type { Aal } from '../../src/session/types.ts';
+import type { Aal, PendingStep } from '../../src/session/types.ts';
 import type { TestApp } from './app.ts';
 
 export interface IdentityOverrides {
@@ -32,7 +32,7 @@ export interface SessionOverrides {
   aal?: Aal;
   amr?: string[];
   authTime?: Date;
-  enrollmentOnly?: boolean;
+  pending?: PendingStep | null;
 }
 
 /** A signed-in browser session; returns the Cookie header value and the session. */
@@ -45,7 +45,7 @@ export async function makeSession(t: Pick<TestApp, 'sql' | 'clock' | 'config'>, 
       aal: o.aal ?? 'aal2',
       amr: o.amr ?? ['pwd', 'otp'],
       authTime: o.authTime ?? now,
-      enrollmentOnly: o.enrollmentOnly ?? false,
+      pending: o.pending ?? null,
       clientIp: null,
       userAgent: null,
     },

@@ -113,6 +113,26 @@ export async function authorizedCode(t: TestApp, input: CodeFlowInput) {
   return { exchange };
 }
 
+/** The code exchange over HTTP at a listening issuer, as a web client's backend makes it. */
+export async function exchangeCodeAt(
+  issuer: string,
+  input: { client: Client; secret: string | null; code: string; verifier: string; redirectUri?: string },
+) {
+  const response = await fetch(`${issuer}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: input.client.id,
+      ...(input.secret ? { client_secret: input.secret } : {}),
+      code: input.code,
+      redirect_uri: input.redirectUri ?? (input.client.redirectUris[0] as string),
+      code_verifier: input.verifier,
+    }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
 /** grant_type=refresh_token for a confidential client. */
 export function refreshTokens(t: TestApp, client: Client, secret: string | null, refreshToken: string) {
   return postForm(t, '/oauth/token', {

@@ -186,7 +186,12 @@ describe('POST /auth/passkey/options and POST /auth/passkey/verify', () => {
     assert.equal(started.options.rpId, 'localhost');
     const r = await verify(started.challenge_id, authenticator.assert(started.options), started.cookie);
     assert.equal(r.statusCode, 200, r.body);
-    assert.deepEqual(r.json(), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_required: false });
+    assert.deepEqual(r.json(), {
+      aal: 'aal2',
+      amr: ['hwk', 'user'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     const session = cookieFrom(r, 'gatehouse_session');
     const profile = await t.app.inject({ method: 'GET', url: '/account/profile', headers: { cookie: session } });
     assert.equal(profile.json().id ?? person.sub, person.sub);
@@ -206,23 +211,51 @@ describe('POST /auth/passkey/options and POST /auth/passkey/verify', () => {
                 values (${config.organization.id}, ${person.sub}, ${['owner']})`;
     const started = await signInOptions();
     const r = await verify(started.challenge_id, authenticator.assert(started.options), started.cookie);
-    assert.deepEqual(r.json(), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_required: false });
+    assert.deepEqual(r.json(), {
+      aal: 'aal2',
+      amr: ['hwk', 'user'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     const cookie = cookieFrom(r, 'gatehouse_session');
     const admin = await t.app.inject({ method: 'GET', url: '/admin/applications', headers: { cookie } });
     assert.equal(admin.statusCode, 200, admin.body);
   });
 
-  test('names a synced passkey swk, and gives aal1 without user verification', async () => {
+  test('names a synced passkey swk', async () => {
     const synced = await personWithPasskey({ backupEligible: true });
-    let started = await signInOptions();
-    let r = await verify(started.challenge_id, synced.authenticator.assert(started.options), started.cookie);
-    assert.deepEqual(r.json(), { aal: 'aal2', amr: ['swk', 'user'], enrollment_required: false });
+    const started = await signInOptions();
+    const r = await verify(started.challenge_id, synced.authenticator.assert(started.options), started.cookie);
+    assert.deepEqual(r.json(), {
+      aal: 'aal2',
+      amr: ['swk', 'user'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
+  });
+
+  test('refuses an assertion without user verification with user_verification_required: no session, audited', async () => {
+    // The security key without its PIN: the options asked for "required", the UV flag says it did not happen.
     const plain = await personWithPasskey();
     const noUv = new SoftAuthenticator({ origin: ORIGIN, userVerified: false });
     noUv.credentials.push(...plain.authenticator.credentials);
-    started = await signInOptions();
-    r = await verify(started.challenge_id, noUv.assert(started.options), started.cookie);
-    assert.deepEqual(r.json(), { aal: 'aal1', amr: ['hwk'], enrollment_required: false });
+    const started = await signInOptions(plain.person.email);
+    assert.equal(started.options.userVerification, 'required');
+    const r = await verify(started.challenge_id, noUv.assert(started.options), started.cookie);
+    assert.equal(r.statusCode, 401);
+    assert.deepEqual(r.json(), {
+      error: 'user_verification_required',
+      error_description: 'The passkey did not verify you with a PIN or biometric; this sign-in requires it.',
+      request_id: r.headers['x-request-id'],
+    });
+    assert.equal(cookieFrom(r, 'gatehouse_session'), '');
+    const [failed] = await t.sql<{ details: Record<string, unknown> }[]>`
+      select details from audit_events where event = 'signin.failed' and subject = ${plain.person.sub}
+      order by id desc limit 1`;
+    assert.equal(failed?.details.reason, 'user_verification');
+    // The challenge is spent: the same answer again is an unknown transaction, not a second chance.
+    const again = await verify(started.challenge_id, noUv.assert(started.options), started.cookie);
+    assertError(again, 400, 'invalid_login_transaction');
   });
 
   test('with a subject lists that person’s credentials, and a stable decoy for an unknown subject', async () => {

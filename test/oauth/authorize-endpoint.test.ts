@@ -162,10 +162,12 @@ describe('GET /oauth/authorize', async () => {
     assert.equal(location.searchParams.get('login_hint'), 'ada@example.test');
   });
 
-  test('an enrollment-only session counts as no session', async () => {
-    const { cookie: enrolling } = await makeSession(t, sub, { enrollmentOnly: true });
-    const r = await get(authorizeUrl({ client, challenge }), { cookie: enrolling });
-    assert.ok((r.headers.location as string).startsWith('/signin?'));
+  test('an enrollment-only session issues no code: it is sent to enrollment and back to this request', async () => {
+    const { cookie: enrolling } = await makeSession(t, sub, { pending: 'enrollment' });
+    const url = authorizeUrl({ client, challenge });
+    const r = await get(url, { cookie: enrolling });
+    assert.equal(r.statusCode, 302);
+    assert.equal(r.headers.location, `/enroll?${new URLSearchParams({ return_to: url })}`);
   });
 
   test('prompt=none without a session redirects login_required', async () => {

@@ -8,6 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
+import { applicationArrival } from '../helpers/browser-application.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { injectWallet } from '../helpers/wallet-in-browser.ts';
@@ -32,12 +33,7 @@ describe('GET /signin → POST /auth/web3/ethereum/start, /complete → /oauth/a
     const account = privateKeyToAccount(generatePrivateKey());
     const { page, problems, screenshot } = await newPage();
     await injectWallet(page, account, 'Test Wallet');
-    const arrived = new Promise<URL>((resolve) => {
-      void page.route('https://app.acme-robotics.dev/**', (route) => {
-        resolve(new URL(route.request().url()));
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the application' });
-      });
-    });
+    const arrived = applicationArrival(page);
     const authorize = new URL(`${t.url}/oauth/authorize`);
     authorize.search = new URLSearchParams({
       client_id: client.id,

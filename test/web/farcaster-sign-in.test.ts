@@ -9,6 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
+import { applicationArrival } from '../helpers/browser-application.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { startFarcasterChain } from '../helpers/farcaster-chain.ts';
 import { appSignsIn, startRelayStandIn } from '../helpers/farcaster-relay.ts';
@@ -41,12 +42,7 @@ describe('GET /signin → Sign in with Farcaster → /oauth/authorize (Chromium)
     const { client } = await makeClient(t.sql, t.secrets.clientSecret, { redirectUris: [app] });
     const who = await farcasterAccount(3001);
     const { page, problems, screenshot } = await newPage();
-    const arrived = new Promise<URL>((resolve) => {
-      void page.route('https://app.acme-robotics.dev/**', (route) => {
-        resolve(new URL(route.request().url()));
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the application' });
-      });
-    });
+    const arrived = applicationArrival(page);
     const authorize = new URL(`${t.url}/oauth/authorize`);
     authorize.search = new URLSearchParams({
       client_id: client.id,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { newPage } from '../helpers/browser.ts';
+import { applicationArrival } from '../helpers/browser-application.ts';
 import { startDownstream, startUpstream, upstreamPerson } from '../helpers/federation.ts';
 import { makeClient } from '../helpers/oauth-fixtures.ts';
 
@@ -20,12 +21,7 @@ describe('GET /signin → /auth/federated/start → callback → /oauth/authoriz
     await page
       .context()
       .addCookies([{ name: 'gatehouse_session', value: person.cookie.split('=')[1] as string, url: upstream.issuer }]);
-    const arrived = new Promise<URL>((resolve) => {
-      void page.route('https://app.acme-robotics.dev/**', (route) => {
-        resolve(new URL(route.request().url()));
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the application' });
-      });
-    });
+    const arrived = applicationArrival(page);
     const authorize = new URL(`${down.url}/oauth/authorize`);
     authorize.search = new URLSearchParams({
       client_id: client.id,

@@ -58,8 +58,8 @@ async function withAuthenticator(page: Page) {
 
 const latestSession = async (sub: string) =>
   (
-    await t.sql<{ aal: string; amr: string[]; enrollment_only: boolean }[]>`
-      select aal, amr, enrollment_only from sessions where identity_id = ${sub} and revoked_at is null
+    await t.sql<{ aal: string; amr: string[]; pending_step: string | null }[]>`
+      select aal, amr, pending_step from sessions where identity_id = ${sub} and revoked_at is null
       order by created_at desc limit 1`
   )[0];
 
@@ -106,7 +106,7 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
     await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
     await page.waitForURL(`${t.url}/settings`);
     await page.getByRole('region', { name: 'Passkeys' }).getByText('Mae’s laptop', { exact: true }).waitFor();
-    assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_only: false });
+    assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], pending_step: null });
     assert.deepEqual(problems, []);
   });
 
@@ -123,7 +123,7 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
     await screenshot('passkey-signin-page');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${t.url}/settings`);
-    assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_only: false });
+    assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], pending_step: null });
     assert.deepEqual(problems, []);
   });
   test('finishes an OAuth authorization with the passkey: the relying party receives a code', async () => {

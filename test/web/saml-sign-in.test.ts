@@ -10,10 +10,11 @@ import { after, describe, test } from 'node:test';
 import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
+import { applicationArrival } from '../helpers/browser-application.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { makeConfig, scratchDir } from '../helpers/config.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { pkcePair } from '../helpers/oauth-flow.ts';
+import { exchangeCodeAt, pkcePair } from '../helpers/oauth-flow.ts';
 import { providerSecretsDir } from '../helpers/provider-secrets.ts';
 import { makeKeyPair, startTestIdp } from '../helpers/saml-idp.ts';
 
@@ -63,12 +64,7 @@ describe('GET /signin → /auth/saml/corp/start → IdP → POST /auth/saml/corp
     const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret, { redirectUris: [app] });
     const pkce = pkcePair();
     const { page, problems } = await newPage();
-    const arrived = new Promise<URL>((resolve) => {
-      void page.route('https://app.acme-robotics.dev/**', (route) => {
-        resolve(new URL(route.request().url()));
-        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the application' });
-      });
-    });
+    const arrived = applicationArrival(page);
     const authorize = new URL(`${t.url}/oauth/authorize`);
     authorize.search = new URLSearchParams({
       client_id: client.id,
@@ -95,20 +91,9 @@ describe('GET /signin → /auth/saml/corp/start → IdP → POST /auth/saml/corp
     const code = back.searchParams.get('code') ?? '';
     assert.match(code, /.+/);
 
-    const token = await fetch(`${t.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        client_id: client.id,
-        client_secret: secret as string,
-        code,
-        redirect_uri: app,
-        code_verifier: pkce.verifier,
-      }),
-    });
+    const token = await exchangeCodeAt(t.url, { client, secret, code, verifier: pkce.verifier, redirectUri: app });
     assert.equal(token.status, 200);
-    const tokens = (await token.json()) as { id_token: string; access_token: string };
+    const tokens = token.json as { id_token: string; access_token: string };
     const claims = JSON.parse(Buffer.from(tokens.id_token.split('.')[1] as string, 'base64url').toString());
     const [method] = await t.sql`select identity_id from sign_in_methods
                                  where kind = 'saml' and provider = 'corp' and external_subject = 'emp-4711'`;

@@ -114,7 +114,8 @@ assert.equal(kept.sent, 1);
 const DUMMY_LINK = '#verification_id=ver_screenshot&secret=not-a-real-secret';
 
 async function signedIn(page: Page, sub: string, aal: 'aal1' | 'aal2', enrollmentOnly = false) {
-  const cookie = await sessionCookieFor(t.sql, sub as never, { aal, now: t.clock.now(), enrollmentOnly });
+  const pending = enrollmentOnly ? 'enrollment' : null;
+  const cookie = await sessionCookieFor(t.sql, sub as never, { aal, now: t.clock.now(), pending });
   const [name, value] = cookie.split('=') as [string, string];
   await page.context().addCookies([{ name, value, url: t.url }]);
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { cookieFrom, JSON_HEADERS } from '../helpers/accounts.ts';
+import type { Sub } from '../../src/identity/ids.ts';
+import { cookieFrom, enrollTotp, JSON_HEADERS, totpCode } from '../helpers/accounts.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { startMailbox } from '../helpers/mailbox.ts';
 
@@ -60,6 +61,36 @@ const methodsOf = async (subject: string) =>
   t.sql<{ identity_id: string }[]>`select identity_id from sign_in_methods where external_subject = ${subject}`;
 
 describe('POST /auth/web3/ethereum/complete', () => {
+  test('a wallet of a person with TOTP gives a session that waits for it: second_factor_required, nothing else works', async () => {
+    const account = wallet();
+    const first = await start(account.address);
+    const signedUp = await complete(first.cookie, first.message, await account.signMessage({ message: first.message }));
+    assert.equal(signedUp.statusCode, 200, signedUp.body);
+    const [method] = await methodsOf(`eip155:1:${account.address}`);
+    const { totpSeed } = await enrollTotp(t.sql, t.secrets, method?.identity_id as Sub);
+    const again = await start(account.address);
+    const response = await complete(again.cookie, again.message, await account.signMessage({ message: again.message }));
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: true,
+    });
+    const session = cookieFrom(response, 'gatehouse_session');
+    const profile = await t.app.inject({ method: 'GET', url: '/account/profile', headers: { cookie: session } });
+    assert.equal(profile.statusCode, 403);
+    assert.equal((profile.json() as { error: string }).error, 'second_factor_required');
+    const stepped = await t.app.inject({
+      method: 'POST',
+      url: '/auth/second-factor',
+      headers: { ...JSON_HEADERS, cookie: session },
+      payload: { totp: totpCode(totpSeed, t.clock.now()) },
+    });
+    assert.equal(stepped.statusCode, 200, stepped.body);
+    assert.deepEqual((stepped.json() as { amr: string[] }).amr, ['pop', 'otp']);
+  });
+
   test('a wallet that signs the served message gets an aal1 session keyed by eip155:<chain>:<address>', async () => {
     const account = wallet();
     const { message, cookie } = await start(account.address.toLowerCase(), 10);
@@ -75,7 +106,12 @@ describe('POST /auth/web3/ethereum/complete', () => {
 
     const response = await complete(cookie, message, await account.signMessage({ message }));
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pop'], enrollment_required: false });
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     const session = cookieFrom(response, 'gatehouse_session');
     assert.notEqual(session, '');
     const [method] = await methodsOf(`eip155:10:${account.address}`);

@@ -8,7 +8,8 @@ import { after, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Config } from '../../src/config/schema.ts';
-import { cookieFrom, JSON_HEADERS } from '../helpers/accounts.ts';
+import type { Sub } from '../../src/identity/ids.ts';
+import { cookieFrom, enrollTotp, JSON_HEADERS } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/browser-app.ts';
 import { startFarcasterChain } from '../helpers/farcaster-chain.ts';
@@ -129,7 +130,12 @@ describe('Sign In With Farcaster: the relay flow', () => {
     await appSignsIn(relay.url, started.url, { fid, custody, username: 'alice', displayName: 'Alice A.' });
     const done = await poll(t, started);
     assert.equal(done.statusCode, 200, done.body);
-    assert.deepEqual(done.json(), { aal: 'aal1', amr: ['pop'], enrollment_required: false });
+    assert.deepEqual(done.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     assert.ok(cookieFrom(done, 'gatehouse_session'), 'a session cookie is set');
     const [method] = await methodsOf(fid);
     assert.equal(method?.label, `@alice, fid ${fid}`);
@@ -150,6 +156,31 @@ describe('Sign In With Farcaster: the relay flow', () => {
     assert.deepEqual(
       [record?.subject, record?.details.provider, record?.details.created],
       [method?.identity_id, 'farcaster', false],
+    );
+  });
+
+  test('a Farcaster account of a person with TOTP gives a session that waits for it (second_factor_required)', async () => {
+    const who = await farcasterAccount();
+    assert.equal((await signIn(t, who)).response.statusCode, 200);
+    const [method] = await methodsOf(who.fid);
+    await enrollTotp(t.sql, t.secrets, method?.identity_id as Sub);
+    const { response } = await signIn(t, who);
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: true,
+    });
+    const profile = await t.app.inject({
+      method: 'GET',
+      url: '/account/profile',
+      headers: { cookie: cookieFrom(response, 'gatehouse_session') },
+    });
+    assertEnvelope(
+      profile,
+      403,
+      'second_factor_required',
+      'Finish signing in with your second factor (authentication code, recovery code or passkey) first.',
     );
   });
 

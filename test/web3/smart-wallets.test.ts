@@ -68,7 +68,12 @@ describe('POST /auth/web3/ethereum/complete: smart-contract wallets', () => {
     const wallet = await chain.deployWallet(key.address, salt('deployed'));
     const response = await signIn(t, wallet, byOwner(key));
     assert.equal(response.statusCode, 200, response.body);
-    assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pop'], enrollment_required: false });
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pop'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     assert.equal(await methodCount(t, wallet), 1);
   });
 

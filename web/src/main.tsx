@@ -25,6 +25,7 @@ const VerifyNewEmail = () => (
 );
 
 import { NotFound } from './pages/NotFound.tsx';
+import { SecondFactor } from './pages/SecondFactor.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 
 function App() {
@@ -34,6 +35,7 @@ function App() {
         <Route path="/" component={Home} />
         <Route path="/signin" component={SignIn} />
         <Route path="/enroll" component={Enroll} />
+        <Route path="/second-factor" component={SecondFactor} />
         <Route path="/signup" component={SignUp} />
         <Route path="/forgot-password" component={ForgotPassword} />
         <Route path="/account/email/verify" component={ConfirmSignUp} />

@@ -15,6 +15,7 @@ export interface PasskeySignInResult {
   aal: string;
   amr: string[];
   enrollment_required: boolean;
+  second_factor_required: boolean;
 }
 
 export const passkeysSupported = () => browserSupportsWebAuthn();

@@ -60,7 +60,7 @@ export async function completeCallback(
   });
   return {
     kind: 'signed_in',
-    start: { identityId: result.identityId, ...assurance, authTime: now, enrollmentOnly: false },
+    start: { identityId: result.identityId, ...assurance, authTime: now, pending: null },
     returnTo: transaction.returnTo,
   };
 }

@@ -10,6 +10,7 @@ import { type PageShell, sendPage } from '../../http/html-page.ts';
 import { safeReturnTo } from '../../http/return-to.ts';
 import { htmlPage, redirect, SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { afterSignIn, isComplete } from '../../session/partial.ts';
 import { completeCallback } from './callback.ts';
 import { clearFederatedCookie, readFederatedCookie, setFederatedCookie } from './cookie.ts';
 import type { FederatedDeps } from './deps.ts';
@@ -84,7 +85,7 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, sh
     if (!deps.selfService) throw new GatehouseError('self_service_disabled');
     const session = await sessions.current(request);
     // Signed out: sign in first, then come back here (the whole path is local, so it is a safe return_to).
-    if (!session || session.enrollmentOnly)
+    if (!session || !isComplete(session))
       return reply
         .code(302)
         .header('location', `/signin?return_to=${encodeURIComponent(request.url)}`)
@@ -103,10 +104,11 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, sh
       { callback: { method, params }, cookie, signedIn: session?.identityId ?? null },
     );
     switch (outcome.kind) {
-      case 'signed_in':
-        await sessions.establish(request, reply, outcome.start);
-        // 303: a form_post callback must continue as a GET.
-        return reply.code(303).header('location', outcome.returnTo).send();
+      case 'signed_in': {
+        const started = await sessions.establish(request, reply, outcome.start);
+        // 303: a form_post callback must continue as a GET. A partial session goes through its second step first.
+        return reply.code(303).header('location', afterSignIn(started, outcome.returnTo)).send();
+      }
       case 'linked':
         return reply.code(303).header('location', outcome.returnTo).send();
       case 'email_in_use':

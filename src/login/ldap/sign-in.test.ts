@@ -75,7 +75,12 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
     const { response, session } = await signIn(t.app, 'Alice@Corp.Example', { password: 'alice-password-1' });
     assert.equal(response.statusCode, 200, response.body);
     // Like a local password without TOTP: the session can only enroll a second factor (DESIGN.md).
-    assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pwd'],
+      enrollment_required: true,
+      second_factor_required: false,
+    });
     assert.notEqual(session, '');
     const [identity] = await t.sql<{ id: Sub; display_name: string }[]>`
       select i.id, i.display_name from identities i join sign_in_methods m on m.identity_id = i.id
@@ -148,7 +153,12 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
       totp: totpCode(seed.base32, t.clock.now()),
     });
     assert.equal(withCode.response.statusCode, 200, withCode.response.body);
-    assert.deepEqual(withCode.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+    assert.deepEqual(withCode.response.json(), {
+      aal: 'aal2',
+      amr: ['pwd', 'otp'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
   });
 
   it('answers a wrong password and a subject without an entry with the same invalid_credentials', async () => {
@@ -268,7 +278,12 @@ describe('a directory that is down', async () => {
       totp: totpCode(local.totpSeed as string, t.clock.now()),
     });
     assert.equal(signedIn.response.statusCode, 200);
-    assert.deepEqual(signedIn.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+    assert.deepEqual(signedIn.response.json(), {
+      aal: 'aal2',
+      amr: ['pwd', 'otp'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
   });
 });
 

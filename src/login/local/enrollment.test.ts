@@ -42,7 +42,12 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
 
     const enrolled = await post('/auth/enroll', { token, password: PASSWORD });
     assert.equal(enrolled.statusCode, 200, 'a refused password left the link usable');
-    assert.deepEqual(enrolled.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+    assert.deepEqual(enrolled.json(), {
+      aal: 'aal1',
+      amr: ['pwd'],
+      enrollment_required: true,
+      second_factor_required: false,
+    });
     const limited = cookieFrom(enrolled, 'gatehouse_session');
     assert.ok(limited);
 
@@ -97,7 +102,12 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     t.clock.advance(30);
     const later = await signIn(t.app, 'Owner@Acme.test', { password: PASSWORD, totp: totpCode(secret, t.clock.now()) });
     assert.equal(later.response.statusCode, 200);
-    assert.deepEqual(later.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+    assert.deepEqual(later.response.json(), {
+      aal: 'aal2',
+      amr: ['pwd', 'otp'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
 
     const recovered = await signIn(t.app, 'owner@acme.test', {
       password: PASSWORD,
@@ -135,7 +145,12 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     const a = await makeAccount(t.sql, t.secrets, t.config, { totp: false });
     const { response, session } = await signIn(t.app, a.email, { password: a.password });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+    assert.deepEqual(response.json(), {
+      aal: 'aal1',
+      amr: ['pwd'],
+      enrollment_required: true,
+      second_factor_required: false,
+    });
     const started = await post('/account/totp/start', {}, session);
     assert.equal(started.statusCode, 200);
   });

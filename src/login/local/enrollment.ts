@@ -72,7 +72,7 @@ export async function enrollWithToken(
     subject: identityId,
     details: { revoked },
   });
-  return { identityId, aal: 'aal1', amr: ['pwd'], authTime: now, enrollmentOnly: true };
+  return { identityId, aal: 'aal1', amr: ['pwd'], authTime: now, pending: 'enrollment' };
 }
 
 export async function startTotpEnrollment(
@@ -126,5 +126,5 @@ export async function completeTotpEnrollment(
     details: { recovery_codes: recoveryCodes.length },
   });
   const amr = [...new Set([...session.amr, 'otp'])];
-  return { recoveryCodes, start: { identityId: id, aal: 'aal2', amr, authTime: now, enrollmentOnly: false } };
+  return { recoveryCodes, start: { identityId: id, aal: 'aal2', amr, authTime: now, pending: null } };
 }

@@ -67,18 +67,34 @@ export async function checkSecondFactor(
   factors: Factors,
   now: Date,
 ): Promise<FactorOutcome | null> {
-  // DESIGN.md "Local login without TOTP": the password alone only buys a session that can enroll TOTP.
-  if (!totp?.confirmed) return { identityId, aal: 'aal1', amr: ['pwd'], enrollmentOnly: true, factor: 'none' };
+  // DESIGN.md "Local login without TOTP": the password alone only buys a session that can enroll TOTP (or, for an
+  // identity with a passkey, one that waits for it: src/login/step-up/pending-step.ts).
+  if (!totp?.confirmed) return { identityId, aal: 'aal1', amr: ['pwd'], pending: 'enrollment', factor: 'none' };
+  const factor = await proveSecondFactor(deps, identityId, totp, factors, now);
+  if (!factor) return null;
+  return { identityId, aal: 'aal2', amr: ['pwd', 'otp'], pending: null, factor };
+}
+
+/**
+ * A TOTP code (each time step once) or an unused recovery code, for an identity with a confirmed authenticator;
+ * null when neither was sent or the one sent is wrong. RFC 8176 has no value for a recovery code; it is a one-time
+ * password from a printed list, so both are "otp" to the caller.
+ */
+export async function proveSecondFactor(
+  deps: Pick<LocalLoginDeps, 'sql' | 'secrets'>,
+  identityId: Sub,
+  totp: TotpCredential | null,
+  factors: Pick<Factors, 'totp' | 'recoveryCode'>,
+  now: Date,
+): Promise<'totp' | 'recovery_code' | null> {
+  if (!totp?.confirmed) return null;
   if (factors.totp !== undefined) {
     const step = matchTotpStep(openTotpSeed(deps.secrets.totp, identityId, totp.sealedSeed), factors.totp, now);
-    if (step === null || !(await useTotpStep(deps.sql, identityId, step))) return null;
-    return { identityId, aal: 'aal2', amr: ['pwd', 'otp'], enrollmentOnly: false, factor: 'totp' };
+    return step !== null && (await useTotpStep(deps.sql, identityId, step)) ? 'totp' : null;
   }
   if (factors.recoveryCode !== undefined) {
     const hash = recoveryCodeHash(deps.secrets.recoveryPepper, identityId, factors.recoveryCode);
-    if (!(await consumeRecoveryCode(deps.sql, identityId, hash, now))) return null;
-    // RFC 8176 has no value for a recovery code; it is a one-time password from a printed list, so "otp".
-    return { identityId, aal: 'aal2', amr: ['pwd', 'otp'], enrollmentOnly: false, factor: 'recovery_code' };
+    return (await consumeRecoveryCode(deps.sql, identityId, hash, now)) ? 'recovery_code' : null;
   }
   return null;
 }

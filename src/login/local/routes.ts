@@ -9,7 +9,7 @@ import { InvalidRequest } from '../../http/errors.ts';
 import { SESSION } from '../../http/route-schema.ts';
 import { normalizeEmail } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
-import { SessionStarted } from '../../session/route-schemas.ts';
+import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { connectionForSubject, samlPaths } from '../saml/connection.ts';
 import { attemptContext, type LocalLoginDeps } from './deps.ts';
 import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
@@ -121,7 +121,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
       clearLoginCookie(reply, deps.issuer);
       if (deviceCookie) setDeviceCookie(reply, deps.issuer, deviceCookie, DEVICE_COOKIE_SECONDS);
       const session = await sessions.establish(request, reply, start);
-      return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
+      return sessionStarted(session);
     },
   );
 
@@ -148,7 +148,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     async (request, reply) => {
       const start = await enrollWithToken(deps, attemptContext(request), request.body);
       const session = await sessions.establish(request, reply, start);
-      return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
+      return sessionStarted(session);
     },
   );
 
@@ -162,11 +162,11 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
         { otpauth_uri: Type.String(), secret: Type.String(), qr_svg: Type.String({ description: 'An SVG image.' }) },
         { additionalProperties: false },
       ),
-      ...errorResponses('login_required', 'csrf_rejected', 'totp_already_enrolled'),
+      ...errorResponses('login_required', 'second_factor_required', 'csrf_rejected', 'totp_already_enrolled'),
     },
   };
   app.post('/account/totp/start', { schema: totpStart }, async (request) => {
-    const session = await sessions.require(request, { allowEnrollmentOnly: true });
+    const session = await sessions.require(request, { partial: 'enrollment' });
     const started = await startTotpEnrollment(deps, attemptContext(request), session);
     // The QR code is drawn here, not in the page, so the page needs no QR library and no inline data from elsewhere.
     // qrcode is loaded on first enrollment, not at startup: it and pngjs cost several MB resident for every node.
@@ -190,6 +190,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
           ),
           ...errorResponses(
             'login_required',
+            'second_factor_required',
             'csrf_rejected',
             'invalid_totp_code',
             'totp_already_enrolled',
@@ -200,7 +201,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
       },
     },
     async (request, reply) => {
-      const session = await sessions.require(request, { allowEnrollmentOnly: true });
+      const session = await sessions.require(request, { partial: 'enrollment' });
       const done = await completeTotpEnrollment(deps, attemptContext(request), session, request.body.code);
       // A privilege change (aal1 → aal2): a new session id, the old one revoked (DESIGN.md "Session cookie").
       const next = await sessions.establish(request, reply, done.start);

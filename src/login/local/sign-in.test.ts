@@ -34,7 +34,12 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
     });
     assert.equal(started.response.statusCode, 200);
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+    assert.deepEqual(response.json(), {
+      aal: 'aal2',
+      amr: ['pwd', 'otp'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     const cookies = ([] as string[]).concat(response.headers['set-cookie'] as string | string[]);
     const session = cookies.find((c) => c.startsWith('gatehouse_session='));
     assert.ok(session);
@@ -93,7 +98,12 @@ describe('POST /auth/login and POST /auth/mfa/verify', async () => {
     const code = (a.recoveryCodes[3] as string).toUpperCase();
     const first = await signIn(t.app, a.email, { password: a.password, recovery_code: code });
     assert.equal(first.response.statusCode, 200);
-    assert.deepEqual(first.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+    assert.deepEqual(first.response.json(), {
+      aal: 'aal2',
+      amr: ['pwd', 'otp'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     const second = await signIn(t.app, a.email, { password: a.password, recovery_code: code });
     assert.equal(second.response.statusCode, 401);
     envelope(second.response, 'invalid_credentials');

@@ -11,7 +11,7 @@ import { assertSameOriginJson } from '../../http/csrf.ts';
 import { type DocumentedError, errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts';
 import { noBody, SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
-import { SessionStarted } from '../../session/route-schemas.ts';
+import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { attemptContext } from '../local/deps.ts';
 import { clearLoginCookie, readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
 import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
@@ -35,6 +35,8 @@ const withPassword = Type.Union([body({ password: Type.Optional(password) }), Ty
 export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = async (app, { deps, sessions }) => {
   const issuer = deps.config.server.issuer;
   const account = (request: FastifyRequest) => sessions.require(request);
+  // A passkey is one of the second factors a session waiting for enrollment may add (docs/identity.md).
+  const enrolling = (request: FastifyRequest) => sessions.require(request, { partial: 'enrollment' });
   // Before validation, as for the other account routes: a disabled service answers the same whatever was sent.
   const selfService = async () => assertSelfServiceAvailable(deps.config);
   const sameOrigin = async (request: FastifyRequest) => assertSameOriginJson(request, sessions.issuerOrigin);
@@ -68,7 +70,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
     '/account/passkeys/options',
     { schema: { body: withPassword, ...ceremony }, onRequest: selfService },
     async (request) => {
-      const session = await account(request);
+      const session = await enrolling(request);
       await requireRecentAuthentication(deps, attemptContext(request), session, request.body?.password);
       const started = await startRegistration(deps, session);
       return { challenge_id: started.challengeId, options: started.options, expires_in: CEREMONY_SECONDS };
@@ -91,7 +93,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
       onRequest: selfService,
     },
     async (request, reply) => {
-      const session = await account(request);
+      const session = await enrolling(request);
       const { challenge_id, name, credential } = request.body;
       const added = await finishRegistration(deps, attemptContext(request), session, {
         challengeId: challenge_id,
@@ -169,7 +171,14 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
     async (request, reply) => {
       // One login cookie per browser: a password sign-in already under way keeps working beside this ceremony.
       const cookie = readLoginCookie(request, issuer) ?? randomToken();
-      const started = await startPasskeySignIn(deps, attemptContext(request), cookie, request.body.subject);
+      // Without a subject, a session waiting for its second step asks for its own identity's passkeys.
+      const partial = await sessions.current(request);
+      const target = request.body.subject
+        ? { subject: request.body.subject }
+        : partial?.pending
+          ? { identityId: partial.identityId }
+          : null;
+      const started = await startPasskeySignIn(deps, attemptContext(request), cookie, target);
       setLoginCookie(reply, issuer, cookie, LOGIN_TRANSACTION_SECONDS);
       return { challenge_id: started.challengeId, options: started.options, expires_in: CEREMONY_SECONDS };
     },
@@ -188,6 +197,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
             'passkeys_disabled',
             'invalid_credentials',
             'invalid_login_transaction',
+            'user_verification_required',
             'rate_limited',
             'csrf_rejected',
           ),
@@ -203,7 +213,7 @@ export const passkeyRoutes: FastifyPluginAsyncTypebox<PasskeyRouteOptions> = asy
       });
       clearLoginCookie(reply, issuer);
       const session = await sessions.establish(request, reply, start);
-      return { aal: session.aal, amr: session.amr, enrollment_required: session.enrollmentOnly };
+      return sessionStarted(session);
     },
   );
 };

@@ -38,7 +38,15 @@ export type RefusalReason =
   | 'other_identity'
   | 'assertion'
   | 'counter_regression'
-  | 'identity_state';
+  | 'identity_state'
+  | 'user_verification';
+
+/**
+ * What every sign-in ceremony asks of the authenticator. A UV passkey is a second factor only because the
+ * authenticator checked a PIN or biometric, so an assertion whose UV flag is unset is refused (WebAuthn §7.2 step
+ * 17: if user verification was required, the UV flag must be set), never taken as a weaker sign-in.
+ */
+const USER_VERIFICATION = 'required';
 
 /**
  * A stand-in credential id for a subject with no passkeys (unknown, or known without one): the same for the same
@@ -50,11 +58,14 @@ const decoyCredential = (deps: PasskeyDeps, subject: string) => ({
   transports: ['internal', 'hybrid'] as AuthenticatorTransport[],
 });
 
+/** Whose passkeys to ask for: a typed subject, the identity of a partial session (its second step), or anyone's. */
+export type SignInTarget = { subject: string } | { identityId: Sub } | null;
+
 export async function startPasskeySignIn(
   deps: PasskeyDeps,
   context: AttemptContext,
   cookie: string,
-  subject: string | undefined,
+  target: SignInTarget,
 ): Promise<SignInStart> {
   assertPasskeysAvailable(deps);
   const now = deps.clock();
@@ -69,9 +80,12 @@ export async function startPasskeySignIn(
   );
   let identityId: Sub | null = null;
   let allowCredentials: { id: string; transports?: AuthenticatorTransport[] }[] | undefined;
-  if (subject !== undefined) {
-    const normalized = normalizeEmail(subject);
-    identityId = (await findVerifiedEmailHolder(deps.sql, normalized))?.identityId ?? null;
+  if (target !== null) {
+    const normalized = 'subject' in target ? normalizeEmail(target.subject) : target.identityId;
+    identityId =
+      'identityId' in target
+        ? target.identityId
+        : ((await findVerifiedEmailHolder(deps.sql, normalized))?.identityId ?? null);
     const owned = identityId ? await listPasskeys(deps.sql, identityId) : [];
     allowCredentials =
       owned.length > 0
@@ -81,7 +95,7 @@ export async function startPasskeySignIn(
   const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: deps.relyingParty.id,
     timeout: CEREMONY_SECONDS * 1000,
-    userVerification: 'required',
+    userVerification: USER_VERIFICATION,
     ...(allowCredentials ? { allowCredentials } : {}),
   });
   const challengeId = newChallengeId();
@@ -119,6 +133,7 @@ export async function finishPasskeySignIn(
       details: { method: 'passkey', reason, ...extra },
     });
     if (reason === 'login_transaction') throw new GatehouseError('invalid_login_transaction');
+    if (reason === 'user_verification') throw new GatehouseError('user_verification_required');
     throw new GatehouseError('invalid_credentials');
   };
 
@@ -143,6 +158,9 @@ export async function finishPasskeySignIn(
   const verified = await verifyAssertion(deps, answer.credential, issued.challenge, credential);
   if (!verified) return await refuse('assertion', owner);
   const { newCounter, userVerified, credentialBackedUp } = verified;
+  // Judged by the flags (DESIGN.md "Assurance"): the options asked for UV, and an assertion without it proves only
+  // that someone holds the key. The challenge is spent, so a retry starts a new ceremony.
+  if (USER_VERIFICATION === 'required' && !userVerified) return await refuse('user_verification', owner);
   // WebAuthn §6.1.1: a counter that did not grow (when either side keeps one) means a cloned authenticator.
   if ((newCounter > 0 || credential.signCount > 0) && newCounter <= credential.signCount)
     return await refuse('counter_regression', owner, { stored: credential.signCount, presented: newCounter });
@@ -163,8 +181,8 @@ export async function finishPasskeySignIn(
     subject: owner,
     details: { method: 'passkey', method_id: credential.methodId, aal: assurance.aal, amr: assurance.amr.join(' ') },
   });
-  // A passkey with user verification is two factors on its own: a full session, never enrollment-only.
-  return { identityId: owner, ...assurance, enrollmentOnly: false, authTime: now };
+  // A passkey with user verification is two factors on its own: a complete session (src/login/step-up).
+  return { identityId: owner, ...assurance, pending: null, authTime: now };
 }
 
 /** The library's checks (challenge, origin, RP ID hash, UP flag, signature), with the counter left to the caller. */
@@ -182,7 +200,7 @@ async function verifyAssertion(
       expectedRPID: deps.relyingParty.id,
       // The counter rule is applied above so that a regression is told apart (and audited) from a bad signature.
       credential: { id: credential.credentialId, publicKey: credential.publicKey, counter: 0 },
-      // UV decides aal2 versus aal1 rather than refusing: the options asked for it, the flags say what happened.
+      // The UV flag is checked by the caller, so that its absence is told apart (and audited) from a bad signature.
       requireUserVerification: false,
     });
     return result.verified ? result.authenticationInfo : null;

@@ -4,7 +4,7 @@
 // Each attack's refusal: attacks.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { sessionCookieFor } from '../../../test/helpers/accounts.ts';
+import { enrollTotp, sessionCookieFor } from '../../../test/helpers/accounts.ts';
 import {
   buildAssertion,
   buildResponse,
@@ -186,6 +186,33 @@ describe('SAML service provider: /auth/saml/<id>/metadata, /start, /acs', async 
         `/signin?return_to=${encodeURIComponent('/auth/saml/corp/link?return_to=%2Fsettings')}`,
       );
     });
+  });
+
+  it('sends a person with a second factor to it after a sign-in without MFA; a configured MFA context needs none', async () => {
+    const owner = (await methodOwner('u-1001')) as Sub;
+    await enrollTotp(t.sql, t.secrets, owner);
+    // The clock stands still in tests: one sign-in at a time, so the only session is the latest.
+    const latest = async () => {
+      const rows = await t.sql<{ aal: string; amr: string[]; pending_step: string | null }[]>`
+        select aal, amr, pending_step from sessions where identity_id = ${owner}`;
+      await t.sql`delete from sessions`;
+      return rows.map((r) => ({ ...r }));
+    };
+    await t.sql`delete from sessions`;
+    const plain = await start('/settings');
+    const partial = await post(plain.cookie, await idpAnswer(plain.location), 'text/html');
+    assert.equal(partial.statusCode, 303, partial.body);
+    assert.equal(partial.headers.location, '/second-factor?return_to=%2Fsettings');
+    assert.deepEqual(await latest(), [{ aal: 'aal1', amr: ['fed'], pending_step: 'second_factor' }]);
+    const { cookie, request } = await start('/settings');
+    const xml = responseFor(
+      request.id,
+      signElement(assertionFor(request.id, { authnContext: MFA }), 'Assertion', idp.keys),
+    );
+    const complete = await post(cookie, xml);
+    assert.equal(complete.headers.location, '/settings');
+    assert.deepEqual(await latest(), [{ aal: 'aal2', amr: ['fed', 'mfa'], pending_step: null }]);
+    await t.sql`delete from totp_credentials where identity_id = ${owner}`;
   });
 });
 

@@ -15,6 +15,7 @@ import { safeReturnTo } from '../../http/return-to.ts';
 import { mediaAnswer, redirect, SESSION } from '../../http/route-schema.ts';
 import type { Sub } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
+import { afterSignIn, isComplete } from '../../session/partial.ts';
 import { sendRefusalPage, signupClosedPage } from '../federated/pages.ts';
 import { clearSamlCookie, readSamlCookie, setSamlCookie } from './cookie.ts';
 import type { SamlDeps } from './deps.ts';
@@ -103,7 +104,7 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
   };
   app.get('/auth/saml/:id/link', { schema: linkSchema }, async (request, reply) => {
     const session = await sessions.current(request);
-    if (!session || session.enrollmentOnly)
+    if (!session || !isComplete(session))
       return reply
         .code(302)
         .header('location', `/signin?return_to=${encodeURIComponent(request.url)}`)
@@ -155,8 +156,8 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
       return sendPage(reply, 403, signupClosedPage(connection.config.name), shell);
     }
     if (outcome.kind === 'linked') return reply.code(303).header('location', assertion.request.returnTo).send();
-    await sessions.establish(request, reply, outcome.start);
-    // 303: the POST continues as a GET to where the sign-in started.
-    return reply.code(303).header('location', assertion.request.returnTo).send();
+    const signedIn = await sessions.establish(request, reply, outcome.start);
+    // 303: the POST continues as a GET to where the sign-in started, through the second step when one is pending.
+    return reply.code(303).header('location', afterSignIn(signedIn, assertion.request.returnTo)).send();
   });
 }

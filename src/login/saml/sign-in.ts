@@ -66,7 +66,7 @@ export async function signInWithAssertion(
   });
   return {
     kind: 'signed_in',
-    start: { identityId: result.identityId, ...assurance, authTime: now, enrollmentOnly: false },
+    start: { identityId: result.identityId, ...assurance, authTime: now, pending: null },
   };
 }
 

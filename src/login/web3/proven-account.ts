@@ -60,6 +60,6 @@ export async function settleProvenAccount(
   });
   return {
     kind: 'signed_in',
-    start: { identityId: result.identityId, aal: 'aal1', amr: ['pop'], authTime: now, enrollmentOnly: false },
+    start: { identityId: result.identityId, aal: 'aal1', amr: ['pop'], authTime: now, pending: null },
   };
 }

@@ -12,7 +12,7 @@ import { errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts'
 import { GatehouseError } from '../../http/errors.ts';
 import { SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
-import { SessionStarted } from '../../session/route-schemas.ts';
+import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';
 import { LOGIN_TRANSACTION_SECONDS } from '../local/sign-in.ts';
 import type { EthereumDeps } from './deps.ts';
@@ -106,7 +106,7 @@ export const ethereumRoutes: FastifyPluginAsyncTypebox<EthereumRouteOptions> = a
       });
       if (outcome.kind === 'linked') return { linked: outcome.subject } as never; // only when purpose is 'link'
       const session = await sessions.establish(request, reply, outcome.start);
-      return { aal: session.aal, amr: session.amr, enrollment_required: false } as never; // only for 'sign_in'
+      return sessionStarted(session) as never; // only for 'sign_in'
     };
   const completeErrors = [
     'provider_not_available',

@@ -1,4 +1,5 @@
 import type { SignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { continueAfterSignIn } from '../second-step.ts';
 import { EthereumButton } from './EthereumButton.tsx';
 import { FarcasterButton } from './FarcasterButton.tsx';
 import { ProviderMark } from './ProviderMark.tsx';
@@ -23,6 +24,8 @@ export function OtherSignInMethods({
   const saml = startable.filter((p) => p.kind === 'saml');
   const ethereum = startable.some((p) => p.id === 'ethereum');
   const farcaster = startable.some((p) => p.id === 'farcaster');
+  // A wallet proves one factor: a person with a second factor continues through it (docs/identity.md).
+  const afterWallet = () => void continueAfterSignIn(returnTo).catch(() => location.assign(returnTo));
   const withReturn = (url: string) => `${url}&return_to=${encodeURIComponent(returnTo)}`;
   return (
     <section class="other-methods" aria-labelledby="other-methods-heading">
@@ -53,17 +56,13 @@ export function OtherSignInMethods({
             <EthereumButton
               base="/auth/web3/ethereum"
               label={(wallet, several) => (several ? `Sign in with Ethereum (${wallet})` : 'Sign in with Ethereum')}
-              done={() => location.assign(returnTo)}
+              done={afterWallet}
             />
           </li>
         )}
         {farcaster && (
           <li>
-            <FarcasterButton
-              base="/auth/web3/farcaster"
-              label="Sign in with Farcaster"
-              done={() => location.assign(returnTo)}
-            />
+            <FarcasterButton base="/auth/web3/farcaster" label="Sign in with Farcaster" done={afterWallet} />
           </li>
         )}
       </ul>

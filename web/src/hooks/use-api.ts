@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
+import { pagePending } from '../second-step.ts';
 
 export interface Loaded<T> {
   data: T | null;
@@ -8,10 +9,25 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** On a 401 sends the browser to sign-in and back to this page, and says so. */
+/**
+ * On a 401 sends the browser to sign-in and back to this page, and says so; a session that waits for its second
+ * step (403 second_factor_required or enrollment_required) goes through that step first.
+ */
 export function sentToSignIn(caught: unknown): boolean {
-  if (!(caught instanceof ApiError && caught.status === 401)) return false;
-  location.assign(`/signin?return_to=${encodeURIComponent(location.pathname + location.search)}`);
+  if (!(caught instanceof ApiError)) return false;
+  const here = location.pathname + location.search;
+  const pending =
+    caught.code === 'second_factor_required'
+      ? 'second_factor'
+      : caught.code === 'enrollment_required'
+        ? 'enrollment'
+        : null;
+  if (pending) {
+    location.assign(pagePending(pending, here));
+    return true;
+  }
+  if (caught.status !== 401) return false;
+  location.assign(`/signin?return_to=${encodeURIComponent(here)}`);
   return true;
 }
 

@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
+import { TotpField } from '../components/CodeFields.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { Page } from '../components/Page.tsx';
 import { RecoveryCodes } from '../components/RecoveryCodes.tsx';
 import { takeEnrollmentToken } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
+import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { addPasskey, passkeysSupported, signInWithPasskey } from '../passkeys.ts';
 
 interface TotpStart {
   otpauth_uri: string;
@@ -17,7 +20,8 @@ type Step = 'password' | 'totp' | 'codes';
 
 /**
  * Finishing an account: with an enrollment link (`#token=`, read once and dropped from the address bar) the owner
- * first sets a password; then everyone enrolls TOTP (QR code or manual key) and receives recovery codes once.
+ * first sets a password; then everyone enrolls TOTP (QR code or manual key) and receives recovery codes once, or,
+ * where passkeys and the account pages are offered, adds a passkey and confirms it with a user-verified sign-in.
  */
 export function Enroll() {
   const params = new URLSearchParams(location.search);
@@ -31,6 +35,8 @@ export function Enroll() {
   const [code, setCode] = useState('');
   const [codes, setCodes] = useState<string[]>([]);
   const [mismatch, setMismatch] = useState(false);
+  const methods = useSignInMethods();
+  const offersPasskey = methods?.passkeys === true && methods.self_service && passkeysSupported();
 
   useEffect(() => {
     if (step !== 'totp' || totp) return;
@@ -55,6 +61,15 @@ export function Enroll() {
     setMismatch(password !== confirmation);
     if (password !== confirmation) return;
     if (await action.run(() => api('POST', '/auth/enroll', { token, password }))) setStep('totp');
+  };
+
+  // The new passkey is a second factor once it is used with user verification: that sign-in completes the session.
+  const withPasskey = async () => {
+    const done = await action.run(async () => {
+      await addPasskey('');
+      return await signInWithPasskey();
+    });
+    if (done) location.assign(returnTo);
   };
 
   const completeTotp = async (event: Event) => {
@@ -124,12 +139,9 @@ export function Enroll() {
           <p>
             Key: <code data-testid="totp-secret">{totp.secret}</code>
           </p>
-          <Field
+          <TotpField
             id="totp-code"
             label="Code from the app"
-            inputMode="numeric"
-            pattern="[0-9]{6}"
-            autoComplete="one-time-code"
             required
             value={code}
             onValue={setCode}
@@ -138,6 +150,11 @@ export function Enroll() {
           <button type="submit" disabled={action.busy}>
             Turn on two-factor sign-in
           </button>
+          {offersPasskey && (
+            <button type="button" class="secondary" disabled={action.busy} onClick={withPasskey}>
+              Use a passkey instead
+            </button>
+          )}
         </form>
       )}
       {step === 'codes' && <RecoveryCodes titled codes={codes} onDone={() => location.assign(returnTo)} />}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, safeReturnTo } from '../api.ts';
+import { SecondFactorField } from '../components/CodeFields.tsx';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { Field } from '../components/Field.tsx';
 import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
@@ -14,6 +15,7 @@ import {
   passkeysSupported,
   signInWithPasskey,
 } from '../passkeys.ts';
+import { pageAfterSignIn, type SignInAnswer } from '../second-step.ts';
 
 interface LoginStart {
   transaction_id: string;
@@ -23,10 +25,6 @@ interface LoginStart {
 /** A subject whose email domain signs in through its company's single sign-on (a SAML connection). */
 interface SingleSignOn {
   sign_in_url: string;
-}
-
-interface VerifyResult {
-  enrollment_required?: boolean;
 }
 
 const asError = (caught: unknown) =>
@@ -68,8 +66,7 @@ export function SignIn() {
     };
   }, [passkeys, challenge]);
 
-  const finishPasskey = (result: PasskeySignInResult) =>
-    location.assign(result.enrollment_required ? `/enroll?return_to=${encodeURIComponent(returnTo)}` : returnTo);
+  const finishPasskey = (result: PasskeySignInResult) => location.assign(pageAfterSignIn(result, returnTo));
 
   const withPasskey = () => {
     cancelPasskeyAutofill();
@@ -122,13 +119,14 @@ export function SignIn() {
       const current = attempted ? await api<LoginStart>('POST', '/auth/login', { subject }) : challenge;
       setChallenge(current);
       setAttempted(true);
-      const result = await api<VerifyResult>('POST', '/auth/mfa/verify', {
+      const result = await api<SignInAnswer>('POST', '/auth/mfa/verify', {
         transaction_id: current.transaction_id,
         challenge_id: current.challenge_id,
         password,
         ...factor,
       });
-      if (result.enrollment_required) location.assign(`/enroll?return_to=${encodeURIComponent(returnTo)}`);
+      const next = pageAfterSignIn(result, returnTo);
+      if (next !== returnTo) location.assign(next);
       else await afterPassword();
     });
   };
@@ -206,31 +204,13 @@ export function SignIn() {
             onValue={setPassword}
             autoFocus
           />
-          {/* Distinct keys: reusing one <input> would carry the TOTP field's pattern over and block a recovery code. */}
-          {useRecovery ? (
-            <Field
-              key="recovery-code"
-              id="recovery-code"
-              label="Recovery code"
-              autoComplete="off"
-              required
-              value={code}
-              onValue={setCode}
-              hint="Each recovery code works once."
-            />
-          ) : (
-            <Field
-              key="totp"
-              id="totp"
-              label="Authentication code"
-              inputMode="numeric"
-              pattern="[0-9]{6}"
-              autoComplete="one-time-code"
-              value={code}
-              onValue={setCode}
-              hint="The 6-digit code from your authenticator app. Leave it empty if you have not set one up yet."
-            />
-          )}
+          <SecondFactorField
+            recovery={useRecovery}
+            value={code}
+            onValue={setCode}
+            totpRequired={false}
+            totpHint="The 6-digit code from your authenticator app. Leave it empty if you have not set one up yet."
+          />
           <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
             {useRecovery ? 'Use an authentication code instead' : 'Use a recovery code instead'}
           </button>

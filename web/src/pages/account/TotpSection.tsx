@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import { TotpField } from '../../components/CodeFields.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { RecoveryCodes } from '../../components/RecoveryCodes.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { pagePending } from '../../second-step.ts';
 
 export function TotpSection() {
   const status = useApi<{ enabled: boolean; recovery_codes_remaining: number }>('/account/totp');
@@ -31,8 +33,11 @@ export function TotpSection() {
   };
   const disable = async (event: Event) => {
     event.preventDefault();
-    if (await action.run(() => api('POST', '/account/totp/disable', { password, code })))
-      location.assign('/enroll?return_to=%2Fsettings');
+    const done = await action.run(() =>
+      api<{ enrollment_required: boolean }>('POST', '/account/totp/disable', { password, code }),
+    );
+    // Without TOTP the session waits: for enrollment again, or for the passkey the account still has.
+    if (done) location.assign(pagePending(done.enrollment_required ? 'enrollment' : 'second_factor', '/settings'));
   };
 
   return (
@@ -77,12 +82,9 @@ export function TotpSection() {
                   value={newCodesPassword}
                   onValue={setNewCodesPassword}
                 />
-                <Field
+                <TotpField
                   id="recovery-codes-current-code"
                   label="Current code"
-                  inputMode="numeric"
-                  pattern="[0-9]{6}"
-                  autoComplete="one-time-code"
                   required
                   value={newCodesCode}
                   onValue={setNewCodesCode}
@@ -103,16 +105,7 @@ export function TotpSection() {
                   value={password}
                   onValue={setPassword}
                 />
-                <Field
-                  id="totp-current-code"
-                  label="Current code"
-                  inputMode="numeric"
-                  pattern="[0-9]{6}"
-                  autoComplete="one-time-code"
-                  required
-                  value={code}
-                  onValue={setCode}
-                />
+                <TotpField id="totp-current-code" label="Current code" required value={code} onValue={setCode} />
                 <button type="submit" class="secondary" disabled={action.busy}>
                   Turn off
                 </button>

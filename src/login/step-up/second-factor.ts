@@ -1,0 +1,42 @@
+// The second step by code: a session that a single factor opened for an identity with TOTP (a redirect provider,
+// SAML, a wallet, a password of an account whose authenticator is a passkey...) becomes complete at aal2 with a
+// TOTP code or a recovery code. Attempts share the sign-in throttle (per account and per IP, counted before the
+// check), so a session from a taken-over upstream account cannot be used to guess codes.
+import { GatehouseError } from '../../http/errors.ts';
+import type { SessionStart } from '../../session/http.ts';
+import type { Session } from '../../session/types.ts';
+import { findTotpCredential } from '../local/credential-store.ts';
+import type { AttemptContext, LocalLoginDeps } from '../local/deps.ts';
+import { proveSecondFactor } from '../local/factors.ts';
+import { admitAttempt, clearAttempts } from '../local/lockout.ts';
+
+export type SecondFactorCode = { totp: string } | { recoveryCode: string };
+
+export async function finishSecondFactor(
+  deps: LocalLoginDeps,
+  context: AttemptContext,
+  session: Session,
+  code: SecondFactorCode,
+): Promise<SessionStart> {
+  if (session.pending !== 'second_factor') throw new GatehouseError('second_factor_not_pending');
+  const id = session.identityId;
+  const now = deps.clock();
+  const keys = { account: `second_factor:${id}`, ip: context.clientIp };
+  const admission = await admitAttempt(deps.sql, deps.audit, context, keys, now);
+  const factor = await proveSecondFactor(deps, id, await findTotpCredential(deps.sql, id), code, now);
+  const audited = { ...context, actor: id, subject: id };
+  if (!factor) {
+    await deps.audit.record({ event: 'signin.failed', ...audited, details: { method: 'second_factor' } });
+    throw 'totp' in code
+      ? new GatehouseError('invalid_totp_code')
+      : new GatehouseError('invalid_totp_code', 'The recovery code is not correct or was already used.');
+  }
+  await clearAttempts(deps.sql, keys, now, admission);
+  await deps.audit.record({
+    event: 'signin.succeeded',
+    ...audited,
+    details: { method: 'second_factor', second_factor: factor, first: session.amr.join(' ') },
+  });
+  // "otp" for both (docs/decisions.md "A recovery code signs in with amr ["pwd", "otp"]").
+  return { identityId: id, aal: 'aal2', amr: [...new Set([...session.amr, 'otp'])], authTime: now, pending: null };
+}
