@@ -5,6 +5,7 @@
 import { matchesRedirectUri } from '../clients/redirect-uri.ts';
 import { parseScope } from '../clients/scopes.ts';
 import type { Client } from '../clients/store.ts';
+import { normalizeEmptyPath } from '../clients/uri-normalization.ts';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { hasControlCharacter } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
@@ -73,7 +74,9 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
   if (!redirectUri) throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is required'));
   if (!matchesRedirectUri(client.redirectUris, redirectUri, client.kind === 'native'))
     throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is not registered for this client'));
-  return { client, redirectUri, state: sent(query, 'state'), query, returnQuery: query, pushed: null };
+  // Kept as compared, so the code binds it and the token request is compared with it the same way.
+  const bound = normalizeEmptyPath(redirectUri);
+  return { client, redirectUri: bound, state: sent(query, 'state'), query, returnQuery: query, pushed: null };
 }
 
 /** Stage two: everything else; failures are redirected to the client with `error`. */
