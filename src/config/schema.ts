@@ -67,6 +67,9 @@ const oidcProvider = Type.Object(
  */
 export const LdapDirectorySchema = Type.Object(
   {
+    name: text(
+      'Name of the directory shown to people in their list of ways to sign in (e.g. "Example Corp directory"). Empty: "Directory (LDAP)" and the id.',
+    ),
     url: Type.String({
       pattern: '^ldaps?://',
       description:

@@ -26,6 +26,7 @@ after(() => slapd.stop());
 
 type DirectoryConfig = Config['ldap'][string];
 const corp = (overrides: Partial<DirectoryConfig> = {}): DirectoryConfig => ({
+  name: 'Corp directory',
   url: slapd.ldapsUrl,
   start_tls: false,
   allow_plain_loopback: false,
@@ -57,7 +58,12 @@ const directory = (overrides: Partial<DirectoryConfig> = {}): Directory => ({
 
 async function appWith(ldap: Record<string, DirectoryConfig>) {
   const secrets = Object.fromEntries(Object.keys(ldap).map((id) => [`ldap-${id}.secret`, SERVICE_PASSWORD]));
-  const config = makeConfig({ secrets: { dir: providerSecretsDir(secrets) } });
+  // Self-service on, so the account routes (the list of ways to sign in) answer.
+  const config = makeConfig({
+    secrets: { dir: providerSecretsDir(secrets) },
+    self_service: { enabled: true },
+    delivery: { kind: 'dev_mailbox' },
+  });
   config.ldap = ldap;
   const t = await startTestApp({ config });
   await t.sql`insert into organizations (id, name) values (${config.organization.id}, 'Acme') on conflict do nothing`;
@@ -149,6 +155,19 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
     });
     assert.equal(withCode.response.statusCode, 200, withCode.response.body);
     assert.deepEqual(withCode.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+
+    // The account's list of ways to sign in names the directory as configured, not by its id.
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/account/connections',
+      headers: { cookie: withCode.session },
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const { connections } = listed.json() as { connections: Record<string, unknown>[] };
+    assert.deepEqual(
+      connections.map((c) => [c.kind, c.provider, c.provider_name, c.label]),
+      [['ldap', 'corp', 'Corp directory', 'bob@corp.example']],
+    );
   });
 
   it('answers a wrong password and a subject without an entry with the same invalid_credentials', async () => {
@@ -236,7 +255,11 @@ for (const { mode, settings, words } of transports) {
 
     it('is reported ok by gatehouse doctor, naming the transport', async () => {
       assert.deepEqual(await directoryChecks(t.config), [
-        { status: 'ok', name: 'ldap.corp', detail: `connected ${words}, service account bound, user_search_base searched` },
+        {
+          status: 'ok',
+          name: 'ldap.corp',
+          detail: `connected ${words}, service account bound, user_search_base searched`,
+        },
       ]);
     });
   });
