@@ -8,7 +8,7 @@ import { formatScope, parseScope } from '../../clients/scopes.ts';
 import { echoInput, InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { requireBindingIfRegistered } from '../dpop.ts';
-import { InvalidScope, InvalidTarget, UnauthorizedClient } from '../errors.ts';
+import { InvalidScope, UnauthorizedClient } from '../errors.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
 import { tokenRequestResource, tokenTarget } from '../resource-indicators.ts';
 import { type GrantFacts, narrowGrantScope } from '../store.ts';
