@@ -15,7 +15,7 @@ export function errorPage(
   code: string,
   description: string,
   requestId: string,
-  flow: keyof typeof ERROR_TITLES = 'sign-in',
+  flow: keyof typeof ERROR_TITLES,
 ): HtmlPage {
   return {
     title: ERROR_TITLES[flow],
