@@ -9,12 +9,16 @@ import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 import { confirmFactors } from './reauth.ts';
 
+/** The name people know a directory by: its configured `name`, not the id in the configuration's key. */
+const directoryName = (deps: AccountDeps, id: string | null) => (id && deps.config.ldap[id]?.name) || null;
+
 export async function listConnections(deps: AccountDeps, identityId: Sub) {
   const methods = await listSignInMethods(deps.sql, identityId);
   return methods.map((m) => ({
     id: m.id,
     kind: m.kind,
     provider: m.provider,
+    provider_name: m.kind === 'ldap' ? directoryName(deps, m.provider) : null,
     label: m.label,
     // The password method's subject is the person's own email; external subjects stay server-side.
     subject: m.kind === 'password' ? m.externalSubject : null,

@@ -68,6 +68,9 @@ export const Connections = closed({
       id: Type.String(),
       kind: Type.String(),
       provider: Nullable(Type.String()),
+      provider_name: Nullable(
+        Type.String({ description: "An LDAP directory's configured name; null for other kinds or when it has none." }),
+      ),
       label: Nullable(Type.String()),
       subject: Nullable(Type.String({ description: "The password method's email; null for other kinds." })),
       created_at: Instant,

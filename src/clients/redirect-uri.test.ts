@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { matchesRedirectUri, redirectUriProblem } from './redirect-uri.ts';
+import { normalizeEmptyPath } from './uri-normalization.ts';
 
 describe('redirect URI matching', () => {
   it('matches only an exact registered URI', () => {
@@ -9,6 +10,16 @@ describe('redirect URI matching', () => {
     assert.equal(matchesRedirectUri(registered, 'https://app.test/cb/', false), false);
     assert.equal(matchesRedirectUri(registered, 'https://app.test/cb?x=1', false), false);
     assert.equal(matchesRedirectUri(registered, 'https://APP.test/cb', false), false);
+  });
+
+  it('takes an empty path as / and nothing else (RFC 3986 §6.2.3)', () => {
+    const registered = ['https://app.test/', 'https://app.test/cb'];
+    assert.equal(matchesRedirectUri(registered, 'https://app.test', false), true);
+    for (const uri of ['https://app.test?x', 'https://app.test#f', 'https://app.test:443', 'HTTPS://app.test'])
+      assert.equal(matchesRedirectUri(registered, uri, false), false, uri);
+    assert.equal(matchesRedirectUri(['http://127.0.0.1/'], 'http://127.0.0.1:5173', true), true);
+    assert.equal(normalizeEmptyPath('com.example.app://cb'), 'com.example.app://cb');
+    assert.equal(normalizeEmptyPath('https://app.test?x=1'), 'https://app.test/?x=1');
   });
 
   it('lets a native loopback URI vary only by port (RFC 8252 §7.3)', () => {

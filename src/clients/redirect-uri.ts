@@ -1,5 +1,7 @@
-// Redirect URI rules: exact match at authorization (RFC 9700 §4.1.3), with one exception: a native client's
-// loopback URI matches on any port (RFC 8252 §7.3). Registration rules are here too, beside the matching they feed.
+// Redirect URI rules: exact match at authorization (RFC 9700 §4.1.3) after the one normalisation of an empty path
+// (uri-normalization.ts), with one exception: a native client's loopback URI matches on any port (RFC 8252 §7.3).
+// Registration rules are here too, beside the matching they feed.
+import { normalizeEmptyPath } from './uri-normalization.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]']);
 
@@ -13,8 +15,12 @@ function parse(value: string): URL | null {
 
 const isLoopback = (url: URL) => url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 
-/** True when `requested` is one of `registered`, exactly, or a native loopback URI differing only by port. */
-export function matchesRedirectUri(registered: readonly string[], requested: string, native: boolean): boolean {
+/**
+ * True when `requested` is one of `registered`, exactly once an empty path is `/`, or a native loopback URI differing
+ * only by port.
+ */
+export function matchesRedirectUri(registered: readonly string[], sent: string, native: boolean): boolean {
+  const requested = normalizeEmptyPath(sent);
   if (registered.includes(requested)) return true;
   if (!native) return false;
   const asked = parse(requested);

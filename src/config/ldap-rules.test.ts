@@ -7,6 +7,7 @@ import { parseConfig } from './load.ts';
 import type { Config } from './schema.ts';
 
 const directory = (overrides: Partial<Config['ldap'][string]>): Config['ldap'][string] => ({
+  name: '',
   url: 'ldaps://ldap.corp.example',
   start_tls: false,
   allow_plain_loopback: false,

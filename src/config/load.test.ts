@@ -75,6 +75,18 @@ describe('configuration file', () => {
       'providers.farcaster.rpc_url: must be an http:// or https:// URL',
     ],
     [
+      '[providers.farcaster]\nenabled = true\nrelay_url = "http://relay.acme.dev"',
+      'providers.farcaster.relay_url: must be an https:// URL (http only for localhost)',
+    ],
+    [
+      '[providers.farcaster]\nenabled = true\nrelay_url = "http://127.0.0.1.relay.acme.dev:8788"',
+      'providers.farcaster.relay_url: must be an https:// URL (http only for localhost)',
+    ],
+    [
+      '[providers.farcaster]\nenabled = true\nrelay_url = "ws://127.0.0.1:8788"',
+      'providers.farcaster.relay_url: must be an https:// URL (http only for localhost)',
+    ],
+    [
       '[providers.farcaster]\ndomain = "https://id.acme.dev/signin"',
       'providers.farcaster.domain: must be a host name, optionally with :port (no scheme or path)',
     ],
@@ -227,6 +239,12 @@ describe('configuration file', () => {
       assert.equal(config.delivery.kind, 'dev_mailbox');
       assert.equal(config.delivery.from, '');
       assert.deepEqual(deferred, []);
+    });
+
+  for (const relay of ['http://127.0.0.1:8788', 'http://localhost:8788', 'http://[::1]:8788', 'https://relay.acme.dev'])
+    test(`accepts the Farcaster relay ${relay}: http only on loopback, like the other upstreams`, () => {
+      const { config } = parse(`[providers.farcaster]\nenabled = true\nrelay_url = "${relay}"`);
+      assert.equal(config.providers.farcaster.relay_url, relay);
     });
 
   test('accepts an empty file and fills every default', () => {

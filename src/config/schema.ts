@@ -67,6 +67,9 @@ const oidcProvider = Type.Object(
  */
 export const LdapDirectorySchema = Type.Object(
   {
+    name: text(
+      'Name of the directory shown to people in their list of ways to sign in (e.g. "Example Corp directory"). Empty: "Directory (LDAP)" and the id.',
+    ),
     url: Type.String({
       pattern: '^ldaps?://',
       description:
@@ -373,7 +376,7 @@ export const ConfigSchema = Type.Object(
         farcaster: section('Sign In With Farcaster.', {
           enabled: flag('Offer Farcaster sign-in.'),
           relay_url: text(
-            'https:// base URL of the Farcaster auth relay (AuthKit protocol): the service opens a channel there, the Farcaster app completes it, and the service reads the signed message back from it. The relay is not trusted for the outcome: every message is verified here.',
+            'https:// base URL of the Farcaster auth relay (AuthKit protocol; http:// only for a loopback host, e.g. a relay stand-in on this machine): the service opens a channel there, the Farcaster app completes it, and the service reads the signed message back from it. The relay is not trusted for the outcome: every message is verified here.',
             'https://relay.farcaster.xyz',
           ),
           rpc_url: text(

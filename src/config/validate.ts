@@ -261,8 +261,9 @@ function checkProviders(config: Config, problem: Report, deferred: Deferred[]): 
   const relay = config.providers.farcaster.relay_url;
   const farcaster = providerState(config, 'farcaster');
   if (farcaster.state === 'deferred') deferred.push({ key: 'providers.farcaster', reason: farcaster.reason });
-  else if (farcaster.state === 'enabled' && absoluteUrl(relay)?.protocol !== 'https:')
-    problem('providers.farcaster.relay_url', 'must be an https:// URL');
+  else if (farcaster.state === 'enabled' && providerUrlProblem(relay))
+    // As for the other upstreams: http only on loopback, so a relay stand-in can run on the operator's machine.
+    problem('providers.farcaster.relay_url', providerUrlProblem(relay) as string);
   const farcasterRpc = absoluteUrl(config.providers.farcaster.rpc_url);
   if (farcaster.state === 'enabled' && farcasterRpc?.protocol !== 'https:' && farcasterRpc?.protocol !== 'http:')
     problem('providers.farcaster.rpc_url', 'must be an http:// or https:// URL');

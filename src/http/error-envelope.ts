@@ -82,6 +82,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
     request_id: request.id,
   };
   if (error.fields) envelope.fields = error.fields;
+  request.errorCode = error.code;
   reply.headers(error.headers);
   // Error bodies can echo what a client sent; never let a cache keep them.
   reply.header('cache-control', 'no-store');

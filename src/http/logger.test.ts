@@ -50,6 +50,50 @@ describe('logs', async () => {
   });
 });
 
+describe('the request log line', async () => {
+  const { app, logs } = await startTestApp();
+  /** The `request` line of the answer, parsed. */
+  const lineOf = (response: { headers: Record<string, unknown> }) => {
+    const line = logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'request' && l.reqId === response.headers['x-request-id']);
+    assert.ok(line, 'no request line');
+    return line;
+  };
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+  test('names the error code of a refused token request (HTTP Basic: 401 invalid_client), never its description', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { ...form, authorization: `Basic ${Buffer.from('cli_x:secret-value-77').toString('base64')}` },
+      payload: 'grant_type=client_credentials',
+    });
+    assert.equal(response.statusCode, 401);
+    const line = lineOf(response);
+    assert.equal(line.status, 401);
+    assert.equal(line.error_code, 'invalid_client');
+    assert.ok(!JSON.stringify(line).includes('not supported'), 'the description stays out of the line');
+    assert.ok(!logs.text.includes('secret-value-77'));
+  });
+
+  test('names the code of every other error envelope and of the sign-in error page', async () => {
+    const grant = await app.inject({ method: 'POST', url: '/oauth/token', headers: form, payload: 'grant_type=nope' });
+    assert.equal(lineOf(grant).error_code, 'unsupported_grant_type');
+    const missing = await app.inject({ method: 'GET', url: '/nowhere' });
+    assert.equal(lineOf(missing).error_code, 'not_found');
+    const page = await app.inject({ method: 'GET', url: '/oauth/authorize?response_type=code' });
+    assert.equal(page.statusCode, 400);
+    assert.equal(lineOf(page).error_code, 'invalid_request');
+  });
+
+  test('has no error code when the answer is not an error', async () => {
+    const ok = await app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    assert.equal(ok.statusCode, 200);
+    assert.equal('error_code' in lineOf(ok), false);
+  });
+});
+
 describe('log redaction', () => {
   test('redacts secret-bearing keys at any depth and in arrays, and leaves the logged object unchanged', () => {
     const logged = {

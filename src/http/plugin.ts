@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The client address: the X-Forwarded-For value in trusted-proxy mode, else the socket peer. */
     clientIp: string;
+    /** The `error` of the envelope this request was answered with (sendError), for its log line; else null. */
+    errorCode: string | null;
   }
 }
 
@@ -39,6 +41,7 @@ const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 
 async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
   app.decorateRequest('clientIp', '');
+  app.decorateRequest('errorCode', null);
 
   // A shadow router of every route, so an unknown method on a known path answers 405 with Allow.
   const shadow = FindMyWay();
@@ -81,7 +84,8 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
 
   app.addHook('onResponse', (request, reply, done) => {
     options.observe?.(request.method, request.routeOptions.url ?? null, reply.statusCode, reply.elapsedTime / 1000);
-    // Path only: query strings can carry codes and tokens (SPEC.md Authentication 12).
+    // Path only: query strings can carry codes and tokens (SPEC.md Authentication 12). The envelope's error code
+    // (never its description, which may quote input) says why a 4xx was refused; undefined keys are not written.
     request.log.info(
       {
         method: request.method,
@@ -89,6 +93,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime),
         ip: request.clientIp,
+        error_code: request.errorCode ?? undefined,
       },
       'request',
     );

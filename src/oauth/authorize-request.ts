@@ -5,6 +5,7 @@
 import { matchesRedirectUri } from '../clients/redirect-uri.ts';
 import { parseScope } from '../clients/scopes.ts';
 import type { Client } from '../clients/store.ts';
+import { normalizeEmptyPath } from '../clients/uri-normalization.ts';
 import { echoInput, GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { hasControlCharacter } from '../http/form-body.ts';
 import type { ClientDirectory } from './client-directory.ts';
@@ -73,7 +74,9 @@ export async function resolveClient(clients: ClientDirectory, query: URLSearchPa
   if (!redirectUri) throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is required'));
   if (!matchesRedirectUri(client.redirectUris, redirectUri, client.kind === 'native'))
     throw new UnsafeToRedirect(new InvalidRequest('redirect_uri is not registered for this client'));
-  return { client, redirectUri, state: sent(query, 'state'), query, returnQuery: query, pushed: null };
+  // Kept as compared, so the code binds it and the token request is compared with it the same way.
+  const bound = normalizeEmptyPath(redirectUri);
+  return { client, redirectUri: bound, state: sent(query, 'state'), query, returnQuery: query, pushed: null };
 }
 
 /** Stage two: everything else; failures are redirected to the client with `error`. */
@@ -90,9 +93,13 @@ export function validateRequest(request: AuthorizationRequest): ValidatedRequest
   // Neither `state` nor `nonce` is required: PKCE, required below, is the CSRF and code-injection defence (RFC 9700
   // §2.1.1), OIDC Core §3.1.2.1 makes `nonce` optional for the code flow, and mainstream clients send neither
   // when the server supports PKCE. Each is bound when sent: `state` is echoed, `nonce` goes into every ID token.
-  // PKCE S256 for every client (RFC 9700 §2.1.1): `plain` and a missing challenge are refused alike.
-  if (q.get('code_challenge_method') !== 'S256')
-    throw new InvalidRequest('code_challenge_method must be S256 (PKCE is required; plain is not supported)');
+  // PKCE S256 for every client (RFC 9700 §2.1.1): `plain` and a missing challenge are refused alike, each told
+  // what to send. Without a method RFC 7636 §4.3 would mean plain, but a client that sent none sent no PKCE at all.
+  const method = sent(q, 'code_challenge_method');
+  if (method === null)
+    throw new InvalidRequest('PKCE S256 is required: send code_challenge with code_challenge_method=S256 (RFC 7636)');
+  if (method !== 'S256')
+    throw new InvalidRequest(`code_challenge_method must be S256, not ${echoInput(method)}: PKCE S256 is required`);
   const codeChallenge = q.get('code_challenge') ?? '';
   if (!isCodeChallenge(codeChallenge))
     throw new InvalidRequest('code_challenge must be the 43-character BASE64URL(SHA-256(code_verifier))');

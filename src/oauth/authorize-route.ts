@@ -17,7 +17,7 @@ import {
   switchAccount,
 } from './authorize.ts';
 import { formParams, forwardedQuery, rawQuery } from './form.ts';
-import { consentPage, errorPage, type PageShell, sendPage } from './pages.ts';
+import { consentPage, type PageShell, sendErrorPage, sendPage } from './pages.ts';
 import { AuthorizeQuery, ConsentForm } from './route-schemas.ts';
 
 // The consent form carries the authorization request's query as URLSearchParams writes it. The request line that
@@ -39,12 +39,7 @@ function send(
     case 'consent':
       return sendPage(reply, 200, consentPage(outcome), deps.shell);
     case 'error-page':
-      return sendPage(
-        reply,
-        400,
-        errorPage(outcome.error.code, outcome.error.publicDescription, request.id),
-        deps.shell,
-      );
+      return sendErrorPage(request, reply, outcome.error, deps.shell, 'sign-in');
   }
 }
 

@@ -14,7 +14,7 @@ import {
 import type { ClientDirectory } from './client-directory.ts';
 import { clientSecretMatches } from './client-secret.ts';
 import type { ClientThrottle } from './client-throttle.ts';
-import { InvalidClient } from './errors.ts';
+import { challenge, InvalidClient } from './errors.ts';
 
 export interface ClientCredentials {
   client_id?: string | undefined;
@@ -29,7 +29,9 @@ const AUTH_SCHEME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
  * Refuses any Authorization header at the token, introspection and revocation endpoints. RFC 6749 §5.2: a client
  * that tried the header gets 401 with WWW-Authenticate naming the scheme it used; the description says to use the
  * form body instead and names the client metadata value (RFC 7591 §2) that client libraries take as the option, since
- * several (Auth.js, express-openid-connect) default to client_secret_basic.
+ * several (Auth.js, express-openid-connect) default to client_secret_basic. The challenge also carries `error` and
+ * `error_description` (the auth-params RFC 6750 §3 defines; RFC 9110 §11.2 lets any scheme carry more): clients that
+ * stop at a challenge, such as oauth4webapi under Auth.js, report only what it says, never the body.
  */
 export function rejectAuthorizationHeader(authorization: string | undefined): void {
   if (authorization === undefined) return;
@@ -37,8 +39,15 @@ export function rejectAuthorizationHeader(authorization: string | undefined): vo
   const basic = used.toLowerCase() === 'basic' || !AUTH_SCHEME.test(used) || used.length > 32;
   const what = basic ? 'HTTP Basic client authentication' : 'Client authentication in the Authorization header';
   const instead = 'send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)';
-  throw new InvalidClient(`${what} is not supported: ${instead}`, {
-    headers: { 'www-authenticate': `${basic ? 'Basic' : used} realm="gatehouse"` },
+  const description = `${what} is not supported: ${instead}`;
+  throw new InvalidClient(description, {
+    headers: {
+      'www-authenticate': challenge(basic ? 'Basic' : used, {
+        realm: 'gatehouse',
+        error: 'invalid_client',
+        error_description: description,
+      }),
+    },
   });
 }
 

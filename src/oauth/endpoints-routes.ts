@@ -16,7 +16,7 @@ import { formParams, forwardedQuery, rawQuery, tokenParameter } from './form.ts'
 import { answerIntrospection } from './introspection.ts';
 import type { Keyring } from './keyring.ts';
 import { LOGOUT_PARAMETERS, type LogoutParams, type LogoutPlan, planLogout } from './logout.ts';
-import { errorPage, logoutConfirmPage, type PageShell, sendPage, signedOutPage } from './pages.ts';
+import { logoutConfirmPage, type PageShell, sendErrorPage, sendPage, signedOutPage } from './pages.ts';
 import { pushAuthorizationRequest } from './par.ts';
 import { revokeToken } from './revocation.ts';
 import {
@@ -124,7 +124,7 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   });
 
   const logoutError = (request: FastifyRequest, reply: FastifyReply, error: GatehouseError) =>
-    sendPage(reply, 400, errorPage(error.code, error.publicDescription, request.id), deps.shell);
+    sendErrorPage(request, reply, error, deps.shell, 'sign-out');
   const logout = async (request: FastifyRequest, reply: FastifyReply, params: LogoutParams, confirmed: boolean) => {
     const plan: LogoutPlan = await planLogout(deps, params, await deps.sessions.current(request), confirmed);
     if (plan.kind === 'error-page') return logoutError(request, reply, plan.error);

@@ -2,6 +2,15 @@
 // `error_description` are the RFC 6749 §5.2 members, so standard clients parse them.
 import { GatehouseError, type GatehouseErrorOptions } from '../http/errors.ts';
 
+/**
+ * A WWW-Authenticate challenge (RFC 9110 §11.6.1) with quoted-string parameters. Descriptions stay within the
+ * characters RFC 6749 §5.2 allows in error_description, which a quoted string holds as they are.
+ */
+export const challenge = (scheme: string, parameters: Record<string, string>) =>
+  `${scheme} ${Object.entries(parameters)
+    .map(([name, value]) => `${name}="${value}"`)
+    .join(', ')}`;
+
 export class InvalidClient extends GatehouseError {
   constructor(description?: string, options?: GatehouseErrorOptions) {
     super('invalid_client', description, options);
@@ -56,7 +65,9 @@ export class MalformedBearerCredentials extends GatehouseError {
   constructor() {
     const description = 'The Authorization header must be Bearer, a space and one access token';
     super('invalid_request', description, {
-      headers: { 'www-authenticate': `Bearer error="invalid_request", error_description="${description}"` },
+      headers: {
+        'www-authenticate': challenge('Bearer', { error: 'invalid_request', error_description: description }),
+      },
     });
   }
 }
@@ -65,7 +76,7 @@ export class MalformedBearerCredentials extends GatehouseError {
 export class InvalidToken extends GatehouseError {
   constructor(description = 'The access token is invalid, expired or revoked') {
     super('invalid_token', description, {
-      headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${description}"` },
+      headers: { 'www-authenticate': challenge('Bearer', { error: 'invalid_token', error_description: description }) },
     });
   }
 }
@@ -75,7 +86,7 @@ export class InsufficientScope extends GatehouseError {
     const description = `The access token needs the ${scope} scope`;
     super('insufficient_scope', description, {
       headers: {
-        'www-authenticate': `Bearer error="insufficient_scope", error_description="${description}", scope="${scope}"`,
+        'www-authenticate': challenge('Bearer', { error: 'insufficient_scope', error_description: description, scope }),
       },
     });
   }
@@ -85,7 +96,7 @@ export class InsufficientScope extends GatehouseError {
 export const DPOP_CHALLENGE_ALGS = 'ES256 EdDSA RS256 PS256';
 
 const dpopChallenge = (code: string, description: string) =>
-  `DPoP error="${code}", error_description="${description}", algs="${DPOP_CHALLENGE_ALGS}"`;
+  challenge('DPoP', { error: code, error_description: description, algs: DPOP_CHALLENGE_ALGS });
 
 /**
  * RFC 9449 §5 at the token endpoint (400), §7.1 at a resource (401 with a DPoP challenge): the proof is missing where

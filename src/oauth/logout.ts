@@ -5,6 +5,7 @@
 // sign the current user out silently (§4 lets the OP ask the user). Everyone else confirms first.
 // A well-formed hint we cannot verify (its key left the JWKS after a rotation, or a bad signature) proves nothing and
 // counts as absent: the user confirms, and the redirect URI needs `client_id` to be tied to a client.
+import { normalizeEmptyPath } from '../clients/uri-normalization.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import type { Session } from '../session/types.ts';
 import type { ClientDirectory } from './client-directory.ts';
@@ -87,9 +88,11 @@ export async function planLogout(
   let location: string | null = null;
   if (params.post_logout_redirect_uri) {
     const client = clientId ? await deps.clients.findClient(clientId) : null;
+    // Compared exactly once an empty path is `/` (src/clients/uri-normalization.ts), as redirect URIs are.
+    const requested = normalizeEmptyPath(params.post_logout_redirect_uri);
     // A service client has no browser to send back; URIs it kept from before that rule are not honoured.
-    if (client?.kind !== 'service' && client?.postLogoutRedirectUris.includes(params.post_logout_redirect_uri)) {
-      const url = new URL(params.post_logout_redirect_uri);
+    if (client?.kind !== 'service' && client?.postLogoutRedirectUris.includes(requested)) {
+      const url = new URL(requested);
       if (params.state) url.searchParams.append('state', params.state);
       location = url.href;
     } else if (!(unverifiableHint && clientId === null)) {

@@ -1,18 +1,42 @@
 // The few HTML pages the protocol renders on the server: an error page (never a redirect to an unverified URI), the
 // consent page and the logout pages. They link the web UI's stylesheet; no script, no inline style.
-import { escapeHtml, type HtmlPage } from '../http/html-page.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatehouseError } from '../http/errors.ts';
+import { escapeHtml, type HtmlPage, type PageShell, sendPage } from '../http/html-page.ts';
 
 export { type HtmlPage, type PageShell, pageCsp, sendPage } from '../http/html-page.ts';
 
-export function errorPage(code: string, description: string, requestId: string): HtmlPage {
+const ERROR_TITLES = {
+  'sign-in': 'This sign-in request cannot continue',
+  'sign-out': 'This sign-out request cannot continue',
+} as const;
+
+export function errorPage(
+  code: string,
+  description: string,
+  requestId: string,
+  flow: keyof typeof ERROR_TITLES,
+): HtmlPage {
   return {
-    title: 'This sign-in request cannot continue',
+    title: ERROR_TITLES[flow],
     body:
       `<div class="notice notice-error" role="alert"><p>${escapeHtml(description)}</p>` +
       `<p class="request-id">Error: <code>${escapeHtml(code)}</code></p>` +
       `<p class="request-id">Request ID: <code>${escapeHtml(requestId)}</code></p></div>` +
       '<p>Go back to the application and start again. If this keeps happening, tell its operator the request ID.</p>',
   };
+}
+
+/** The error page as a 400 answer; its code goes to the request's log line, as an error envelope's does. */
+export function sendErrorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: GatehouseError,
+  shell: PageShell,
+  flow: keyof typeof ERROR_TITLES,
+) {
+  request.errorCode = error.code;
+  return sendPage(reply, 400, errorPage(error.code, error.publicDescription, request.id, flow), shell);
 }
 
 const SCOPE_WORDS: Record<string, string> = {

@@ -4,6 +4,7 @@
 // the OpenID scopes userinfo reads; without a resource it is Gatehouse's own (aud = issuer) with the OpenID scopes.
 import { OIDC_SCOPES } from '../clients/scopes.ts';
 import type { Client } from '../clients/store.ts';
+import { normalizeEmptyPath } from '../clients/uri-normalization.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import { InvalidScope, InvalidTarget } from './errors.ts';
 
@@ -20,9 +21,12 @@ function isResourceUri(value: string): boolean {
   return new URL(value).protocol !== '' && !/\s/.test(value);
 }
 
-/** The distinct `resource` values of an authorization request, checked for syntax and count. */
+/**
+ * The distinct `resource` values of an authorization request, checked for syntax and count, each spelled as
+ * registered audiences are (an empty path is `/`: src/clients/uri-normalization.ts).
+ */
 export function parseResources(values: string[]): string[] {
-  const resources = [...new Set(values)];
+  const resources = [...new Set(values.map(normalizeEmptyPath))];
   if (resources.length > MAX_RESOURCES) throw new InvalidTarget(`At most ${MAX_RESOURCES} resources may be requested`);
   if (!resources.every(isResourceUri))
     throw new InvalidTarget('resource must be an absolute URI without a fragment (RFC 8707 §2)');
@@ -55,6 +59,18 @@ export async function checkRequestedResources(
     );
 }
 
+/**
+ * The `resource` of a token request (RFC 8707 §2.2), spelled as registered audiences are, or null when none was sent.
+ * Checked before anything is spent or rotated, so a refused `resource` leaves the code or refresh token to retry with.
+ */
+export function tokenRequestResource(client: Client, sent: string | undefined): string | null {
+  if (sent === undefined) return null;
+  const resource = normalizeEmptyPath(sent);
+  if (!client.audiences.includes(resource))
+    throw new InvalidTarget('resource is not a registered resource this client may use');
+  return resource;
+}
+
 export interface TokenTarget {
   audience: string;
   scope: string;
@@ -75,10 +91,10 @@ export async function tokenTarget(
   client: Client,
   issuer: string,
   grant: TargetedGrant,
-  requested: string | undefined,
+  requested: string | null,
 ): Promise<TokenTarget> {
   const granted = grant.scope.split(' ').filter(Boolean);
-  if (requested !== undefined && !grant.resources.includes(requested))
+  if (requested !== null && !grant.resources.includes(requested))
     throw new InvalidTarget('resource was not part of the authorization this grant came from');
   const audience = requested ?? (grant.resources.length === 1 ? grant.resources[0] : undefined);
   if (audience === undefined) return { audience: issuer, scope: granted.filter(isOidcScope).join(' ') };

@@ -50,6 +50,7 @@ describe('GET /oauth/authorize', async () => {
     assert.match(r.headers['content-type'] as string, /^text\/html/);
     assert.match(r.body, /redirect_uri is not registered for this client/);
     assert.match(r.body, /<code>invalid_request<\/code>/);
+    assert.match(r.body, /<h1>This sign-in request cannot continue<\/h1>/);
     assert.ok(r.body.includes(r.headers['x-request-id'] as string));
   });
 
@@ -85,13 +86,19 @@ describe('GET /oauth/authorize', async () => {
       'plain PKCE',
       { code_challenge_method: 'plain' },
       'invalid_request',
-      'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+      'code_challenge_method must be S256, not plain: PKCE S256 is required',
+    ],
+    [
+      'an unknown PKCE method',
+      { code_challenge_method: 'S384' },
+      'invalid_request',
+      'code_challenge_method must be S256, not S384: PKCE S256 is required',
     ],
     [
       'missing PKCE',
       { code_challenge_method: '', code_challenge: '' },
       'invalid_request',
-      'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+      'PKCE S256 is required: send code_challenge with code_challenge_method=S256 (RFC 7636)',
     ],
     ['a token response type', { response_type: 'token' }, 'unsupported_response_type', 'response_type must be code'],
     [
@@ -129,7 +136,7 @@ describe('GET /oauth/authorize', async () => {
     [
       'PKCE parameters left out entirely',
       ['code_challenge', 'code_challenge_method'],
-      'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+      'PKCE S256 is required: send code_challenge with code_challenge_method=S256 (RFC 7636)',
     ],
     [
       'S256 without a code_challenge',

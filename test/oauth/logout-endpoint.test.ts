@@ -110,6 +110,10 @@ describe('GET and POST /oauth/logout', async () => {
     assert.equal(r.statusCode, 400);
     assert.equal(r.headers.location, undefined);
     assert.match(r.body, /post_logout_redirect_uri is not registered for this client/);
+    // A sign-out, titled as one (not as a sign-in error).
+    assert.match(r.body, /<title>This sign-out request cannot continue · /);
+    assert.match(r.body, /<h1>This sign-out request cannot continue<\/h1>/);
+    assert.doesNotMatch(r.body, /sign-in/);
   });
 
   test('without an id_token_hint, asks the signed-in user to confirm; the same-origin POST signs out with 303', async () => {

@@ -202,6 +202,35 @@ describe('oauth4webapi against Gatehouse', async () => {
     assert.equal((await introspect(tokens.access_token)).active, false);
   });
 
+  test('HTTP Basic is refused, and the reason reaches the WWWAuthenticateChallengeError (Auth.js reports only it)', async () => {
+    const service = await makeServiceClient(t.sql, t.secrets.clientSecret, ['read']);
+    const sc: oauth.Client = { client_id: service.client.id };
+    const basic = oauth.ClientSecretBasic(service.secret);
+    const description =
+      'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)';
+    const expected = {
+      scheme: 'basic',
+      parameters: { realm: 'gatehouse', error: 'invalid_client', error_description: description },
+    };
+    const refusals = [
+      async () => {
+        const params = new URLSearchParams({ scope: 'read', resource: service.resource.audience });
+        const response = await oauth.clientCredentialsGrantRequest(as, sc, basic, params, insecure);
+        return oauth.processClientCredentialsResponse(as, sc, response);
+      },
+      async () =>
+        oauth.processIntrospectionResponse(as, sc, await oauth.introspectionRequest(as, sc, basic, 'x', insecure)),
+      async () => oauth.processRevocationResponse(await oauth.revocationRequest(as, sc, basic, 'x', insecure)),
+    ];
+    for (const refused of refusals)
+      await assert.rejects(refused, (error: unknown) => {
+        assert.ok(error instanceof oauth.WWWAuthenticateChallengeError);
+        assert.equal(error.status, 401);
+        assert.deepEqual(error.cause, [expected]);
+        return true;
+      });
+  });
+
   test('a public client may not introspect', async () => {
     const result = await signIn();
     const response = await oauth.introspectionRequest(as, client, oauth.None(), result.access_token, insecure);

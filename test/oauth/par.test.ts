@@ -129,7 +129,7 @@ describe('POST /oauth/par and /oauth/authorize?request_uri', async () => {
     assert.equal(noPkce.status, 400);
     assert.deepEqual(await noPkce.json(), {
       error: 'invalid_request',
-      error_description: 'code_challenge_method must be S256 (PKCE is required; plain is not supported)',
+      error_description: 'PKCE S256 is required: send code_challenge with code_challenge_method=S256 (RFC 7636)',
       request_id: noPkce.headers.get('x-request-id'),
     });
     const nested = await post({ request_uri: 'urn:ietf:params:oauth:request_uri:x' });

@@ -81,7 +81,10 @@ describe('POST /oauth/revoke', async () => {
       'invalid_client',
       'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
-    assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
+    assert.equal(
+      r.headers['www-authenticate'],
+      `Basic realm="gatehouse", error="invalid_client", error_description="HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)"`,
+    );
     assert.equal((await introspect(tokens.refresh_token)).json.active, true, 'nothing was revoked');
   });
 });

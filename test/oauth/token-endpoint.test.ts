@@ -311,7 +311,10 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
     // RFC 6749 §5.2: a client that tried the Authorization header is told the scheme it used.
-    assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
+    assert.equal(
+      r.headers['www-authenticate'],
+      `Basic realm="gatehouse", error="invalid_client", error_description="HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)"`,
+    );
     const bearer = await postForm(
       t,
       '/oauth/token',
@@ -324,7 +327,10 @@ describe('POST /oauth/token grant_type=authorization_code', async () => {
       'invalid_client',
       'Client authentication in the Authorization header is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
-    assert.equal(bearer.headers['www-authenticate'], 'Bearer realm="gatehouse"');
+    assert.equal(
+      bearer.headers['www-authenticate'],
+      `Bearer realm="gatehouse", error="invalid_client", error_description="Client authentication in the Authorization header is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)"`,
+    );
   });
 
   test('refuses a wrong client secret with invalid_client', async () => {

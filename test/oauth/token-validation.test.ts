@@ -88,7 +88,10 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
       'invalid_client',
       'HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)',
     );
-    assert.equal(r.headers['www-authenticate'], 'Basic realm="gatehouse"');
+    assert.equal(
+      r.headers['www-authenticate'],
+      `Basic realm="gatehouse", error="invalid_client", error_description="HTTP Basic client authentication is not supported: send client_id and client_secret in the form body (token_endpoint_auth_method client_secret_post)"`,
+    );
   });
 
   test('a tampered JWT is refused by userinfo and inactive at introspection', async () => {

@@ -12,9 +12,15 @@ import { SERVICE_DN, SERVICE_PASSWORD, SUFFIX, startSlapd } from '../helpers/sla
 
 const slapd = await startSlapd();
 after(() => slapd.stop());
-const config = makeConfig({ secrets: { dir: providerSecretsDir({ 'ldap-corp.secret': SERVICE_PASSWORD }) } });
+// Self-service on, so the account page lists the ways to sign in.
+const config = makeConfig({
+  secrets: { dir: providerSecretsDir({ 'ldap-corp.secret': SERVICE_PASSWORD }) },
+  self_service: { enabled: true },
+  delivery: { kind: 'dev_mailbox' },
+});
 config.ldap = {
   corp: {
+    name: 'Example Corp directory',
     url: slapd.ldapsUrl,
     start_tls: false,
     allow_plain_loopback: false,
@@ -62,6 +68,10 @@ describe('hosted sign-in for an LDAP directory user (Chromium)', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${t.url}/settings`);
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    // The list of ways to sign in names the directory as configured, never by its id (corp).
+    const method = page.locator('ul.connections li', { hasText: 'Example Corp directory (alice@corp.example)' });
+    await method.waitFor();
+    assert.doesNotMatch((await method.textContent()) ?? '', /corp(?!\.example| directory)/i);
     const [session] = await t.sql<{ aal: string }[]>`select aal from sessions order by created_at desc limit 1`;
     assert.equal(session?.aal, 'aal2');
     assert.deepEqual(problems, []);

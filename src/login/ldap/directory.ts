@@ -8,6 +8,7 @@ import type { Client } from 'ldapts';
 import type { Config } from '../../config/schema.ts';
 import { readConfiguredSecret } from '../../crypto/secret-files.ts';
 import { fillFilter } from './filter.ts';
+import { directoryTransport } from './transport.ts';
 
 export type DirectoryConfig = Config['ldap'][string];
 
@@ -61,21 +62,23 @@ export function directoryForSubject(directories: Directory[], subject: string): 
 // (docs/decisions.md "Idle RSS: sign-in libraries load on first use").
 const ldapts = () => import('ldapts');
 
-/** A connected client with TLS established (ldaps:// or StartTLS), not yet bound. */
+/** A connected client, TLS established unless plain LDAP on loopback was allowed, not yet bound. */
 async function openClient(directory: Directory): Promise<Client> {
   const { config } = directory;
   const { Client: LdapClient } = await ldapts();
   const timeout = config.timeout_seconds * 1000;
   // Node checks the certificate against the URL's host (an IP address against an IP SAN), RFC 6125.
   const tls: ConnectionOptions = { ...(directory.ca ? { ca: [directory.ca] } : {}), minVersion: 'TLSv1.2' };
-  // ldapts would speak TLS from the first byte to an ldap:// URL given tlsOptions, so those go only with ldaps://.
+  const transport = directoryTransport(config);
+  // ldapts speaks TLS from the first byte to any URL given tlsOptions, so they go only with ldaps://; StartTLS takes
+  // them after connecting, and plain LDAP on loopback gets none.
   const client = new LdapClient({
     url: config.url,
     timeout,
     connectTimeout: timeout,
-    ...(config.start_tls ? {} : { tlsOptions: tls }),
+    ...(transport === 'ldaps' ? { tlsOptions: tls } : {}),
   });
-  if (config.start_tls) await client.startTLS(tls);
+  if (transport === 'start_tls') await client.startTLS(tls);
   return client;
 }
 

@@ -26,6 +26,7 @@ after(() => slapd.stop());
 
 type DirectoryConfig = Config['ldap'][string];
 const corp = (overrides: Partial<DirectoryConfig> = {}): DirectoryConfig => ({
+  name: 'Corp directory',
   url: slapd.ldapsUrl,
   start_tls: false,
   allow_plain_loopback: false,
@@ -57,7 +58,12 @@ const directory = (overrides: Partial<DirectoryConfig> = {}): Directory => ({
 
 async function appWith(ldap: Record<string, DirectoryConfig>) {
   const secrets = Object.fromEntries(Object.keys(ldap).map((id) => [`ldap-${id}.secret`, SERVICE_PASSWORD]));
-  const config = makeConfig({ secrets: { dir: providerSecretsDir(secrets) } });
+  // Self-service on, so the account routes (the list of ways to sign in) answer.
+  const config = makeConfig({
+    secrets: { dir: providerSecretsDir(secrets) },
+    self_service: { enabled: true },
+    delivery: { kind: 'dev_mailbox' },
+  });
   config.ldap = ldap;
   const t = await startTestApp({ config });
   await t.sql`insert into organizations (id, name) values (${config.organization.id}, 'Acme') on conflict do nothing`;
@@ -159,6 +165,19 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
       enrollment_required: false,
       second_factor_required: false,
     });
+
+    // The account's list of ways to sign in names the directory as configured, not by its id.
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/account/connections',
+      headers: { cookie: withCode.session },
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const { connections } = listed.json() as { connections: Record<string, unknown>[] };
+    assert.deepEqual(
+      connections.map((c) => [c.kind, c.provider, c.provider_name, c.label]),
+      [['ldap', 'corp', 'Corp directory', 'bob@corp.example']],
+    );
   });
 
   it('answers a wrong password and a subject without an entry with the same invalid_credentials', async () => {
@@ -222,13 +241,41 @@ describe('POST /auth/mfa/verify for a subject an LDAP directory serves (slapd ov
   });
 });
 
-describe('an LDAP directory reached with StartTLS', () => {
-  it('signs in over ldap:// after StartTLS and passes the doctor probe', async () => {
-    const startTls = directory({ url: slapd.ldapUrl, start_tls: true });
-    await probeDirectory(startTls);
-    assert.equal((await authenticate(startTls, 'alice@corp.example', 'alice-password-1'))?.email, 'alice@corp.example');
-  });
+// Every way a directory can be reached, against the same slapd: each signs a user in through POST /auth/mfa/verify
+// and gatehouse doctor names the transport it actually used.
+const transports = [
+  { mode: 'ldaps://', settings: {}, words: 'over ldaps:// with TLS' },
+  { mode: 'StartTLS', settings: { url: slapd.ldapUrl, start_tls: true }, words: 'over ldap:// with StartTLS' },
+  {
+    mode: 'plain ldap:// on loopback',
+    settings: { url: slapd.ldapUrl, allow_plain_loopback: true, ca_file: '' },
+    words: 'over plain ldap:// on loopback without TLS (allow_plain_loopback)',
+  },
+] satisfies { mode: string; settings: Partial<DirectoryConfig>; words: string }[];
 
+for (const { mode, settings, words } of transports) {
+  describe(`an LDAP directory reached ${mode}`, async () => {
+    const t = await appWith({ corp: corp(settings) });
+
+    it('signs a directory user in through POST /auth/mfa/verify', async () => {
+      const { response } = await signIn(t.app, 'alice@corp.example', { password: 'alice-password-1' });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+    });
+
+    it('is reported ok by gatehouse doctor, naming the transport', async () => {
+      assert.deepEqual(await directoryChecks(t.config), [
+        {
+          status: 'ok',
+          name: 'ldap.corp',
+          detail: `connected ${words}, service account bound, user_search_base searched`,
+        },
+      ]);
+    });
+  });
+}
+
+describe('gatehouse doctor and the probe of an LDAP directory', () => {
   it('fails the doctor probe with a clear message when the service password is wrong', async () => {
     await assert.rejects(probeDirectory({ ...directory(), bindPassword: 'wrong' }), {
       name: 'DirectoryUnavailable',
@@ -243,7 +290,7 @@ describe('an LDAP directory reached with StartTLS', () => {
       {
         status: 'ok',
         name: 'ldap.corp',
-        detail: 'connected with TLS, service account bound, user_search_base searched',
+        detail: 'connected over ldaps:// with TLS, service account bound, user_search_base searched',
       },
       {
         status: 'fail',
@@ -260,7 +307,7 @@ describe('an LDAP directory reached with StartTLS', () => {
 
 describe('a directory that is down', async () => {
   const down = await startSlapd();
-  const t = await appWith({ corp: corp({ url: down.ldapsUrl, ca_file: down.caFile }) });
+  const t = await appWith({ corp: corp({ url: down.ldapsUrl }) });
   await down.stop();
 
   it('answers 503 directory_unavailable and logs the cause, while local sign-in still works', async () => {
@@ -271,6 +318,9 @@ describe('a directory that is down', async () => {
       'The company directory that checks this sign-in cannot be reached; retry later or ask its administrator.',
     );
     assert.match(t.logs.text, /LDAP directory unavailable/);
+    const [line] = await directoryChecks(t.config);
+    assert.equal(line?.status, 'fail');
+    assert.match(String(line?.detail), /^LDAP directory corp: .+; tried over ldaps:\/\/ with TLS$/);
 
     const local = await makeAccount(t.sql, t.secrets, t.config);
     const signedIn = await signIn(t.app, local.email, {

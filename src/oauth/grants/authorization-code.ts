@@ -1,6 +1,7 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.5; a code bound by dpop_jkt, RFC 9449 §10). The
 // code is consumed atomically, its row deleted; a code presented again revokes everything issued from it (RFC 6749
 // §4.1.2, DESIGN.md "Authorization code"), found through the grant the code names.
+import { normalizeEmptyPath } from '../../clients/uri-normalization.ts';
 import { tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
@@ -10,7 +11,7 @@ import { recordGrantRevoked } from '../grant-revoked-audit.ts';
 import { grantIdOfCode } from '../ids.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { newRefreshToken } from '../refresh-token-value.ts';
-import { tokenTarget } from '../resource-indicators.ts';
+import { tokenRequestResource, tokenTarget } from '../resource-indicators.ts';
 import { consumeAuthorizationCode, findAuthorizationCode, revokeGrantIfExists } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
@@ -64,17 +65,15 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
   parameters: ['code', 'redirect_uri', 'code_verifier', 'resource'],
   async handle(deps, params, context, binding) {
     const code = required(params.code, 'code');
-    const redirectUri = required(params.redirect_uri, 'redirect_uri');
+    // Compared as the authorization request's was: an empty path is `/` (src/clients/uri-normalization.ts).
+    const redirectUri = normalizeEmptyPath(required(params.redirect_uri, 'redirect_uri'));
     const verifier = required(params.code_verifier, 'code_verifier');
     if (!isCodeVerifier(verifier))
       throw new InvalidRequest('code_verifier must be 43-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
     const client = await authenticateClient(deps, params, context);
     if (client.kind === 'service') throw new UnauthorizedClient('A service client may only use client_credentials');
     requireBindingIfRegistered(client, binding);
-    // RFC 8707 §2.2: checked before the code is spent, so a refused `resource` leaves the code to retry with.
-    const resource = params.resource ?? null;
-    if (resource !== null && !client.audiences.includes(resource))
-      throw new InvalidTarget('resource is not a registered resource this client may use');
+    const resource = tokenRequestResource(client, params.resource);
 
     const now = deps.clock();
     const codeHash = tokenHash(code);
@@ -97,7 +96,7 @@ export const authorizationCodeGrant: Grant<'code' | 'redirect_uri' | 'code_verif
       proofJkt: binding?.jkt ?? null,
     });
     if (!grant) return refuse(deps, { code, hash: codeHash }, asked, binding);
-    const target = await tokenTarget(deps.clients, client, deps.issuer, grant, params.resource);
+    const target = await tokenTarget(deps.clients, client, deps.issuer, grant, resource);
     return userTokenResponse(deps.signer, grant, target, grant.refreshIssued ? refresh.value : null, binding);
   },
 };

@@ -3,6 +3,7 @@
 // silently narrowed. Client and resource come from the cached directory: no database work when warm.
 
 import { formatScope, parseScope } from '../../clients/scopes.ts';
+import { normalizeEmptyPath } from '../../clients/uri-normalization.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { requireBindingIfRegistered } from '../dpop.ts';
@@ -15,7 +16,8 @@ export const clientCredentialsGrant: Grant<'scope' | 'resource'> = {
   async handle(deps, params, context, binding) {
     const client = await authenticateClient(deps, params, context);
     requireBindingIfRegistered(client, binding);
-    const resource = params.resource;
+    // Spelled as registered audiences are: an empty path is `/` (src/clients/uri-normalization.ts).
+    const resource = params.resource && normalizeEmptyPath(params.resource);
     if (!resource) throw new InvalidRequest('resource is required: name the audience the token is for (RFC 8707)');
     if (client.kind !== 'service') throw new UnauthorizedClient('Only service clients may use client_credentials');
     const resourceScopes = client.audiences.includes(resource) ? await deps.clients.findResourceScopes(resource) : null;

@@ -8,9 +8,9 @@ import { formatScope, parseScope } from '../../clients/scopes.ts';
 import { echoInput, InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { requireBindingIfRegistered } from '../dpop.ts';
-import { InvalidScope, InvalidTarget, UnauthorizedClient } from '../errors.ts';
+import { InvalidScope, UnauthorizedClient } from '../errors.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
-import { tokenTarget } from '../resource-indicators.ts';
+import { tokenRequestResource, tokenTarget } from '../resource-indicators.ts';
 import { type GrantFacts, narrowGrantScope } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant } from './types.ts';
@@ -27,9 +27,7 @@ export const refreshTokenGrant: Grant<'refresh_token' | 'resource' | 'scope'> = 
     if (!client.scopes.includes('offline_access'))
       throw new UnauthorizedClient('The client is no longer allowed refresh tokens (offline_access)');
     // RFC 8707 §2.2: a refresh may ask for a token for another resource of the authorization, checked before rotating.
-    const resource = params.resource ?? null;
-    if (resource !== null && !client.audiences.includes(resource))
-      throw new InvalidTarget('resource is not a registered resource this client may use');
+    const resource = tokenRequestResource(client, params.resource);
     // RFC 6749 §3.1: a parameter sent without a value is treated as omitted, and an omitted scope means the grant's.
     const requested = parseScope(params.scope || undefined);
     if (requested === null) throw new InvalidScope('scope is malformed');
@@ -54,7 +52,7 @@ export const refreshTokenGrant: Grant<'refresh_token' | 'resource' | 'scope'> = 
     // In the grant's order, so the issued scope reads the same however the request ordered it.
     const issued = requested.length > 0 ? kept.filter((scope) => requested.includes(scope)) : kept;
     const current = { ...grant, scope: formatScope(issued) };
-    const target = await tokenTarget(deps.clients, client, deps.issuer, current, params.resource);
+    const target = await tokenTarget(deps.clients, client, deps.issuer, current, resource);
     return userTokenResponse(deps.signer, current, target, refreshToken, binding);
   },
 };

@@ -65,6 +65,12 @@ export function ConnectionsSection() {
                   <ProviderMark name={samlName(c.provider) ?? 'SAML'} />{' '}
                   <strong>{samlName(c.provider) ?? `${KIND_NAMES.saml} ${c.provider}`}</strong> ({c.label})
                 </>
+              ) : c.kind === 'ldap' ? (
+                <>
+                  {/* Known by the directory's configured name, not its id; the label is the directory's email for it. */}
+                  <strong>{c.provider_name ?? `${KIND_NAMES.ldap} ${c.provider}`}</strong>
+                  {c.label && ` (${c.label})`}
+                </>
               ) : c.kind === 'web3' && c.provider === 'farcaster' ? (
                 <>
                   {/* The label is the username and fid, e.g. "@alice, fid 1234". */}

@@ -22,6 +22,8 @@ export interface Connection {
   id: string;
   kind: string;
   provider: string;
+  /** An LDAP directory's configured name, else null. */
+  provider_name: string | null;
   label: string;
   subject: string | null;
   created_at: string;
