@@ -49,7 +49,12 @@ describe('POST /account/signup for an invited address', () => {
     );
     const enrolled = await enroll(t, messages[1]?.text ?? '', INVITEE_PASSWORD);
     assert.equal(enrolled.statusCode, 200, enrolled.body);
-    assert.deepEqual(enrolled.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+    assert.deepEqual(enrolled.json(), {
+      aal: 'aal1',
+      amr: ['pwd'],
+      enrollment_required: true,
+      second_factor_required: false,
+    });
     const [owner] = await t.sql`select identity_id from sign_in_methods where external_subject = ${email}`;
     assert.equal(owner?.identity_id, sub, 'the invited identity signs in with the address');
     assert.equal((await signIn(t.app, email, { password: ATTACKER_PASSWORD })).response.statusCode, 401);

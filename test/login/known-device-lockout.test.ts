@@ -86,7 +86,12 @@ describe('POST /auth/mfa/verify while strangers guess the password', () => {
       headers: { cookie: device },
     });
     assert.equal(known.response.statusCode, 200, known.response.body);
-    assert.deepEqual(known.response.json(), { aal: 'aal2', amr: ['pwd', 'otp'], enrollment_required: false });
+    assert.deepEqual(known.response.json(), {
+      aal: 'aal2',
+      amr: ['pwd', 'otp'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
     assert.ok(known.session);
 
     // The owner's success is not the strangers': their lock stands.
@@ -193,7 +198,12 @@ describe('POST /auth/mfa/verify while strangers guess the password', () => {
       login,
     );
     assert.equal(verified.statusCode, 200, verified.body);
-    assert.deepEqual(verified.json(), { aal: 'aal2', amr: ['hwk', 'user'], enrollment_required: false });
+    assert.deepEqual(verified.json(), {
+      aal: 'aal2',
+      amr: ['hwk', 'user'],
+      enrollment_required: false,
+      second_factor_required: false,
+    });
   });
 
   it('keeps counting a known browser against its address', async () => {

@@ -260,7 +260,12 @@ for (const { mode, settings, words } of transports) {
     it('signs a directory user in through POST /auth/mfa/verify', async () => {
       const { response } = await signIn(t.app, 'alice@corp.example', { password: 'alice-password-1' });
       assert.equal(response.statusCode, 200, response.body);
-      assert.deepEqual(response.json(), { aal: 'aal1', amr: ['pwd'], enrollment_required: true });
+      assert.deepEqual(response.json(), {
+        aal: 'aal1',
+        amr: ['pwd'],
+        enrollment_required: true,
+        second_factor_required: false,
+      });
     });
 
     it('is reported ok by gatehouse doctor, naming the transport', async () => {
