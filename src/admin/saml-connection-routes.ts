@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import { connectionView } from '../login/saml/admin-view.ts';
+import { ADMIN_METADATA_BODY_LIMIT_BYTES, routeBodyLimit } from '../login/saml/body-limits.ts';
 import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import { Deleted } from './response-schemas.ts';
 import * as saml from './saml-connections.ts';
@@ -23,15 +24,18 @@ const idp = {
       description: "The identity provider's SAML metadata document; or give the three idp_ fields below instead.",
     }),
   ),
-  idp_entity_id: Type.Optional(Type.String({ minLength: 1, description: "The identity provider's entity id." })),
+  idp_entity_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: "The identity provider's entity id." }),
+  ),
   idp_sso_url: Type.Optional(
     Type.String({
       minLength: 1,
+      maxLength: 2048,
       description: 'Its single sign-on URL (HTTP-Redirect); https, http only for loopback.',
     }),
   ),
   idp_certificates: Type.Optional(
-    Type.Array(Type.String({ minLength: 1 }), {
+    Type.Array(Type.String({ minLength: 1, maxLength: 20_000 }), {
       minItems: 1,
       maxItems: 4,
       description: 'PEM certificate(s) it signs with; only these verify its answers.',
@@ -73,10 +77,13 @@ export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConne
     return connectionView(connection);
   };
   const doc = (summary: string) => ({ summary, tags: ['admin'], security: SESSION });
+  // idp_metadata_xml may be 200,000 characters: more than the global 64 KiB default (body-limits.ts).
+  const bodyLimit = routeBodyLimit(ADMIN_METADATA_BODY_LIMIT_BYTES, app.initialConfig.bodyLimit ?? 0);
 
   app.post(
     '/admin/saml-connections',
     {
+      bodyLimit,
       schema: {
         body: SamlConnectionCreate,
         ...doc('Adds a SAML connection (its service provider key pair is generated)'),
@@ -92,6 +99,7 @@ export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConne
   app.patch<Id>(
     '/admin/saml-connections/:id',
     {
+      bodyLimit,
       schema: {
         params: IdParams,
         body: SamlConnectionUpdate,

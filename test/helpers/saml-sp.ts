@@ -12,7 +12,7 @@ export const MFA = 'https://refeds.org/profile/mfa';
 
 export interface Person {
   nameId: string;
-  attributes: Record<string, string>;
+  attributes: Record<string, string | string[]>;
 }
 
 export const samlConnection = (
