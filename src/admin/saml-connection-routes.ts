@@ -49,8 +49,22 @@ const settings = {
     maxItems: 100,
     description: 'Sign-in subjects in these domains go to this identity provider; a domain belongs to one place.',
   }),
-  display_name_attribute: Type.Optional(Type.String({ minLength: 1 })),
-  email_attribute: Type.Optional(Type.String({ minLength: 1 })),
+  display_name_attribute: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'Attribute giving a new identity its display name; the default "displayName" also tries its OID, cn, givenName + sn (docs/identity.md).',
+    }),
+  ),
+  email_attribute: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'Attribute giving a new identity its (unverified) email; the default "email" also tries mail and its OID (docs/identity.md).',
+    }),
+  ),
   sign_up: Type.Optional(Type.Boolean({ description: 'A person without an identity here gets one at first sign-in.' })),
   mfa_authn_contexts: Type.Optional(
     Type.Array(Type.String({ minLength: 1 }), { description: 'AuthnContextClassRef values that count as MFA (aal2).' }),

@@ -10,6 +10,7 @@ import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import type { SamlConnection } from '../login/saml/connection.ts';
 import { parseIdpMetadata } from '../login/saml/idp-metadata.ts';
+import { DEFAULT_DISPLAY_NAME_ATTRIBUTE, DEFAULT_EMAIL_ATTRIBUTE } from '../login/saml/person-attributes.ts';
 import * as store from '../login/saml/stored-connections.ts';
 import { TOKEN_STATE_CHANNEL } from '../oauth/token-state-listener.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
@@ -127,8 +128,8 @@ export async function createSamlConnection(deps: SamlConnectionDeps, actor: Acto
     settings: {
       name: input.name,
       email_domains: input.email_domains,
-      display_name_attribute: input.display_name_attribute ?? 'displayName',
-      email_attribute: input.email_attribute ?? 'email',
+      display_name_attribute: input.display_name_attribute ?? DEFAULT_DISPLAY_NAME_ATTRIBUTE,
+      email_attribute: input.email_attribute ?? DEFAULT_EMAIL_ATTRIBUTE,
       sign_up: input.sign_up ?? true,
       mfa_authn_contexts: input.mfa_authn_contexts ?? [],
     },

@@ -7,7 +7,8 @@ import { GatehouseError } from '../../http/errors.ts';
 import type { Sub } from '../../identity/ids.ts';
 import { identityProviderKnown, type SamlConnection } from './connection.ts';
 import type { SamlDeps } from './deps.ts';
-import { assertionFacts, attributeValue, declaresDtd, responseDestination } from './response-checks.ts';
+import { personAttributes } from './person-attributes.ts';
+import { assertionFacts, declaresDtd, responseDestination } from './response-checks.ts';
 import { consumeSamlRequest, insertSamlRequest, recordAssertionId, type SamlRequest } from './store.ts';
 
 // node-saml (with xml-crypto and xml2js, about 20 MB resident) loads with the first SAML round trip, not with every
@@ -137,12 +138,12 @@ async function verifyResponse(
   const keepUntil = new Date(facts.confirmedUntil.getTime() + CLOCK_SKEW_MS);
   if (!(await recordAssertionId(deps.sql, connection.id, facts.id, keepUntil)))
     throw new GatehouseError('saml_assertion_replayed');
-  const attributes = profile.attributes;
+  const person = personAttributes(profile.attributes, connection.config);
   return {
     request: answered,
     nameId: profile.nameID,
-    displayName: attributeValue(attributes, connection.config.display_name_attribute) ?? profile.nameID,
-    email: attributeValue(attributes, connection.config.email_attribute),
+    displayName: person.displayName ?? profile.nameID,
+    email: person.email,
     authnContexts: facts.authnContexts,
   };
 }
