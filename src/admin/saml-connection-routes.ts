@@ -10,9 +10,10 @@ import { ADMIN_METADATA_BODY_LIMIT_BYTES, routeBodyLimit } from '../login/saml/b
 import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import { Deleted } from './response-schemas.ts';
 import * as saml from './saml-connections.ts';
+import { type MetadataFetchDeps, refreshSamlMetadata } from './saml-metadata-refresh.ts';
 import { EmptyBody } from './schemas.ts';
 
-export interface SamlConnectionRoutesDeps extends saml.SamlConnectionDeps {
+export interface SamlConnectionRoutesDeps extends saml.SamlConnectionDeps, MetadataFetchDeps {
   requireAdmin: AdminGuard;
 }
 
@@ -22,6 +23,14 @@ const idp = {
       minLength: 1,
       maxLength: 200_000,
       description: "The identity provider's SAML metadata document; or give the three idp_ fields below instead.",
+    }),
+  ),
+  idp_metadata_url: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Where the identity provider publishes its metadata (https, http only for loopback; redirects not followed): fetched now, again on a key rollover and on POST .../metadata/refresh. Or give idp_metadata_xml or the three idp_ fields below.',
     }),
   ),
   idp_entity_id: Type.Optional(
@@ -123,6 +132,24 @@ export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConne
     },
     async (request) => {
       await saml.updateSamlConnection(deps, actor(request), request.params.id, request.body as never);
+      return view(request.params.id);
+    },
+  );
+  app.post<Id>(
+    '/admin/saml-connections/:id/metadata/refresh',
+    {
+      schema: {
+        params: IdParams,
+        body: EmptyBody,
+        ...doc("Fetches a SAML connection's metadata URL now (a configuration file connection: on this node)"),
+        response: {
+          200: Connection,
+          ...errorResponses(...ADMIN_ERRORS, 'not_found', 'saml_metadata_url_missing', 'saml_metadata_unreachable'),
+        },
+      },
+    },
+    async (request) => {
+      await refreshSamlMetadata(deps, actor(request), request.params.id);
       return view(request.params.id);
     },
   );

@@ -28,7 +28,7 @@ export interface Pysaml2Idp {
   /** The service provider's metadata, as its administrator would load it into the identity provider. */
   setServiceProvider(metadataXml: string): void;
   /** Signs with a new key pair from now on, and publishes its certificate (alone) in the metadata. */
-  rollKey(): KeyPair;
+  rollKey(name: string): KeyPair;
   stop(): Promise<void>;
 }
 
@@ -62,8 +62,8 @@ export async function startPysaml2Idp(): Promise<Pysaml2Idp> {
     },
     setPerson: (person) => writeFileSync(path.join(dir, 'person.json'), JSON.stringify(person)),
     setServiceProvider: (xml) => writeFileSync(path.join(dir, 'sp.xml'), xml),
-    rollKey: () => {
-      keys = useKeys(makeKeyPair('pysaml2-idp-next'));
+    rollKey: (name) => {
+      keys = useKeys(makeKeyPair(name));
       return keys;
     },
     stop: () =>

@@ -4,6 +4,8 @@
 // key rollover at the identity provider does not stop the next sign-in.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { adminCaller, auditOf } from '../helpers/admin-api.ts';
+import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 import { startPysaml2Idp } from '../helpers/pysaml2-idp.ts';
 import { makeKeyPair } from '../helpers/saml-idp.ts';
 import { MFA, startSamlApp } from '../helpers/saml-sp.ts';
@@ -87,5 +89,39 @@ describe('SAML sign-in through pysaml2 (POST /auth/saml/<id>/acs)', () => {
     assert.match(acs.body, /<p>The request body is too large\.<\/p>/);
     assert.match(acs.body, /<code>payload_too_large<\/code>/);
     assert.equal(await identityOf('pysaml2-huge'), null);
+  });
+
+  it('signs in right after the identity provider rolls its signing key over, without waiting for the refresh', async () => {
+    idp.rollKey('pysaml2-rolled');
+    const { acs } = await signIn('pysaml2-rolled', { mail: ['rolled@corp.example'], displayName: ['Rolled Over'] });
+    assert.equal(acs.statusCode, 303, acs.body);
+    assert.deepEqual(await identityOf('pysaml2-rolled'), {
+      name: 'Rolled Over',
+      email: 'rolled@corp.example',
+      verified: null,
+    });
+  });
+
+  it("fetches at most once a minute for failed responses; the owner's refresh now (admin API) picks the next key up", async () => {
+    idp.rollKey('pysaml2-second');
+    const refused = await signIn('pysaml2-second', { mail: ['second@corp.example'] });
+    assert.equal(refused.acs.statusCode, 400);
+    assert.match(refused.acs.body, /<code>saml_response_invalid<\/code>/);
+    assert.equal(await identityOf('pysaml2-second'), null);
+
+    const call = adminCaller(t, (await makeAdmin(t)).cookie);
+    const refreshed = await call('POST', '/admin/saml-connections/corp/metadata/refresh', {});
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.json));
+    const certificates = refreshed.json.certificates as { role: string; subject: string }[];
+    assert.deepEqual(
+      certificates.filter((c) => c.role === 'identity_provider').map((c) => c.subject),
+      ['CN=pysaml2-second'],
+    );
+    assert.deepEqual(
+      (await auditOf(t, 'corp')).map((row) => [row.event, row.details]),
+      [['saml_connection.metadata_refreshed', { keys_changed: 'true' }]],
+    );
+    const { acs } = await signIn('pysaml2-second', { mail: ['second@corp.example'] });
+    assert.equal(acs.statusCode, 303, acs.body);
   });
 });

@@ -110,21 +110,28 @@ async function verifyResponse(
   const now = deps.clock();
   const { CLOCK_SKEW_MS, requestCache, serviceProvider } = await samlLibrary();
   let request: SamlRequest | null = null;
-  const saml = serviceProvider(
-    connection,
-    requestCache(async (id) => {
-      request = cookie
-        ? await consumeSamlRequest(deps.sql, { id, connection: connection.id, cookieHash: tokenHash(cookie) }, now)
-        : null;
-      return request?.createdAt ?? null;
-    }),
-  );
-  const verified = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }).catch((error: unknown) => {
-    deps.logRefusal(connection.id, error);
-    // No InResponseTo, or one this browser did not send here (or already used): not an answer to us.
-    if (!request) throw new GatehouseError('saml_request_unknown');
-    throw invalid();
+  // One cache for both attempts below: the request is taken from the database once and answers both.
+  const cache = requestCache(async (id) => {
+    request = cookie
+      ? await consumeSamlRequest(deps.sql, { id, connection: connection.id, cookieHash: tokenHash(cookie) }, now)
+      : null;
+    return request?.createdAt ?? null;
   });
+  const validate = () => serviceProvider(connection, cache).validatePostResponseAsync({ SAMLResponse: samlResponse });
+  // Refused although it answers our request (node-saml checks InResponseTo first): perhaps signed with a key the
+  // identity provider just rolled over to (key-rollover.ts); once more then. Unsolicited documents cause no fetch.
+  const retried = async (error: unknown) => {
+    if ((request as SamlRequest | null) && (await deps.keysRolledOver(connection))) return validate();
+    throw error;
+  };
+  const verified = await validate()
+    .catch(retried)
+    .catch((error: unknown) => {
+      deps.logRefusal(connection.id, error);
+      // No InResponseTo, or one this browser did not send here (or already used): not an answer to us.
+      if (!request) throw new GatehouseError('saml_request_unknown');
+      throw invalid();
+    });
   const answered = request as SamlRequest | null;
   const profile = verified.profile;
   if (!answered) throw new GatehouseError('saml_request_unknown');
