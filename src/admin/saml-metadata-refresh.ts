@@ -3,7 +3,7 @@
 // that did not verify (src/login/saml/key-rollover.ts). A connection of the configuration file keeps its copy in
 // memory, so a fetch reaches this node only (the others fetch on their own schedule or rollover); one made through
 // the admin API keeps its copy in saml_connections, so the fresh copy is stored and every node reloads it.
-import type { Sql } from '../db/pool.ts';
+import type { Executor, Sql } from '../db/pool.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import type { SamlConnection } from '../login/saml/connection.ts';
 import { type MetadataLog, refreshIdpMetadata } from '../login/saml/metadata-url.ts';
@@ -22,14 +22,29 @@ export interface MetadataFetchDeps {
 export async function fetchSamlMetadataNow(deps: MetadataFetchDeps, connection: SamlConnection) {
   const why = await refreshIdpMetadata(connection, deps.metadataLog);
   if (why !== null || connection.source !== 'api') return why;
-  const { idpEntityId, idpSsoUrl, idpCertificates } = connection;
-  await deps.sql.begin(async (tx) => {
-    await updateStoredIdentityProvider(tx, connection.id, { idpEntityId, idpSsoUrl, idpCertificates }, deps.clock());
-    await notifyNodes(tx);
-  });
+  await deps.sql.begin((tx) => storeFreshIdentityProvider(tx, connection.id, connection, deps.clock()));
   await deps.reloadConnections();
   return null;
 }
+
+/** Stores a fetched copy of an API-made connection's identity provider; every node reloads it at commit. */
+export async function storeFreshIdentityProvider(
+  tx: Executor,
+  id: string,
+  idp: Pick<SamlConnection, 'idpEntityId' | 'idpSsoUrl' | 'idpCertificates'>,
+  now: Date,
+) {
+  const { idpEntityId, idpSsoUrl, idpCertificates } = idp;
+  await updateStoredIdentityProvider(tx, id, { idpEntityId, idpSsoUrl, idpCertificates }, now);
+  await notifyNodes(tx);
+}
+
+/** The audit record of a refresh asked for by an owner or operator. */
+export const refreshedRecord = (id: string, keysChanged: boolean) => ({
+  event: 'saml_connection.metadata_refreshed',
+  subject: id,
+  details: { keys_changed: String(keysChanged) },
+});
 
 /** The owner's "refresh metadata now": audited with whether the signing keys changed. */
 export async function refreshSamlMetadata(
@@ -47,14 +62,11 @@ export async function refreshSamlMetadata(
       'saml_metadata_unreachable',
       `The identity provider's metadata could not be fetched or read (${why}); the connection keeps its last good copy.`,
     );
+  const keysChanged = connection.idpCertificates.join('\n') !== before;
   await changeAudited(
     deps,
     actor,
     async () => undefined,
-    () => ({
-      event: 'saml_connection.metadata_refreshed',
-      subject: id,
-      details: { keys_changed: String(connection.idpCertificates.join('\n') !== before) },
-    }),
+    () => refreshedRecord(id, keysChanged),
   );
 }

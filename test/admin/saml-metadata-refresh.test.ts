@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
+import { runCli, writeCliConfig } from '../helpers/cli.ts';
+import { createTestDatabase } from '../helpers/database.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 import { makeKeyPair, startTestIdp } from '../helpers/saml-idp.ts';
 import { startSamlApp } from '../helpers/saml-sp.ts';
@@ -13,7 +15,9 @@ const idp = await startTestIdp({
   person: () => ({ nameId: 'x', attributes: {} }),
 });
 after(() => idp.stop());
-const t = await startSamlApp(makeKeyPair('file-sp'), {});
+// The database by URL too: the CLI test runs `gatehouse` against it as a separate process.
+const db = await createTestDatabase();
+const t = await startSamlApp(makeKeyPair('file-sp'), {}, db.sql);
 const call = adminCaller(t, (await makeAdmin(t)).cookie);
 const metadataUrl = `${idp.url}/metadata`;
 const byUrl = { id: 'by-url', name: 'By URL', email_domains: ['url.example'], idp_metadata_url: metadataUrl };
@@ -90,5 +94,46 @@ describe('SAML connection metadata by URL and refresh now (admin API)', () => {
     );
     assert.equal(await row(), before);
     assert.equal((await auditOf(t, 'by-xml')).filter((r) => r.event.endsWith('metadata_refreshed')).length, 0);
+  });
+
+  test('gatehouse saml refresh-metadata stores the fresh copy for every node; refusals exit non-zero', async () => {
+    const configFile = writeCliConfig();
+    const saml = (...args: string[]) =>
+      runCli(['saml', 'refresh-metadata', ...args, '--config', configFile, '--database-url', db.url]);
+    const next = makeKeyPair('cli-rolled-idp');
+    idp.metadataAnswer.body = rolledMetadata(next.cert);
+    const done = await saml('by-url');
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(
+      done.stdout,
+      `Refreshed SAML connection by-url from its metadata URL (${idp.entityId}): new signing keys\n`,
+    );
+    const [row] = await t.sql`select idp_certificates from saml_connections where id = 'by-url'`;
+    assert.deepEqual(row?.idp_certificates, [`${next.cert.trim()}\n`]);
+    const [record] = await t.sql`
+      select actor, details from audit_pending where subject = 'by-url' and event = 'saml_connection.metadata_refreshed'
+      union all
+      select actor, details from audit_events where subject = 'by-url' and event = 'saml_connection.metadata_refreshed'
+        and actor like 'operator:%'`;
+    assert.match(String(record?.actor), /^operator:/);
+    assert.deepEqual(record?.details, { keys_changed: 'true' });
+
+    const noUrl = await saml('by-xml');
+    assert.deepEqual([noUrl.code, noUrl.stdout], [1, '']);
+    assert.equal(
+      noUrl.stderr,
+      'gatehouse saml: SAML connection by-xml was not given a metadata URL, so there is nothing to fetch\n',
+    );
+    idp.metadataAnswer.status = 500;
+    const down = await saml('by-url');
+    assert.equal(
+      down.stderr,
+      `gatehouse saml: ${metadataUrl}: answered HTTP 500; the connection keeps its last good copy\n`,
+    );
+    idp.metadataAnswer.status = 200;
+    assert.deepEqual(
+      (await t.sql`select idp_certificates from saml_connections where id = 'by-url'`)[0]?.idp_certificates,
+      [`${next.cert.trim()}\n`],
+    );
   });
 });

@@ -3,6 +3,7 @@
 // answer, post a response to the ACS with a given cookie, and build answers to a request with one thing changed.
 import assert from 'node:assert/strict';
 import type { Config } from '../../src/config/schema.ts';
+import type { Sql } from '../../src/db/pool.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { makeConfig } from './config.ts';
 import { providerSecretsDir } from './provider-secrets.ts';
@@ -34,7 +35,7 @@ export const samlConnection = (
   ...overrides,
 });
 
-export async function startSamlApp(sp: KeyPair, saml: Config['saml']): Promise<TestApp> {
+export async function startSamlApp(sp: KeyPair, saml: Config['saml'], sql?: Sql): Promise<TestApp> {
   const files = Object.fromEntries(
     Object.keys(saml).flatMap((id) => [
       [`saml-${id}.key`, sp.key],
@@ -43,7 +44,7 @@ export async function startSamlApp(sp: KeyPair, saml: Config['saml']): Promise<T
   );
   const config = makeConfig({ secrets: { dir: providerSecretsDir(files) } });
   config.saml = saml;
-  return await startTestApp({ config });
+  return await startTestApp({ config, ...(sql ? { sql } : {}) });
 }
 
 export const assertEnvelope = (response: { json(): unknown; headers: Record<string, unknown> }, error: string) => {

@@ -112,6 +112,17 @@ export async function updateStoredIdentityProvider(
     where id = ${id}`;
 }
 
+/** A stored connection's metadata URL and current signing certificates; null when there is no such row. */
+export async function storedMetadataSource(
+  db: Executor,
+  id: string,
+): Promise<{ url: string; certificates: string[] } | null> {
+  const [row] = await db<{ url: string | null; certificates: string[] }[]>`
+    select settings->>'idp_metadata_url' as url, idp_certificates as certificates from saml_connections
+    where id = ${id}`;
+  return row ? { url: row.url ?? '', certificates: row.certificates } : null;
+}
+
 export async function deleteStoredConnection(tx: Executor, id: string): Promise<boolean> {
   const deleted = await tx`delete from saml_connections where id = ${id}`;
   return deleted.count > 0;
