@@ -16,17 +16,15 @@ export interface Person {
   attributes: Record<string, string | string[]>;
 }
 
-export const samlConnection = (
-  idp: TestIdp,
-  overrides: Partial<Config['saml'][string]> = {},
-): Config['saml'][string] => ({
+/** `[saml.<id>]` with the schema's defaults and no identity provider yet; `overrides` names it. */
+export const samlSettings = (overrides: Partial<Config['saml'][string]> = {}): Config['saml'][string] => ({
   name: 'Corp SSO',
   idp_metadata_file: '',
   idp_metadata_url: '',
   idp_metadata_refresh_seconds: 3600,
-  idp_entity_id: idp.entityId,
-  idp_sso_url: idp.ssoUrl,
-  idp_certificate_files: [idp.keys.certFile],
+  idp_entity_id: '',
+  idp_sso_url: '',
+  idp_certificate_files: [],
   email_domains: ['corp.example'],
   display_name_attribute: 'displayName',
   email_attribute: 'email',
@@ -34,6 +32,14 @@ export const samlConnection = (
   mfa_authn_contexts: [MFA],
   ...overrides,
 });
+
+export const samlConnection = (idp: TestIdp, overrides: Partial<Config['saml'][string]> = {}): Config['saml'][string] =>
+  samlSettings({
+    idp_entity_id: idp.entityId,
+    idp_sso_url: idp.ssoUrl,
+    idp_certificate_files: [idp.keys.certFile],
+    ...overrides,
+  });
 
 export async function startSamlApp(sp: KeyPair, saml: Config['saml'], sql?: Sql): Promise<TestApp> {
   const files = Object.fromEntries(

@@ -8,7 +8,7 @@ import { adminCaller, auditOf } from '../helpers/admin-api.ts';
 import { makeAdmin } from '../helpers/oauth-fixtures.ts';
 import { startPysaml2Idp } from '../helpers/pysaml2-idp.ts';
 import { makeKeyPair } from '../helpers/saml-idp.ts';
-import { MFA, startSamlApp } from '../helpers/saml-sp.ts';
+import { samlSettings, startSamlApp } from '../helpers/saml-sp.ts';
 
 const sp = makeKeyPair('gatehouse-sp');
 const idp = await startPysaml2Idp();
@@ -17,20 +17,7 @@ const groups = (count: number) =>
   Array.from({ length: count }, (_, i) => `cn=group-${String(i).padStart(5, '0')},ou=groups,dc=corp,dc=example`);
 
 const t = await startSamlApp(sp, {
-  corp: {
-    name: 'Corp (pysaml2)',
-    idp_metadata_file: '',
-    idp_metadata_url: idp.metadataUrl,
-    idp_metadata_refresh_seconds: 3600,
-    idp_entity_id: '',
-    idp_sso_url: '',
-    idp_certificate_files: [],
-    email_domains: ['corp.example'],
-    display_name_attribute: 'displayName',
-    email_attribute: 'email',
-    sign_up: true,
-    mfa_authn_contexts: [MFA],
-  },
+  corp: samlSettings({ name: 'Corp (pysaml2)', idp_metadata_url: idp.metadataUrl }),
 });
 idp.setServiceProvider((await t.app.inject({ url: '/auth/saml/corp/metadata' })).body);
 
