@@ -228,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   const metadataFetch = { sql: deps.sql, clock: deps.clock, metadataLog, reloadConnections: reloadSaml };
   const keysRolledOver = rolloverRefetch(
     async (connection) => (await fetchSamlMetadataNow(metadataFetch, connection)) === null,
+    () => deps.clock().getTime(),
   );
   app.addHook('onClose', async () => stopMetadataRefresh());
   await app.register(localLoginRoutes, {

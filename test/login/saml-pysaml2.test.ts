@@ -111,4 +111,11 @@ describe('SAML sign-in through pysaml2 (POST /auth/saml/<id>/acs)', () => {
     const { acs } = await signIn('pysaml2-second', { mail: ['second@corp.example'] });
     assert.equal(acs.statusCode, 303, acs.body);
   });
+
+  it('fetches again for a failed response once a minute has passed since the last fetch', async () => {
+    idp.rollKey('pysaml2-third');
+    t.clock.advance(61);
+    const { acs } = await signIn('pysaml2-third', { mail: ['third@corp.example'] });
+    assert.equal(acs.statusCode, 303, acs.body);
+  });
 });

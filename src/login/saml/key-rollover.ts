@@ -14,7 +14,8 @@ export type FetchMetadataNow = (connection: SamlConnection) => Promise<boolean>;
 const sameKeys = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((pem, i) => pem === b[i]);
 
-export function rolloverRefetch(fetchNow: FetchMetadataNow, now: () => number = Date.now) {
+/** `now`: the app's clock in milliseconds (tests move it instead of waiting a minute). */
+export function rolloverRefetch(fetchNow: FetchMetadataNow, now: () => number) {
   const lastTried = new Map<string, number>();
   /** Whether the connection's signing keys changed by a fetch made for a response that did not verify. */
   return async (connection: SamlConnection): Promise<boolean> => {
