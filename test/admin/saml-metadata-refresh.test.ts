@@ -136,4 +136,29 @@ describe('SAML connection metadata by URL and refresh now (admin API)', () => {
       [`${next.cert.trim()}\n`],
     );
   });
+
+  test('PATCH moves a connection to a metadata URL and back to a document; the URL goes with it', async () => {
+    const toUrl = await call('PATCH', '/admin/saml-connections/by-xml', { idp_metadata_url: metadataUrl });
+    assert.equal(toUrl.status, 200, JSON.stringify(toUrl.json));
+    assert.equal(toUrl.json.idp_metadata_url, metadataUrl);
+    assert.equal((await call('POST', '/admin/saml-connections/by-xml/metadata/refresh', {})).status, 200);
+    const toXml = await call('PATCH', '/admin/saml-connections/by-xml', { idp_metadata_xml: idp.metadataXml });
+    assert.equal(toXml.json.idp_metadata_url, '');
+    const [row] = await t.sql`select settings->>'idp_metadata_url' as url from saml_connections where id = 'by-xml'`;
+    assert.equal(row?.url, '');
+    assertAdminError(
+      await call('PATCH', '/admin/saml-connections/by-xml', {
+        idp_metadata_url: metadataUrl,
+        idp_metadata_xml: idp.metadataXml,
+      }),
+      400,
+      'invalid_request',
+      'idp_metadata_url: set it or idp_metadata_xml, not both',
+      [{ path: 'body.idp_metadata_url', problem: 'set it or idp_metadata_xml, not both' }],
+    );
+    assert.equal(
+      (await t.sql`select settings->>'idp_metadata_url' as url from saml_connections where id = 'by-xml'`)[0]?.url,
+      '',
+    );
+  });
 });
