@@ -12,6 +12,7 @@ import { accountRoutes } from './account/routes.ts';
 import { type AdminGuard, createAdminGuard } from './admin/guard.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { samlConnectionRoutes } from './admin/saml-connection-routes.ts';
+import { fetchSamlMetadataNow } from './admin/saml-metadata-refresh.ts';
 import type { Audit } from './audit/audit.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { findRegistryLabels } from './clients/store.ts';
@@ -42,7 +43,8 @@ import { signInMethodRoutes } from './login/methods/routes.ts';
 import { passkeyRoutes } from './login/passkey/routes.ts';
 import { samlAdminRoutes } from './login/saml/admin-routes.ts';
 import { loadSamlConnections } from './login/saml/connection.ts';
-import { keepIdpMetadataFresh } from './login/saml/metadata-url.ts';
+import { rolloverRefetch } from './login/saml/key-rollover.ts';
+import { keepIdpMetadataFresh, type MetadataLog } from './login/saml/metadata-url.ts';
 import { samlRoutes } from './login/saml/routes.ts';
 import { reloadStoredConnections, SAML_CONNECTIONS_CHANGED } from './login/saml/stored-connections.ts';
 import { createSessionSettler } from './login/step-up/pending-step.ts';
@@ -225,8 +227,12 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
         void reloadSaml();
     });
   app.addHook('onReady', reloadSaml);
-  const stopMetadataRefresh = await keepIdpMetadataFresh(samlConnections, (connection, level, message) =>
-    app.log[level]({ connection }, message),
+  const metadataLog: MetadataLog = (connection, level, message) => app.log[level]({ connection }, message);
+  const stopMetadataRefresh = await keepIdpMetadataFresh(samlConnections, metadataLog);
+  const metadataFetch = { sql: deps.sql, clock: deps.clock, metadataLog, reloadConnections: reloadSaml };
+  const keysRolledOver = rolloverRefetch(
+    async (connection) => (await fetchSamlMetadataNow(metadataFetch, connection)) === null,
+    () => deps.clock().getTime(),
   );
   app.addHook('onClose', async () => stopMetadataRefresh());
   const localLogin: LocalLoginDeps = {
@@ -254,6 +260,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       issuer: config.server.issuer,
       connections: samlConnections,
       logRefusal: (connection, error) => app.log.warn({ err: error, connection }, 'SAML response refused'),
+      keysRolledOver,
     },
   });
   await app.register(signInMethodRoutes, { config, samlConnections });
@@ -377,8 +384,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     ...adminDeps,
     config,
     connections: samlConnections,
+    ...metadataFetch,
     sealKey: deps.secrets.signing,
-    reloadConnections: reloadSaml,
   });
   await app.register(statusRoutes, {
     config,

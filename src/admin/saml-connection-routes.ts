@@ -6,12 +6,14 @@ import { Type } from 'typebox';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import { connectionView } from '../login/saml/admin-view.ts';
+import { ADMIN_METADATA_BODY_LIMIT_BYTES, routeBodyLimit } from '../login/saml/body-limits.ts';
 import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import { Deleted } from './response-schemas.ts';
 import * as saml from './saml-connections.ts';
+import { type MetadataFetchDeps, refreshSamlMetadata } from './saml-metadata-refresh.ts';
 import { EmptyBody } from './schemas.ts';
 
-export interface SamlConnectionRoutesDeps extends saml.SamlConnectionDeps {
+export interface SamlConnectionRoutesDeps extends saml.SamlConnectionDeps, MetadataFetchDeps {
   requireAdmin: AdminGuard;
 }
 
@@ -23,15 +25,26 @@ const idp = {
       description: "The identity provider's SAML metadata document; or give the three idp_ fields below instead.",
     }),
   ),
-  idp_entity_id: Type.Optional(Type.String({ minLength: 1, description: "The identity provider's entity id." })),
+  idp_metadata_url: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Where the identity provider publishes its metadata (https, http only for loopback; redirects not followed): fetched now, again on a key rollover and on POST .../metadata/refresh. Or give idp_metadata_xml or the three idp_ fields below.',
+    }),
+  ),
+  idp_entity_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: "The identity provider's entity id." }),
+  ),
   idp_sso_url: Type.Optional(
     Type.String({
       minLength: 1,
+      maxLength: 2048,
       description: 'Its single sign-on URL (HTTP-Redirect); https, http only for loopback.',
     }),
   ),
   idp_certificates: Type.Optional(
-    Type.Array(Type.String({ minLength: 1 }), {
+    Type.Array(Type.String({ minLength: 1, maxLength: 20_000 }), {
       minItems: 1,
       maxItems: 4,
       description: 'PEM certificate(s) it signs with; only these verify its answers.',
@@ -45,8 +58,22 @@ const settings = {
     maxItems: 100,
     description: 'Sign-in subjects in these domains go to this identity provider; a domain belongs to one place.',
   }),
-  display_name_attribute: Type.Optional(Type.String({ minLength: 1 })),
-  email_attribute: Type.Optional(Type.String({ minLength: 1 })),
+  display_name_attribute: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'Attribute giving a new identity its display name; the default "displayName" also tries its OID, cn, givenName + sn (docs/identity.md).',
+    }),
+  ),
+  email_attribute: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'Attribute giving a new identity its (unverified) email; the default "email" also tries mail and its OID (docs/identity.md).',
+    }),
+  ),
   sign_up: Type.Optional(Type.Boolean({ description: 'A person without an identity here gets one at first sign-in.' })),
   mfa_authn_contexts: Type.Optional(
     Type.Array(Type.String({ minLength: 1 }), { description: 'AuthnContextClassRef values that count as MFA (aal2).' }),
@@ -73,10 +100,13 @@ export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConne
     return connectionView(connection);
   };
   const doc = (summary: string) => ({ summary, tags: ['admin'], security: SESSION });
+  // idp_metadata_xml may be 200,000 characters: more than the global 64 KiB default (body-limits.ts).
+  const bodyLimit = routeBodyLimit(ADMIN_METADATA_BODY_LIMIT_BYTES, app.initialConfig.bodyLimit ?? 0);
 
   app.post(
     '/admin/saml-connections',
     {
+      bodyLimit,
       schema: {
         body: SamlConnectionCreate,
         ...doc('Adds a SAML connection (its service provider key pair is generated)'),
@@ -92,6 +122,7 @@ export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConne
   app.patch<Id>(
     '/admin/saml-connections/:id',
     {
+      bodyLimit,
       schema: {
         params: IdParams,
         body: SamlConnectionUpdate,
@@ -101,6 +132,24 @@ export async function samlConnectionRoutes(app: FastifyInstance, deps: SamlConne
     },
     async (request) => {
       await saml.updateSamlConnection(deps, actor(request), request.params.id, request.body as never);
+      return view(request.params.id);
+    },
+  );
+  app.post<Id>(
+    '/admin/saml-connections/:id/metadata/refresh',
+    {
+      schema: {
+        params: IdParams,
+        body: EmptyBody,
+        ...doc("Fetches a SAML connection's metadata URL now (a configuration file connection: on this node)"),
+        response: {
+          200: Connection,
+          ...errorResponses(...ADMIN_ERRORS, 'not_found', 'saml_metadata_url_missing', 'saml_metadata_unreachable'),
+        },
+      },
+    },
+    async (request) => {
+      await refreshSamlMetadata(deps, actor(request), request.params.id);
       return view(request.params.id);
     },
   );

@@ -10,6 +10,8 @@ import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
 import type { SamlConnection } from '../login/saml/connection.ts';
 import { parseIdpMetadata } from '../login/saml/idp-metadata.ts';
+import { fetchIdpMetadata, metadataFetchProblem } from '../login/saml/metadata-url.ts';
+import { DEFAULT_DISPLAY_NAME_ATTRIBUTE, DEFAULT_EMAIL_ATTRIBUTE } from '../login/saml/person-attributes.ts';
 import * as store from '../login/saml/stored-connections.ts';
 import { TOKEN_STATE_CHANNEL } from '../oauth/token-state-listener.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
@@ -26,6 +28,7 @@ export interface SamlConnectionDeps extends AdminDeps {
 /** The identity provider: its metadata document, or the three facts it would give. */
 export interface IdpInput {
   idp_metadata_xml?: string;
+  idp_metadata_url?: string;
   idp_entity_id?: string;
   idp_sso_url?: string;
   idp_certificates?: string[];
@@ -57,29 +60,53 @@ const certificate = (pem: string, index: number): string => {
   return `${pem.trim()}\n`;
 };
 
-/** The identity provider from the input, checked like a `[saml.<id>]` one; null when the input names none. */
-function identityProvider(
-  input: IdpInput,
-): Pick<store.StoredConnection, 'idpEntityId' | 'idpSsoUrl' | 'idpCertificates'> | null {
-  const direct = [input.idp_entity_id, input.idp_sso_url, input.idp_certificates];
-  if (input.idp_metadata_xml === undefined && direct.every((value) => value === undefined)) return null;
-  if (input.idp_metadata_xml !== undefined) {
-    if (direct.some((value) => value !== undefined))
-      refuse('body.idp_metadata_xml', 'set it or idp_entity_id, idp_sso_url and idp_certificates, not both');
-    let metadata: ReturnType<typeof parseIdpMetadata>;
-    try {
-      metadata = parseIdpMetadata(input.idp_metadata_xml);
-    } catch (error) {
-      return refuse('body.idp_metadata_xml', (error as Error).message);
-    }
-    const problem = ssoUrlProblem(metadata.ssoUrl);
-    if (problem) refuse('body.idp_metadata_xml', `its SingleSignOnService ${problem}`);
-    return { idpEntityId: metadata.entityId, idpSsoUrl: metadata.ssoUrl, idpCertificates: metadata.certificates };
+type IdentityProvider = Pick<store.StoredConnection, 'idpEntityId' | 'idpSsoUrl' | 'idpCertificates'> & {
+  /** Where it came from when fetched ('' otherwise), kept to fetch it again. */
+  metadataUrl: string;
+};
+
+/** The identity provider from its metadata document (checked like a metadata file). */
+function fromMetadata(field: string, read: () => ReturnType<typeof parseIdpMetadata>) {
+  let metadata: ReturnType<typeof parseIdpMetadata>;
+  try {
+    metadata = read();
+  } catch (error) {
+    return refuse(field, (error as Error).message);
   }
+  const problem = ssoUrlProblem(metadata.ssoUrl);
+  if (problem) refuse(field, `its SingleSignOnService ${problem}`);
+  return { idpEntityId: metadata.entityId, idpSsoUrl: metadata.ssoUrl, idpCertificates: metadata.certificates };
+}
+
+/** Fetched now from idp_metadata_url (held to the rule of every upstream URL): refused when it cannot be read. */
+async function fromMetadataUrl(url: string): Promise<IdentityProvider> {
+  const problem = ssoUrlProblem(url);
+  if (problem) refuse('body.idp_metadata_url', problem);
+  let idp: Awaited<ReturnType<typeof fetchIdpMetadata>>;
+  try {
+    idp = await fetchIdpMetadata(url);
+  } catch (error) {
+    return refuse('body.idp_metadata_url', `could not be read: ${metadataFetchProblem(error)}`);
+  }
+  return { ...idp, metadataUrl: url };
+}
+
+/** The identity provider from the input, checked like a `[saml.<id>]` one; null when the input names none. */
+async function identityProvider(input: IdpInput): Promise<IdentityProvider | null> {
+  const direct = [input.idp_entity_id, input.idp_sso_url, input.idp_certificates];
+  const documents = [input.idp_metadata_xml, input.idp_metadata_url].filter((value) => value !== undefined);
+  if (documents.length === 0 && direct.every((value) => value === undefined)) return null;
+  const field = input.idp_metadata_url !== undefined ? 'body.idp_metadata_url' : 'body.idp_metadata_xml';
+  if (documents.length > 1) refuse(field, 'set it or idp_metadata_xml, not both');
+  if (documents.length > 0 && direct.some((value) => value !== undefined))
+    refuse(field, 'set it or idp_entity_id, idp_sso_url and idp_certificates, not both');
+  if (input.idp_metadata_url !== undefined) return await fromMetadataUrl(input.idp_metadata_url);
+  const xml = input.idp_metadata_xml;
+  if (xml !== undefined) return { ...fromMetadata(field, () => parseIdpMetadata(xml)), metadataUrl: '' };
   if (!input.idp_entity_id || !input.idp_sso_url || !input.idp_certificates?.length)
     return refuse(
       'body',
-      'needs idp_metadata_xml, or all of idp_entity_id, idp_sso_url and idp_certificates (at least one)',
+      'needs idp_metadata_xml, idp_metadata_url, or all of idp_entity_id, idp_sso_url and idp_certificates (at least one)',
     );
   const problem = ssoUrlProblem(input.idp_sso_url);
   if (problem) refuse('body.idp_sso_url', problem);
@@ -87,6 +114,7 @@ function identityProvider(
     idpEntityId: input.idp_entity_id,
     idpSsoUrl: input.idp_sso_url,
     idpCertificates: input.idp_certificates.map(certificate),
+    metadataUrl: '',
   };
 }
 
@@ -109,15 +137,21 @@ async function assertDomainsFree(deps: SamlConnectionDeps, tx: Executor, id: str
 const serialize = (tx: Executor) => tx`select pg_advisory_xact_lock(hashtext('saml_connections'))`;
 
 /** Every node (this one included) re-reads the table when the change commits (see app.ts). */
-const notifyNodes = (tx: Executor) => tx`select pg_notify(${TOKEN_STATE_CHANNEL}, ${store.SAML_CONNECTIONS_CHANGED})`;
+export const notifyNodes = (tx: Executor) =>
+  tx`select pg_notify(${TOKEN_STATE_CHANNEL}, ${store.SAML_CONNECTIONS_CHANGED})`;
 
 // This node answers with the connection as committed: it reloads now rather than wait for its own notification.
 const afterCommit = (deps: SamlConnectionDeps) => deps.reloadConnections();
 
 export async function createSamlConnection(deps: SamlConnectionDeps, actor: Actor, input: SamlConnectionInput) {
   assertDisplayText(input.name, 'body.name');
-  const idp = identityProvider(input);
-  if (!idp) return refuse('body', 'needs idp_metadata_xml, or all of idp_entity_id, idp_sso_url and idp_certificates');
+  const found = await identityProvider(input);
+  if (!found)
+    return refuse(
+      'body',
+      'needs idp_metadata_xml, idp_metadata_url, or all of idp_entity_id, idp_sso_url and idp_certificates',
+    );
+  const { metadataUrl, ...idp } = found;
   if (deps.config.saml[input.id]) throw new GatehouseError('saml_connection_exists');
   // @peculiar/x509 (about 20 MB resident) loads when the first connection is made, not with every server.
   const { generateSpKeyPair } = await import('../login/saml/sp-key-pair.ts');
@@ -127,10 +161,11 @@ export async function createSamlConnection(deps: SamlConnectionDeps, actor: Acto
     settings: {
       name: input.name,
       email_domains: input.email_domains,
-      display_name_attribute: input.display_name_attribute ?? 'displayName',
-      email_attribute: input.email_attribute ?? 'email',
+      display_name_attribute: input.display_name_attribute ?? DEFAULT_DISPLAY_NAME_ATTRIBUTE,
+      email_attribute: input.email_attribute ?? DEFAULT_EMAIL_ATTRIBUTE,
       sign_up: input.sign_up ?? true,
       mfa_authn_contexts: input.mfa_authn_contexts ?? [],
+      idp_metadata_url: metadataUrl,
     },
     ...idp,
     spKey: sp.key,
@@ -168,8 +203,11 @@ export async function updateSamlConnection(
 ) {
   assertMadeHere(deps, id);
   assertDisplayText(changes.name, 'body.name');
-  const idp = identityProvider(changes);
-  const { idp_metadata_xml, idp_entity_id, idp_sso_url, idp_certificates, ...settings } = changes;
+  const found = await identityProvider(changes);
+  const { idp_metadata_xml, idp_metadata_url, idp_entity_id, idp_sso_url, idp_certificates, ...changed } = changes;
+  // A new identity provider replaces the old one whole, with its metadata URL (or none).
+  const { metadataUrl, ...idp } = found ?? { metadataUrl: undefined };
+  const settings = metadataUrl === undefined ? changed : { ...changed, idp_metadata_url: metadataUrl };
   const fields = Object.keys(changes).sort();
   await changeAudited(
     deps,
@@ -182,7 +220,7 @@ export async function updateSamlConnection(
       if (fields.length === 0) return;
       await store.updateStoredConnection(
         tx,
-        { ...current, ...(idp ?? {}), settings: { ...current.settings, ...settings } },
+        { ...current, ...idp, settings: { ...current.settings, ...settings } },
         deps.clock(),
       );
       await notifyNodes(tx);

@@ -9,6 +9,7 @@ import {
   IMPORT_OPTIONS,
   PROVIDERS_OPTIONS,
   RESTORE_OPTIONS,
+  SAML_REFRESH_OPTIONS,
   SAVE_OPTIONS,
   SETUP_OPTIONS,
   UPDATE_OPTIONS,
@@ -229,6 +230,23 @@ export const commands: CommandSpec[] = [
     examples: ['systemctl stop gatehouse && gatehouse restore /var/backups/gatehouse-nightly.tar.gz'],
     load: async () => (await import('./restore.ts')).restore,
   }),
+  {
+    name: 'saml',
+    summary: "SAML connections from the shell: fetch a connection's identity provider metadata now (audited).",
+    description:
+      "SAML connections from the shell. Every change is audited like the admin API's, with actor operator:<login name>.",
+    subcommands: [
+      command({
+        name: 'refresh-metadata',
+        summary:
+          'Fetch the metadata URL of a connection made through the admin API now; every running node picks the copy up.',
+        arguments: ['<id>'],
+        options: SAML_REFRESH_OPTIONS,
+        examples: ['gatehouse saml refresh-metadata partner'],
+        load: async () => (await import('./saml.ts')).samlRefreshMetadata,
+      }),
+    ],
+  },
   {
     name: 'users',
     summary: "The admin API's people operations from the shell: list, invite, suspend, sign-out (audited).",

@@ -165,6 +165,8 @@ export const USERS_INVITE_OPTIONS = {
 
 export const USERS_TARGET_OPTIONS = CONNECTION_OPTIONS;
 
+export const SAML_REFRESH_OPTIONS = CONNECTION_OPTIONS;
+
 export const UPDATE_OPTIONS = {
   from: {
     type: 'string',

@@ -185,11 +185,11 @@ export const SamlConnectionSchema = Type.Object(
         'Sign-in subjects (email addresses) in these domains are sent to this identity provider instead of a password step. A domain belongs to one connection or directory.',
     }),
     display_name_attribute: text(
-      'Attribute (its Name as the identity provider sends it) used as the display name of a new identity; missing: the NameID.',
+      'Attribute (its Name as the identity provider sends it) used as the display name of a new identity. The default "displayName" stands for the common names, first found wins: displayName, urn:oid:2.16.840.1.113730.3.1.241, http://schemas.microsoft.com/identity/claims/displayname, cn, urn:oid:2.5.4.3, then givenName and sn together (by name or OID). Any other value is used alone. None found: the NameID.',
       'displayName',
     ),
     email_attribute: text(
-      'Attribute used as the email address of a new identity, recorded unverified: never used to find or link an identity, and it proves nothing until verified here.',
+      'Attribute used as the email address of a new identity, recorded unverified: never used to find or link an identity, and it proves nothing until verified here. The default "email" stands for the common names, first found wins: email, mail, urn:oid:0.9.2342.19200300.100.1.3 (what pysaml2 and Shibboleth send), emailAddress, http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress. Any other value is used alone.',
       'email',
     ),
     sign_up: flag(

@@ -110,6 +110,16 @@ export const errorCatalogue = {
       "This single sign-on connection cannot be used yet: the identity provider's metadata could not be fetched. Retry later or ask the administrator.",
     expose: true,
   },
+  saml_metadata_url_missing: {
+    status: 409,
+    description: 'This single sign-on connection was not given a metadata URL, so there is nothing to fetch.',
+  },
+  saml_metadata_unreachable: {
+    status: 502,
+    description:
+      "The identity provider's metadata could not be fetched or read; the connection keeps its last good copy.",
+    expose: true,
+  },
   saml_request_unknown: {
     status: 400,
     description:

@@ -68,7 +68,7 @@ describe('SAML connections made through the admin API', () => {
     const { idp_entity_id, ...withoutEntityId } = created;
     const missing = await call('POST', '/admin/saml-connections', withoutEntityId);
     assert.equal(missing.status, 400);
-    assert.match(String(missing.json.error_description), /needs idp_metadata_xml, or all of/);
+    assert.match(String(missing.json.error_description), /needs idp_metadata_xml, idp_metadata_url, or all of/);
     const both = await call('POST', '/admin/saml-connections', { ...created, idp_metadata_xml: idp.metadataXml });
     assert.equal(both.status, 400);
     assert.equal(both.json.error, 'invalid_request');
@@ -153,11 +153,12 @@ describe('SAML connections made through the admin API', () => {
       await call('PATCH', '/admin/saml-connections/api-corp', { idp_sso_url: 'ftp://idp.example/' }),
       400,
       'invalid_request',
-      'needs idp_metadata_xml, or all of idp_entity_id, idp_sso_url and idp_certificates (at least one)',
+      'needs idp_metadata_xml, idp_metadata_url, or all of idp_entity_id, idp_sso_url and idp_certificates (at least one)',
       [
         {
           path: 'body',
-          problem: 'needs idp_metadata_xml, or all of idp_entity_id, idp_sso_url and idp_certificates (at least one)',
+          problem:
+            'needs idp_metadata_xml, idp_metadata_url, or all of idp_entity_id, idp_sso_url and idp_certificates (at least one)',
         },
       ],
     );

@@ -64,7 +64,8 @@ export interface AssertionFields {
   lifetime?: number;
   id?: string;
   authnContext?: string;
-  attributes?: Record<string, string>;
+  /** Several values: one AttributeValue each (groups). */
+  attributes?: Record<string, string | string[]>;
 }
 
 export function buildAssertion(f: AssertionFields): string {
@@ -76,8 +77,11 @@ export function buildAssertion(f: AssertionFields): string {
   ].join(' ');
   const attributes = Object.entries(f.attributes ?? {})
     .map(
-      ([name, value]) =>
-        `<saml:Attribute Name="${escapeXml(name)}"><saml:AttributeValue>${escapeXml(value)}</saml:AttributeValue></saml:Attribute>`,
+      ([name, values]) =>
+        `<saml:Attribute Name="${escapeXml(name)}">${[values]
+          .flat()
+          .map((value) => `<saml:AttributeValue>${escapeXml(value)}</saml:AttributeValue>`)
+          .join('')}</saml:Attribute>`,
     )
     .join('');
   return (
@@ -205,7 +209,7 @@ export interface TestIdp {
 export interface IdpOptions {
   spCert: string;
   /** Who the IdP signs in, and how; called per request. */
-  person: () => { nameId: string; attributes: Record<string, string>; authnContext?: string };
+  person: () => { nameId: string; attributes: Record<string, string | string[]>; authnContext?: string };
   /** How the response is packaged: the assertion signed (default), the response signed, or encrypted too. */
   mode?: 'sign-assertion' | 'sign-response' | 'encrypt';
   now?: () => Date;

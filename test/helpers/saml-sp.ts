@@ -3,6 +3,7 @@
 // answer, post a response to the ACS with a given cookie, and build answers to a request with one thing changed.
 import assert from 'node:assert/strict';
 import type { Config } from '../../src/config/schema.ts';
+import type { Sql } from '../../src/db/pool.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { makeConfig } from './config.ts';
 import { providerSecretsDir } from './provider-secrets.ts';
@@ -12,20 +13,18 @@ export const MFA = 'https://refeds.org/profile/mfa';
 
 export interface Person {
   nameId: string;
-  attributes: Record<string, string>;
+  attributes: Record<string, string | string[]>;
 }
 
-export const samlConnection = (
-  idp: TestIdp,
-  overrides: Partial<Config['saml'][string]> = {},
-): Config['saml'][string] => ({
+/** `[saml.<id>]` with the schema's defaults and no identity provider yet; `overrides` names it. */
+export const samlSettings = (overrides: Partial<Config['saml'][string]> = {}): Config['saml'][string] => ({
   name: 'Corp SSO',
   idp_metadata_file: '',
   idp_metadata_url: '',
   idp_metadata_refresh_seconds: 3600,
-  idp_entity_id: idp.entityId,
-  idp_sso_url: idp.ssoUrl,
-  idp_certificate_files: [idp.keys.certFile],
+  idp_entity_id: '',
+  idp_sso_url: '',
+  idp_certificate_files: [],
   email_domains: ['corp.example'],
   display_name_attribute: 'displayName',
   email_attribute: 'email',
@@ -34,7 +33,15 @@ export const samlConnection = (
   ...overrides,
 });
 
-export async function startSamlApp(sp: KeyPair, saml: Config['saml']): Promise<TestApp> {
+export const samlConnection = (idp: TestIdp, overrides: Partial<Config['saml'][string]> = {}): Config['saml'][string] =>
+  samlSettings({
+    idp_entity_id: idp.entityId,
+    idp_sso_url: idp.ssoUrl,
+    idp_certificate_files: [idp.keys.certFile],
+    ...overrides,
+  });
+
+export async function startSamlApp(sp: KeyPair, saml: Config['saml'], sql?: Sql): Promise<TestApp> {
   const files = Object.fromEntries(
     Object.keys(saml).flatMap((id) => [
       [`saml-${id}.key`, sp.key],
@@ -43,7 +50,7 @@ export async function startSamlApp(sp: KeyPair, saml: Config['saml']): Promise<T
   );
   const config = makeConfig({ secrets: { dir: providerSecretsDir(files) } });
   config.saml = saml;
-  return await startTestApp({ config });
+  return await startTestApp({ config, ...(sql ? { sql } : {}) });
 }
 
 export const assertEnvelope = (response: { json(): unknown; headers: Record<string, unknown> }, error: string) => {

@@ -20,6 +20,10 @@ export interface SamlConnectionView {
   email_domains: string[];
   sign_up: boolean;
   mfa_authn_contexts: string[];
+  email_attribute: string;
+  display_name_attribute: string;
+  /** Where the identity provider's metadata is fetched from; empty when it was given as a document or fields. */
+  idp_metadata_url: string;
   sp_entity_id: string;
   acs_url: string;
   metadata_url: string;
@@ -42,6 +46,9 @@ export function connectionView(connection: SamlConnection): SamlConnectionView {
     email_domains: config.email_domains,
     sign_up: config.sign_up,
     mfa_authn_contexts: config.mfa_authn_contexts,
+    email_attribute: config.email_attribute,
+    display_name_attribute: config.display_name_attribute,
+    idp_metadata_url: config.idp_metadata_url,
     sp_entity_id: connection.entityId,
     acs_url: connection.acsUrl,
     // The entity id is the metadata URL (connection.ts), so the two are the same address.

@@ -12,4 +12,6 @@ export interface SamlDeps {
   connections: Map<string, SamlConnection>;
   /** Where the reason a response was refused goes (the log); the browser gets the catalogue's code only. */
   logRefusal(connection: string, error: unknown): void;
+  /** After a response did not verify: whether a fresh fetch of the metadata URL changed the keys (key-rollover.ts). */
+  keysRolledOver(connection: SamlConnection): Promise<boolean>;
 }

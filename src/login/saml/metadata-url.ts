@@ -30,7 +30,8 @@ const realTimer: RefreshTimer = {
   },
 };
 
-async function fetchMetadata(url: string) {
+/** One fetch of a metadata URL, read and checked like a metadata file; throws why it could not. */
+export async function fetchIdpMetadata(url: string) {
   // Redirects are not followed: they could lead to a host the https/loopback rule never saw.
   const response = await fetch(url, {
     redirect: 'manual',
@@ -43,6 +44,12 @@ async function fetchMetadata(url: string) {
   return identityProviderFrom(parseIdpMetadata(body));
 }
 
+/** Why a fetch failed, with the network cause fetch() nests (ECONNREFUSED and the like). */
+export function metadataFetchProblem(error: unknown): string {
+  const cause = (error as Error).cause as Error | undefined;
+  return `${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}`;
+}
+
 /**
  * Fetches one connection's metadata and, when it reads, replaces the connection's identity provider in place (every
  * route holds the same object). Returns null on success, else why not; the previous copy then stays.
@@ -50,13 +57,12 @@ async function fetchMetadata(url: string) {
 export async function refreshIdpMetadata(connection: SamlConnection, log: MetadataLog): Promise<string | null> {
   const url = connection.config.idp_metadata_url;
   try {
-    const found = await fetchMetadata(url);
+    const found = await fetchIdpMetadata(url);
     Object.assign(connection, found);
     log(connection.id, 'info', `SAML connection ${connection.id}: identity provider metadata read from ${url}`);
     return null;
   } catch (error) {
-    const cause = (error as Error).cause as Error | undefined;
-    const why = `${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}`;
+    const why = metadataFetchProblem(error);
     const kept =
       connection.idpSsoUrl === ''
         ? 'sign-in through it is unavailable until a fetch succeeds'

@@ -7,7 +7,8 @@ import { GatehouseError } from '../../http/errors.ts';
 import type { Sub } from '../../identity/ids.ts';
 import { identityProviderKnown, type SamlConnection } from './connection.ts';
 import type { SamlDeps } from './deps.ts';
-import { assertionFacts, attributeValue, declaresDtd, responseDestination } from './response-checks.ts';
+import { personAttributes } from './person-attributes.ts';
+import { assertionFacts, declaresDtd, responseDestination } from './response-checks.ts';
 import { consumeSamlRequest, insertSamlRequest, recordAssertionId, type SamlRequest } from './store.ts';
 
 // node-saml (with xml-crypto and xml2js, about 20 MB resident) loads with the first SAML round trip, not with every
@@ -109,21 +110,28 @@ async function verifyResponse(
   const now = deps.clock();
   const { CLOCK_SKEW_MS, requestCache, serviceProvider } = await samlLibrary();
   let request: SamlRequest | null = null;
-  const saml = serviceProvider(
-    connection,
-    requestCache(async (id) => {
-      request = cookie
-        ? await consumeSamlRequest(deps.sql, { id, connection: connection.id, cookieHash: tokenHash(cookie) }, now)
-        : null;
-      return request?.createdAt ?? null;
-    }),
-  );
-  const verified = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }).catch((error: unknown) => {
-    deps.logRefusal(connection.id, error);
-    // No InResponseTo, or one this browser did not send here (or already used): not an answer to us.
-    if (!request) throw new GatehouseError('saml_request_unknown');
-    throw invalid();
+  // One cache for both attempts below: the request is taken from the database once and answers both.
+  const cache = requestCache(async (id) => {
+    request = cookie
+      ? await consumeSamlRequest(deps.sql, { id, connection: connection.id, cookieHash: tokenHash(cookie) }, now)
+      : null;
+    return request?.createdAt ?? null;
   });
+  const validate = () => serviceProvider(connection, cache).validatePostResponseAsync({ SAMLResponse: samlResponse });
+  // Refused although it answers our request (node-saml checks InResponseTo first): perhaps signed with a key the
+  // identity provider just rolled over to (key-rollover.ts); once more then. Unsolicited documents cause no fetch.
+  const retried = async (error: unknown) => {
+    if ((request as SamlRequest | null) && (await deps.keysRolledOver(connection))) return validate();
+    throw error;
+  };
+  const verified = await validate()
+    .catch(retried)
+    .catch((error: unknown) => {
+      deps.logRefusal(connection.id, error);
+      // No InResponseTo, or one this browser did not send here (or already used): not an answer to us.
+      if (!request) throw new GatehouseError('saml_request_unknown');
+      throw invalid();
+    });
   const answered = request as SamlRequest | null;
   const profile = verified.profile;
   if (!answered) throw new GatehouseError('saml_request_unknown');
@@ -137,12 +145,12 @@ async function verifyResponse(
   const keepUntil = new Date(facts.confirmedUntil.getTime() + CLOCK_SKEW_MS);
   if (!(await recordAssertionId(deps.sql, connection.id, facts.id, keepUntil)))
     throw new GatehouseError('saml_assertion_replayed');
-  const attributes = profile.attributes;
+  const person = personAttributes(profile.attributes, connection.config);
   return {
     request: answered,
     nameId: profile.nameID,
-    displayName: attributeValue(attributes, connection.config.display_name_attribute) ?? profile.nameID,
-    email: attributeValue(attributes, connection.config.email_attribute),
+    displayName: person.displayName ?? profile.nameID,
+    email: person.email,
     authnContexts: facts.authnContexts,
   };
 }

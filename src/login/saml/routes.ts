@@ -17,6 +17,7 @@ import type { Sub } from '../../identity/ids.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { afterSignIn, isComplete } from '../../session/partial.ts';
 import { sendRefusalPage, signupClosedPage } from '../federated/pages.ts';
+import { ACS_BODY_LIMIT_BYTES, routeBodyLimit } from './body-limits.ts';
 import { clearSamlCookie, readSamlCookie, setSamlCookie } from './cookie.ts';
 import type { SamlDeps } from './deps.ts';
 import { finishSamlRoundTrip, offeredConnection, readyConnection, startSamlRoundTrip } from './round-trip.ts';
@@ -135,13 +136,15 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
       ),
       ...refusal(403, 'No account is linked and none may be created.', 'saml_signup_closed'),
       ...refusal(409, 'The SAML identity is linked to another account.', 'method_conflict'),
-      ...refusal(413, 'The form is too large.', 'payload_too_large'),
+      ...refusal(413, 'The form is larger than 1 MiB (or server.body_limit_bytes, if larger).', 'payload_too_large'),
       ...refusal(415, 'The body is not application/x-www-form-urlencoded.', 'unsupported_media_type'),
       ...unknown,
       ...notReady,
     },
   };
-  app.post('/auth/saml/:id/acs', { schema: acs }, async (request: FastifyRequest, reply: FastifyReply) => {
+  // Its own body limit: a response carrying many groups is several hundred kilobytes (body-limits.ts).
+  const bodyLimit = routeBodyLimit(ACS_BODY_LIMIT_BYTES, app.initialConfig.bodyLimit ?? 0);
+  app.post('/auth/saml/:id/acs', { schema: acs, bodyLimit }, async (request: FastifyRequest, reply: FastifyReply) => {
     const connection = readyConnection(deps, connectionParam(request));
     const samlResponse = (request.body as Record<string, string> | undefined)?.SAMLResponse;
     if (typeof samlResponse !== 'string' || samlResponse === '') throw new InvalidRequest('SAMLResponse is required');

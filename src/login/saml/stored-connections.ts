@@ -18,6 +18,8 @@ export interface StoredSettings {
   email_attribute: string;
   sign_up: boolean;
   mfa_authn_contexts: string[];
+  /** Where the identity provider's metadata is fetched from; absent or empty: it was given as a document or fields. */
+  idp_metadata_url?: string;
 }
 
 export interface StoredConnection {
@@ -97,6 +99,30 @@ export async function updateStoredConnection(tx: Executor, c: StoredConnection, 
     where id = ${c.id}`;
 }
 
+/** A fresh copy of the identity provider from its metadata URL (the row is the last good copy every node loads). */
+export async function updateStoredIdentityProvider(
+  tx: Executor,
+  id: string,
+  idp: Pick<StoredConnection, 'idpEntityId' | 'idpSsoUrl' | 'idpCertificates'>,
+  now: Date,
+) {
+  await tx`
+    update saml_connections set idp_entity_id = ${idp.idpEntityId}, idp_sso_url = ${idp.idpSsoUrl},
+      idp_certificates = ${idp.idpCertificates}, updated_at = ${now}
+    where id = ${id}`;
+}
+
+/** A stored connection's metadata URL and current signing certificates; null when there is no such row. */
+export async function storedMetadataSource(
+  db: Executor,
+  id: string,
+): Promise<{ url: string; certificates: string[] } | null> {
+  const [row] = await db<{ url: string | null; certificates: string[] }[]>`
+    select settings->>'idp_metadata_url' as url, idp_certificates as certificates from saml_connections
+    where id = ${id}`;
+  return row ? { url: row.url ?? '', certificates: row.certificates } : null;
+}
+
 export async function deleteStoredConnection(tx: Executor, id: string): Promise<boolean> {
   const deleted = await tx`delete from saml_connections where id = ${id}`;
   return deleted.count > 0;
@@ -109,7 +135,7 @@ export function runtimeConnection(issuer: string, stored: StoredConnection): Sam
   const config: SamlConnectionConfig = {
     ...stored.settings,
     idp_metadata_file: '',
-    idp_metadata_url: '',
+    idp_metadata_url: stored.settings.idp_metadata_url ?? '',
     idp_metadata_refresh_seconds: 3600,
     idp_entity_id: stored.idpEntityId,
     idp_sso_url: stored.idpSsoUrl,

@@ -20,17 +20,31 @@ export function AddSamlConnection({ onAdded }: { onAdded: (name: string) => void
   const [name, setName] = useState('');
   const [domains, setDomains] = useState('');
   const [metadata, setMetadata] = useState('');
+  const [metadataUrl, setMetadataUrl] = useState('');
+  const [emailAttribute, setEmailAttribute] = useState('email');
+  const [nameAttribute, setNameAttribute] = useState('displayName');
   const [signUp, setSignUp] = useState(true);
 
   const add = async (event: Event) => {
     event.preventDefault();
-    const body = { id, name, email_domains: splitDomains(domains), idp_metadata_xml: metadata, sign_up: signUp };
+    // The URL when given (fetched now and again on a key rollover), else the pasted document.
+    const idp = metadataUrl.trim() ? { idp_metadata_url: metadataUrl.trim() } : { idp_metadata_xml: metadata };
+    const body = {
+      id,
+      name,
+      email_domains: splitDomains(domains),
+      ...idp,
+      email_attribute: emailAttribute,
+      display_name_attribute: nameAttribute,
+      sign_up: signUp,
+    };
     const done = await action.run(() => api<{ id: string; name: string }>('POST', '/admin/saml-connections', body));
     if (done) {
       setId('');
       setName('');
       setDomains('');
       setMetadata('');
+      setMetadataUrl('');
       onAdded(done.name);
     }
     form.settled();
@@ -40,7 +54,18 @@ export function AddSamlConnection({ onAdded }: { onAdded: (name: string) => void
   return (
     <section ref={form.ref} class="panel" aria-labelledby="add-saml-heading">
       <h2 id="add-saml-heading">Add a connection</h2>
-      <ErrorNotice error={action.error} shownFields={['id', 'name', 'email_domains', 'idp_metadata_xml']} />
+      <ErrorNotice
+        error={action.error}
+        shownFields={[
+          'id',
+          'name',
+          'email_domains',
+          'idp_metadata_url',
+          'idp_metadata_xml',
+          'email_attribute',
+          'display_name_attribute',
+        ]}
+      />
       <form onSubmit={add} aria-busy={action.busy}>
         <Field
           id="saml-id"
@@ -70,12 +95,20 @@ export function AddSamlConnection({ onAdded }: { onAdded: (name: string) => void
           onValue={setDomains}
           error={problemFor(action.error, 'email_domains', splitDomains(domains))}
         />
+        <Field
+          id="saml-metadata-url"
+          label="Identity provider metadata URL"
+          hint="Fetched now, and again when the identity provider rolls its signing key over. Or paste the document below."
+          value={metadataUrl}
+          onValue={setMetadataUrl}
+          error={problemFor(action.error, 'idp_metadata_url')}
+        />
         <div class="field">
           <label for="saml-metadata">Identity provider metadata (XML)</label>
           <textarea
             id="saml-metadata"
             name="saml-metadata"
-            required
+            required={metadataUrl.trim() === ''}
             rows={6}
             value={metadata}
             onInput={(event) => setMetadata(event.currentTarget.value)}
@@ -84,6 +117,24 @@ export function AddSamlConnection({ onAdded }: { onAdded: (name: string) => void
           />
           <FieldError id="saml-metadata" error={metadataError} />
         </div>
+        <Field
+          id="saml-email-attribute"
+          label="Email attribute"
+          hint="The default, email, also reads mail and its OID (urn:oid:0.9.2342.19200300.100.1.3)."
+          required
+          value={emailAttribute}
+          onValue={setEmailAttribute}
+          error={problemFor(action.error, 'email_attribute')}
+        />
+        <Field
+          id="saml-name-attribute"
+          label="Display name attribute"
+          hint="The default, displayName, also reads its OID, cn, and givenName with sn."
+          required
+          value={nameAttribute}
+          onValue={setNameAttribute}
+          error={problemFor(action.error, 'display_name_attribute')}
+        />
         <div class="field">
           <label>
             <input type="checkbox" checked={signUp} onChange={(event) => setSignUp(event.currentTarget.checked)} /> New

@@ -5,6 +5,7 @@ import { LoadState } from '../../components/Loading.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { AddSamlConnection } from './AddSamlConnection.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { RefreshSamlMetadata } from './RefreshSamlMetadata.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
 interface CertificateView {
@@ -22,6 +23,9 @@ interface SamlConnectionView {
   email_domains: string[];
   sign_up: boolean;
   mfa_authn_contexts: string[];
+  email_attribute: string;
+  display_name_attribute: string;
+  idp_metadata_url: string;
   sp_entity_id: string;
   acs_url: string;
   metadata_url: string;
@@ -85,7 +89,7 @@ function DeleteConnection({ c, onDeleted }: { c: SamlConnectionView; onDeleted: 
   );
 }
 
-function Connection({ c, onDeleted }: { c: SamlConnectionView; onDeleted: (name: string) => void }) {
+function Connection({ c, onChanged }: { c: SamlConnectionView; onChanged: (what: string) => void }) {
   return (
     <section class="panel" aria-labelledby={`saml-${c.id}`}>
       <h2 id={`saml-${c.id}`}>
@@ -118,6 +122,18 @@ function Connection({ c, onDeleted }: { c: SamlConnectionView; onDeleted: (name:
           <dt>Identity provider</dt>
           <dd>
             <code>{c.idp_entity_id}</code> at <code>{c.idp_sso_url}</code>
+            {c.idp_metadata_url && (
+              <>
+                {' '}
+                (metadata from <code>{c.idp_metadata_url}</code>)
+              </>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Attributes read</dt>
+          <dd>
+            email from <code>{c.email_attribute}</code>, name from <code>{c.display_name_attribute}</code>
           </dd>
         </div>
         <div>
@@ -145,8 +161,9 @@ function Connection({ c, onDeleted }: { c: SamlConnectionView; onDeleted: (name:
           </li>
         ))}
       </ul>
+      {c.idp_metadata_url && <RefreshSamlMetadata c={c} onRefreshed={onChanged} />}
       {c.source === 'api' ? (
-        <DeleteConnection c={c} onDeleted={onDeleted} />
+        <DeleteConnection c={c} onDeleted={(name) => onChanged(`Deleted ${name}.`)} />
       ) : (
         <p class="aside">
           From the configuration file (<code>[saml.{c.id}]</code>): change or remove it there.
@@ -180,7 +197,7 @@ export function SamlConnections() {
       <LoadState loading={list.loading} error={list.error} />
       {list.data?.connections.length === 0 && <p class="empty">No SAML connections yet.</p>}
       {list.data?.connections.map((c) => (
-        <Connection key={c.id} c={c} onDeleted={(name) => changed(`Deleted ${name}.`)} />
+        <Connection key={c.id} c={c} onChanged={changed} />
       ))}
       {list.data && <AddSamlConnection onAdded={(name) => changed(`Added ${name}.`)} />}
     </ConsoleLayout>
