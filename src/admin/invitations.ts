@@ -4,6 +4,7 @@
 // and no sign-in method; what it gets is the owner enrollment machinery's one-use link (src/login/local/
 // enrollment-link.ts), with which the person sets a password and enrolls TOTP. When delivery works the link goes out
 // by email through the outbox, in the same transaction as the identity; otherwise it is shown once in the answer.
+// Enrolling through a mailed link proves the mailbox, so the address is then verified (login/local/enrollment.ts).
 
 import { acceptsLocalAddresses, checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
 import { assertDisplayText } from '../http/display-text.ts';
@@ -70,6 +71,7 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
       const link = await issueEnrollmentLink(tx, sub, deps.issuer, now, {
         lifetimeSeconds: INVITATION_LINK_SECONDS,
         returnTo: '/settings',
+        ...(delivery === 'email' ? { mailedTo: address } : {}),
       });
       if (delivery === 'email')
         await deps.invitations.outbox.enqueue(tx, {
@@ -124,7 +126,10 @@ export async function issueResetLink(deps: AdminDeps, actor: Actor, sub: Sub) {
       // The link signs in with the primary address (enrollment.ts): without one it could never be used.
       const email = await findPrimaryEmail(tx, sub);
       if (!email) return { refused: 'no_email' as const };
-      const link = await issueEnrollmentLink(tx, sub, deps.issuer, now, { returnTo: '/settings' });
+      const link = await issueEnrollmentLink(tx, sub, deps.issuer, now, {
+        returnTo: '/settings',
+        ...(delivery === 'email' ? { mailedTo: email.address } : {}),
+      });
       if (delivery === 'email')
         await deps.invitations.outbox.enqueue(tx, {
           template: 'enrollment_link',

@@ -296,6 +296,12 @@ export async function activatePendingIdentity(sql: Executor, id: Sub, address: s
   return true;
 }
 
+/** Marks an identity's address verified (someone proved the mailbox); an address verified earlier keeps its date. */
+export async function markEmailVerified(sql: Executor, id: Sub, normalized: string, now: Date): Promise<void> {
+  await sql`update emails set verified_at = ${now}
+            where identity_id = ${id} and normalized = ${normalized} and verified_at is null`;
+}
+
 /** Removes a sign-up that was never verified, so its address can be claimed again by whoever can read its mail. */
 export async function deletePendingIdentity(sql: Executor, id: Sub): Promise<boolean> {
   const rows = await sql`delete from identities where id = ${id} and state = 'pending_verification' returning id`;

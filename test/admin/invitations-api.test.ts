@@ -8,11 +8,13 @@ import type { Config } from '../../src/config/schema.ts';
 import { createConfiguredTransport } from '../../src/delivery/run.ts';
 import { createDeliveryWorker } from '../../src/delivery/worker.ts';
 import { loggerOptions } from '../../src/http/logger.ts';
+import type { Sub } from '../../src/identity/ids.ts';
 import { JSON_HEADERS, makeAccount } from '../helpers/accounts.ts';
 import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
-import { makeAdmin, makeSession } from '../helpers/oauth-fixtures.ts';
+import { makeAdmin, makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
+import { userTokens } from '../helpers/oauth-flow.ts';
 
 const PASSWORD = 'an invited person chose this 8812';
 
@@ -34,6 +36,35 @@ async function stateOf(t: TestApp) {
            (select count(*) from audit_events)::int + (select count(*) from audit_pending)::int as audit,
            (select count(*) from outbox_messages)::int as outbox`;
   return counts;
+}
+
+/** Runs the delivery worker once into the dev mailbox and returns the one message it sent, as GET /admin/mailbox has it. */
+async function deliverOne(t: TestApp, call: ReturnType<typeof adminCaller>) {
+  const notices: string[] = [];
+  const transport = createConfiguredTransport(t.config, {
+    deliveryKey: t.secrets.delivery,
+    mailbox: { sql: t.sql, clock: t.clock.now, notice: (line) => notices.push(line) },
+  });
+  assert.ok(transport);
+  const worker = createDeliveryWorker({
+    sql: t.sql,
+    transport,
+    deliveryKey: t.secrets.delivery,
+    from: '',
+    clock: t.clock.now,
+    log: pino(loggerOptions('info'), t.logs),
+  });
+  assert.equal((await worker.runOnce()).sent, 1);
+  const mailbox = await call('GET', '/admin/mailbox');
+  const [message] = mailbox.json.messages as {
+    template: string;
+    to: string;
+    subject: string;
+    text: string;
+    link: string;
+  }[];
+  assert.ok(message);
+  return { notices, message };
 }
 
 describe('POST /admin/identities', () => {
@@ -136,30 +167,7 @@ describe('POST /admin/identities', () => {
     });
     assert.equal((await auditOf(t, String(r.json.sub)))[0]?.details.delivery, 'email');
 
-    const notices: string[] = [];
-    const transport = createConfiguredTransport(t.config, {
-      deliveryKey: t.secrets.delivery,
-      mailbox: { sql: t.sql, clock: t.clock.now, notice: (line) => notices.push(line) },
-    });
-    assert.ok(transport);
-    const worker = createDeliveryWorker({
-      sql: t.sql,
-      transport,
-      deliveryKey: t.secrets.delivery,
-      from: '',
-      clock: t.clock.now,
-      log: pino(loggerOptions('info'), t.logs),
-    });
-    assert.equal((await worker.runOnce()).sent, 1);
-    const mailbox = await call('GET', '/admin/mailbox');
-    const [message] = mailbox.json.messages as {
-      template: string;
-      to: string;
-      subject: string;
-      text: string;
-      link: string;
-    }[];
-    assert.ok(message);
+    const { notices, message } = await deliverOne(t, call);
     assert.deepEqual(
       { template: message.template, to: message.to, subject: message.subject },
       { template: 'invitation', to: 'grace@acme-robotics.dev', subject: 'You are invited to Acme Robotics' },
@@ -171,6 +179,48 @@ describe('POST /admin/identities', () => {
     ]);
     const used = await enroll(t, message.link);
     assert.equal(used.statusCode, 200, used.body);
+  });
+
+  test('enrolling through the mailed invitation verifies the address: userinfo says email_verified true', async () => {
+    const config = makeConfig({ delivery: { kind: 'dev_mailbox' } });
+    const { t, call } = await inviting(config);
+    const r = await call('POST', '/admin/identities', { email: 'Grace@Acme-Robotics.dev', roles: ['member'] });
+    assert.equal(r.status, 201, JSON.stringify(r.json));
+    const sub = String(r.json.sub) as Sub;
+    const { message } = await deliverOne(t, call);
+    const used = await enroll(t, message.link);
+    assert.equal(used.statusCode, 200, used.body);
+
+    const detail = await call('GET', `/admin/identities/${sub}`);
+    assert.deepEqual(
+      (detail.json.emails as { address: string; verified: boolean }[]).map((e) => [e.address, e.verified]),
+      [['Grace@Acme-Robotics.dev', true]],
+    );
+    const { client, secret } = await makeClient(t.sql, t.secrets.clientSecret, {
+      scopes: ['openid', 'email'],
+      firstParty: true,
+    });
+    const { cookie } = await makeSession(t, sub);
+    const tokens = await userTokens(t, { client, secret, cookie, scope: 'openid email' });
+    const userinfo = await t.app.inject({
+      method: 'GET',
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    assert.deepEqual(userinfo.json(), { sub, email: 'Grace@Acme-Robotics.dev', email_verified: true });
+  });
+
+  test('a link shown to the administrator proves no mailbox: the address stays unverified after enrolling', async () => {
+    const { t, call } = await inviting();
+    const r = await call('POST', '/admin/identities', { email: 'shown@acme-robotics.dev', roles: ['member'] });
+    assert.equal(r.status, 201, JSON.stringify(r.json));
+    const used = await enroll(t, (r.json.enrollment as { url: string }).url);
+    assert.equal(used.statusCode, 200, used.body);
+    const detail = await call('GET', `/admin/identities/${String(r.json.sub)}`);
+    assert.deepEqual(
+      (detail.json.emails as { address: string; verified: boolean }[]).map((e) => [e.address, e.verified]),
+      [['shown@acme-robotics.dev', false]],
+    );
   });
 
   test('refuses an address another account already has with 409 email_taken, whatever its case; nothing changes', async () => {

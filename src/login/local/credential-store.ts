@@ -112,18 +112,24 @@ export async function replaceEnrollmentToken(
   tokenHash: string,
   now: Date,
   expiresAt: Date,
+  mailedTo: string | null = null,
 ): Promise<void> {
   await sql`delete from enrollment_tokens where identity_id = ${identityId}`;
-  await sql`insert into enrollment_tokens (token_hash, identity_id, created_at, expires_at)
-            values (${tokenHash}, ${identityId}, ${now}, ${expiresAt})`;
+  await sql`insert into enrollment_tokens (token_hash, identity_id, created_at, expires_at, mailed_to)
+            values (${tokenHash}, ${identityId}, ${now}, ${expiresAt}, ${mailedTo})`;
 }
 
-export async function consumeEnrollmentToken(sql: Executor, tokenHash: string, now: Date): Promise<Sub | null> {
-  const [row] = await sql<{ identity_id: string }[]>`
+/** Spends the link; `mailedTo` is the normalized address it was emailed to, null when it was shown or printed. */
+export async function consumeEnrollmentToken(
+  sql: Executor,
+  tokenHash: string,
+  now: Date,
+): Promise<{ identityId: Sub; mailedTo: string | null } | null> {
+  const [row] = await sql<{ identity_id: string; mailed_to: string | null }[]>`
     update enrollment_tokens set used_at = ${now}
     where token_hash = ${tokenHash} and used_at is null and expires_at > ${now}
-    returning identity_id`;
-  return row ? (row.identity_id as Sub) : null;
+    returning identity_id, mailed_to`;
+  return row ? { identityId: row.identity_id as Sub, mailedTo: row.mailed_to } : null;
 }
 
 /** Whose live enrollment token this is, without using it (a bad password must not burn the link). */

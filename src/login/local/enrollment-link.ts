@@ -4,7 +4,7 @@
 // verification links' secrets: browsers never send a fragment, so it stays out of access logs and Referer.
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import type { Executor } from '../../db/pool.ts';
-import type { Sub } from '../../identity/ids.ts';
+import { normalizeEmail, type Sub } from '../../identity/ids.ts';
 import { listSignInMethods } from '../../identity/store.ts';
 import { replaceEnrollmentToken } from './credential-store.ts';
 
@@ -15,6 +15,8 @@ export interface EnrollmentLinkOptions {
   lifetimeSeconds?: number;
   /** Local path the enrollment page opens when done (the owner's default is the console). */
   returnTo?: string;
+  /** The address the link is emailed to: enrolling through it then proves that mailbox (enrollment.ts). */
+  mailedTo?: string;
 }
 
 export async function issueEnrollmentLink(
@@ -26,7 +28,8 @@ export async function issueEnrollmentLink(
 ): Promise<{ url: string; expiresAt: Date }> {
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + (options.lifetimeSeconds ?? ENROLLMENT_LINK_SECONDS) * 1000);
-  await replaceEnrollmentToken(sql, identityId, tokenHash(token), now, expiresAt);
+  const mailedTo = options.mailedTo === undefined ? null : normalizeEmail(options.mailedTo);
+  await replaceEnrollmentToken(sql, identityId, tokenHash(token), now, expiresAt, mailedTo);
   const query = options.returnTo ? `?${new URLSearchParams({ return_to: options.returnTo })}` : '';
   return { url: `${issuer.replace(/\/+$/, '')}/enroll${query}#token=${token}`, expiresAt };
 }

@@ -7,7 +7,7 @@ import { tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
 import { normalizeEmail, type Sub } from '../../identity/ids.ts';
 import { attachSignInMethod } from '../../identity/sign-in-methods.ts';
-import { findIdentity, findPrimaryEmail } from '../../identity/store.ts';
+import { findIdentity, findPrimaryEmail, markEmailVerified } from '../../identity/store.ts';
 import type { SessionStart } from '../../session/http.ts';
 import { revokeIdentitySessions } from '../../session/store.ts';
 import type { Session } from '../../session/types.ts';
@@ -50,8 +50,12 @@ export async function enrollWithToken(
   // One transaction: the link is spent only together with the password, the reset and the revocation, so a
   // failure anywhere (e.g. the password method belongs to another identity: 409) leaves the link usable.
   const { identityId, revoked } = await deps.sql.begin(async (tx) => {
-    const identityId = await consumeEnrollmentToken(tx, hash, now);
-    if (!identityId) throw new GatehouseError('invalid_enrollment_token');
+    const link = await consumeEnrollmentToken(tx, hash, now);
+    if (!link) throw new GatehouseError('invalid_enrollment_token');
+    const identityId = link.identityId;
+    // A link mailed to the address the person signs in with proves that mailbox (an invitation, say): apps that
+    // require email_verified then accept them. A link shown to an administrator or printed proves nothing.
+    if (link.mailedTo === subject) await markEmailVerified(tx, identityId, subject, now);
     const audited = { actor: identityId, clientIp: context.clientIp, requestId: context.requestId };
     const method = await attachSignInMethod(tx, deps.audit, audited, {
       identityId,
