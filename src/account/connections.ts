@@ -1,13 +1,11 @@
 // GET /account/connections and removal: the identity's sign-in methods; removing one goes through the rule in
 // src/identity (never the last one).
-import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
 import { removeSignInMethod } from '../identity/sign-in-methods.ts';
 import { listSignInMethods } from '../identity/store.ts';
-import { RECENT_SIGN_IN_SECONDS } from '../login/passkey/recent-authentication.ts';
 import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
-import { confirmFactors } from './reauth.ts';
+import { confirmRecentOrPassword } from './reauth.ts';
 
 /** The name people know a directory by: its configured `name`, not the id in the configuration's key. */
 const directoryName = (deps: AccountDeps, id: string | null) => (id && deps.config.ldap[id]?.name) || null;
@@ -29,8 +27,8 @@ export async function listConnections(deps: AccountDeps, identityId: Sub) {
 
 /**
  * Removing a sign-in method changes how the account is reached, so it asks for recent authentication like adding a
- * passkey does (issue 17): a sign-in within RECENT_SIGN_IN_SECONDS, or the current password (checked and throttled
- * by confirmFactors). A session alone, such as a stolen cookie, cannot strip the person's other ways in.
+ * passkey does (issue 17): a sign-in within RECENT_SIGN_IN_SECONDS with any method, or the current password
+ * (confirmRecentOrPassword). A session alone, such as a stolen cookie, cannot strip the person's other ways in.
  */
 export async function removeConnection(
   deps: AccountDeps,
@@ -40,9 +38,7 @@ export async function removeConnection(
   password: string | undefined,
 ): Promise<void> {
   const identityId = session.identityId;
-  if (password !== undefined) await confirmFactors(deps, facts, identityId, { password });
-  else if ((deps.clock().getTime() - session.authTime.getTime()) / 1000 > RECENT_SIGN_IN_SECONDS)
-    throw new GatehouseError('reauthentication_required');
+  await confirmRecentOrPassword(deps, facts, session, password);
   await removeSignInMethod(
     deps.sql,
     deps.audit,

@@ -1,6 +1,7 @@
 // POST /account/email/change and /account/email/change/verify. The new address must prove itself before it
 // replaces the old one (and becomes the sign-in subject); the old address is then told, so a hijacked session
-// cannot quietly move an account away. Changing needs the current password.
+// cannot quietly move an account away. Changing needs the current password or a recent sign-in with any method, so
+// people without a password can change their address too.
 import { GatehouseError } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import { deletePendingIdentity, findProfile, findSignInMethodOwner, replacePrimaryEmail } from '../identity/store.ts';
@@ -12,17 +13,19 @@ import { consumeVerification } from '../verification/verification.ts';
 import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 import { admitMailRequest } from './mail-throttle.ts';
-import { confirmFactors } from './reauth.ts';
+import { confirmRecentOrPassword } from './reauth.ts';
+import type { Session } from '../session/types.ts';
 
 export async function startEmailChange(
   deps: AccountDeps,
   facts: RequestFacts,
-  identityId: Sub,
-  input: { newEmail: string; password: string },
+  session: Session,
+  input: { newEmail: string; password: string | undefined },
 ): Promise<void> {
+  const identityId = session.identityId;
   const address = acceptTypedAddress(deps.config, input.newEmail, 'body.new_email');
   await admitMailRequest(deps, facts, address);
-  await confirmFactors(deps, facts, identityId, { password: input.password });
+  await confirmRecentOrPassword(deps, facts, session, input.password);
   const now = deps.clock();
   await deps.sql.begin(async (tx) => {
     await sendVerification(tx, deps.outbox, { purpose: 'email_change', identityId, email: address }, now);

@@ -3,6 +3,7 @@ import { assertDisplayText } from '../http/display-text.ts';
 import { NotFound } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findProfile, updateDisplayName } from '../identity/store.ts';
+import { findPasswordLogin } from '../login/local/credential-store.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 
 export interface ProfileView {
@@ -11,6 +12,7 @@ export interface ProfileView {
   email: string | null;
   email_verified: boolean;
   assurance: string;
+  password_set: boolean;
   created_at: string;
 }
 
@@ -23,6 +25,7 @@ export async function readProfile(deps: AccountDeps, identityId: Sub): Promise<P
     email: profile.email,
     email_verified: profile.emailVerified,
     assurance: profile.assurance,
+    password_set: (await findPasswordLogin(deps.sql, identityId)) !== null,
     created_at: profile.createdAt.toISOString(),
   };
 }

@@ -48,6 +48,8 @@ export const Profile = closed({
   email: Type.Union([Type.String(), Type.Null()]),
   email_verified: Type.Boolean(),
   assurance: Type.Enum(['ial1', 'ial2']),
+  /** Whether the account has a password sign-in method; without one, changes are confirmed by signing in again. */
+  password_set: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
 });
 export const EmailChangeStarted = closed({ verification_required: Type.Literal(true) });

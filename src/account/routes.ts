@@ -193,10 +193,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/email/change',
     {
       schema: {
-        body: body({ new_email: email, password }),
+        // Without `password`, a sign-in within the last ten minutes confirms it is the person (any method).
+        body: body({ new_email: email, password: Type.Optional(password) }),
         ...signedInDoc(
           'Starts changing your email address; a verification message goes to the new one',
           { 202: answers.EmailChangeStarted },
+          'reauthentication_required',
           'reauthentication_failed',
           'email_taken',
           'rate_limited',
@@ -204,7 +206,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       },
     },
     async (request, reply) => {
-      await startEmailChange(deps, attemptContext(request), (await signedIn(request)).identityId, {
+      await startEmailChange(deps, attemptContext(request), await signedIn(request), {
         newEmail: request.body.new_email,
         password: request.body.password,
       });

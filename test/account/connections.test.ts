@@ -75,7 +75,8 @@ describe('POST /account/connections/:id/remove', () => {
     assert.equal(stale.statusCode, 403);
     assert.deepEqual(stale.json(), {
       error: 'reauthentication_required',
-      error_description: 'Confirm it is you first: enter your current password, or sign in again.',
+      error_description:
+        'Confirm it is you first: sign in again with any of your sign-in methods, or give your current password.',
       request_id: stale.headers['x-request-id'],
     });
     const wrong = await remove(github.id, cookie, { password: 'not the password at all' });

@@ -117,6 +117,7 @@ describe('POST /account/signup and /account/email/verify', () => {
         email,
         email_verified: true,
         assurance: 'ial1',
+        password_set: true,
         created_at: undefined,
       },
     );
