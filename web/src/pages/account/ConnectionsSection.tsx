@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { EthereumButton } from '../../components/EthereumButton.tsx';
@@ -6,6 +7,7 @@ import { LoadState } from '../../components/Loading.tsx';
 import { ProviderMark } from '../../components/ProviderMark.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
+import { ConfirmIdentity, needsConfirmation } from './ConfirmIdentity.tsx';
 import type { Connection } from './types.ts';
 
 const KIND_NAMES: Record<string, string> = {
@@ -17,16 +19,20 @@ const KIND_NAMES: Record<string, string> = {
   ldap: 'Directory (LDAP)',
 };
 
-export function ConnectionsSection() {
+export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
   const list = useApi<{ connections: Connection[] }>('/account/connections');
   const action = useAction();
+  const [password, setPassword] = useState('');
   const remove = async (id: string) => {
     // The removal answers 204 (no body, so api() resolves to null): success is "did not throw", not a truthy body.
     const removed = await action.run(async () => {
-      await api('POST', `/account/connections/${encodeURIComponent(id)}/remove`, {});
+      await api('POST', `/account/connections/${encodeURIComponent(id)}/remove`, password ? { password } : {});
       return true;
     });
-    if (removed) list.reload();
+    if (removed) {
+      setPassword('');
+      list.reload();
+    }
   };
   const only = (list.data?.connections.length ?? 0) <= 1;
   const methods = useSignInMethods();
@@ -50,6 +56,14 @@ export function ConnectionsSection() {
       </p>
       <LoadState loading={list.loading} error={list.error} />
       <ErrorNotice error={action.error} />
+      {(needsConfirmation(action.error) || password) && (
+        <ConfirmIdentity
+          id="connections-password"
+          passwordSet={passwordSet}
+          password={password}
+          onPassword={setPassword}
+        />
+      )}
       {list.data && (
         <ul class="connections">
           {list.data.connections.map((c) => (

@@ -4,6 +4,7 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { problemFor } from '../console/field-problems.ts';
+import { ConfirmIdentity, needsConfirmation } from './ConfirmIdentity.tsx';
 import type { Profile } from './types.ts';
 
 export function EmailSection({ profile }: { profile: Profile }) {
@@ -13,7 +14,9 @@ export function EmailSection({ profile }: { profile: Profile }) {
   const [sent, setSent] = useState('');
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (await action.run(() => api('POST', '/account/email/change', { new_email: email, password }))) {
+    // Without a password, a recent sign-in with any method confirms the change (the server says when it is too old).
+    const confirmation = password ? { password } : {};
+    if (await action.run(() => api('POST', '/account/email/change', { new_email: email, ...confirmation }))) {
       setSent(email);
       setPassword('');
     }
@@ -38,16 +41,21 @@ export function EmailSection({ profile }: { profile: Profile }) {
           value={email}
           onValue={setEmail}
         />
-        <Field
-          id="email-password"
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          required
-          error={problemFor(action.error, 'password')}
-          value={password}
-          onValue={setPassword}
-        />
+        {profile.password_set && (
+          <Field
+            id="email-password"
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            required
+            error={problemFor(action.error, 'password')}
+            value={password}
+            onValue={setPassword}
+          />
+        )}
+        {!profile.password_set && needsConfirmation(action.error) && (
+          <ConfirmIdentity id="email-password" passwordSet={false} password="" onPassword={setPassword} />
+        )}
         <button type="submit" disabled={action.busy}>
           Change email address
         </button>

@@ -5,6 +5,7 @@ import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { addPasskey, passkeysSupported } from '../../passkeys.ts';
+import { ConfirmIdentity } from './ConfirmIdentity.tsx';
 
 interface Passkey {
   id: string;
@@ -18,23 +19,24 @@ const day = (iso: string) => new Date(iso).toLocaleDateString();
 
 /**
  * Add, rename and remove passkeys. Adding and removing need a recent sign-in; when the server says the sign-in is
- * too old, the current password field appears and the same action is tried again with it.
+ * too old, the person confirms it is them: the current password (when they have one) and the same action again, or
+ * signing in again with any of their methods.
  */
-export function PasskeysSection({ onChange }: { onChange: () => void }) {
+export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolean; onChange: () => void }) {
   const list = useApi<{ passkeys: Passkey[] }>('/account/passkeys');
   const action = useAction();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [needPassword, setNeedPassword] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const [status, setStatus] = useState('');
 
   const confirmed = async <T,>(work: (password?: string) => Promise<T>, done: string) => {
-    const result = await action.run(() => work(needPassword ? password : undefined));
+    const result = await action.run(() => work(confirming && password ? password : undefined));
     if (result === null) return;
     setStatus(done);
     setPassword('');
-    setNeedPassword(false);
+    setConfirming(false);
     list.reload();
     onChange();
   };
@@ -42,7 +44,7 @@ export function PasskeysSection({ onChange }: { onChange: () => void }) {
     event.preventDefault();
     void confirmed(async (pw) => {
       await addPasskey(name, pw).catch((caught: { code?: string }) => {
-        if (caught.code === 'reauthentication_required') setNeedPassword(true);
+        if (caught.code === 'reauthentication_required') setConfirming(true);
         throw caught;
       });
       setName('');
@@ -53,7 +55,7 @@ export function PasskeysSection({ onChange }: { onChange: () => void }) {
     void confirmed(async (pw) => {
       await api('DELETE', `/account/passkeys/${encodeURIComponent(id)}`, pw ? { password: pw } : {}).catch(
         (caught: { code?: string }) => {
-          if (caught.code === 'reauthentication_required') setNeedPassword(true);
+          if (caught.code === 'reauthentication_required') setConfirming(true);
           throw caught;
         },
       );
@@ -129,16 +131,8 @@ export function PasskeysSection({ onChange }: { onChange: () => void }) {
           )}
         </ul>
       )}
-      {needPassword && (
-        <Field
-          id="passkey-password"
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          hint="You signed in a while ago: confirm it is you, then try again. Without a password, sign out and in again."
-          value={password}
-          onValue={setPassword}
-        />
+      {confirming && (
+        <ConfirmIdentity id="passkey-password" passwordSet={passwordSet} password={password} onPassword={setPassword} />
       )}
       {passkeysSupported() ? (
         <form onSubmit={add}>

@@ -4,7 +4,21 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 
-export function PasswordSection({ onChange }: { onChange: () => void }) {
+export function PasswordSection({ passwordSet, onChange }: { passwordSet: boolean; onChange: () => void }) {
+  if (!passwordSet)
+    return (
+      <section aria-labelledby="password-heading">
+        <h2 id="password-heading">Password</h2>
+        <p>
+          Your account has no password: you sign in with a passkey or a linked account (see “Ways to sign in”). To
+          confirm a change, you sign in again with one of them.
+        </p>
+      </section>
+    );
+  return <PasswordChange onChange={onChange} />;
+}
+
+function PasswordChange({ onChange }: { onChange: () => void }) {
   const action = useAction();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');

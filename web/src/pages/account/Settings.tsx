@@ -50,12 +50,12 @@ function SelfServiceSettings() {
         <>
           <ProfileSection profile={profile.data} onChange={profile.reload} />
           <EmailSection profile={profile.data} />
-          <PasswordSection onChange={profile.reload} />
+          <PasswordSection passwordSet={profile.data.password_set} onChange={profile.reload} />
           <TotpSection />
-          <PasskeysSection onChange={() => setMethodsSeen((n) => n + 1)} />
+          <PasskeysSection passwordSet={profile.data.password_set} onChange={() => setMethodsSeen((n) => n + 1)} />
           <SessionsSection />
           <GrantsSection />
-          <ConnectionsSection key={methodsSeen} />
+          <ConnectionsSection key={methodsSeen} passwordSet={profile.data.password_set} />
           <SignOut />
         </>
       )}

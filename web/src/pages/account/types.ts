@@ -4,6 +4,8 @@ export interface Profile {
   email: string | null;
   email_verified: boolean;
   assurance: string;
+  /** Without a password, changes are confirmed by signing in again with another method. */
+  password_set: boolean;
 }
 
 export interface SessionView {

@@ -1,0 +1,168 @@
+// The account page for someone without a password, in Chromium with the DevTools virtual authenticator: no password
+// forms, and after the ten-minute window a change is confirmed by signing in again with the passkey. Then the
+// "Add a passkey?" offer: never between an application's sign-in and the redirect back, and gone once dismissed.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { after, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { attachSignInMethod } from '../../src/identity/sign-in-methods.ts';
+import { makeAccount, totpCode } from '../helpers/accounts.ts';
+import { newPage } from '../helpers/browser.ts';
+import { startBrowserApp } from '../helpers/browser-app.ts';
+import { makeConfig } from '../helpers/config.ts';
+import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { pkcePair } from '../helpers/oauth-flow.ts';
+
+// Account pages need self-service with delivery configured; the email change's message is only queued here.
+const t = await startBrowserApp(
+  makeConfig({
+    organization: { name: 'Acme Robotics' },
+    self_service: { enabled: true },
+    delivery: {
+      kind: 'smtp',
+      from: 'id@acme-robotics.dev',
+      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
+    },
+  }),
+  { issuerHost: 'localhost' },
+);
+const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
+
+const cdp = await page.context().newCDPSession(page);
+await cdp.send('WebAuthn.enable');
+const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+  options: {
+    protocol: 'ctap2',
+    transport: 'internal',
+    hasResidentKey: true,
+    hasUserVerification: true,
+    isUserVerified: true,
+    automaticPresenceSimulation: true,
+  },
+});
+
+/** A blank page, no cookies and no passkeys: a held passkey would answer the sign-in page's autofill at once. */
+async function signedOutBlank(page: Page) {
+  await page.goto('about:blank');
+  await page.context().clearCookies();
+  await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+}
+
+async function signInWithPassword(email: string, password: string, seed: string, returnTo: string) {
+  await page.goto(`${t.url}/signin?return_to=${encodeURIComponent(returnTo)}`);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByLabel('Password').fill(password);
+  t.clock.advance(30);
+  await page.getByLabel('Authentication code').fill(totpCode(seed, t.clock.now()));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('the account page of a passkey-only person (Chromium virtual authenticator)', () => {
+  test('shows no password form, and after ten minutes confirms a removal by signing in again with the passkey', async () => {
+    const sub = await makeIdentity(t.sql, { email: 'katherine.johnson@acme-robotics.dev' });
+    const wallet = await attachSignInMethod(
+      t.sql,
+      t.deps.audit,
+      { actor: null, clientIp: null, requestId: 'fixture' },
+      {
+        identityId: sub,
+        kind: 'web3',
+        provider: 'ethereum',
+        externalSubject: '0x1111111111111111111111111111111111111111',
+        label: '0x1111…1111',
+      },
+    );
+    const { cookie } = await makeSession(t, sub, { amr: ['hwk', 'user'] });
+    const [name, value] = cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name, value, url: t.url }]);
+    await page.goto(`${t.url}/settings`);
+    const passkeys = page.getByRole('region', { name: 'Passkeys' });
+    await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+    await passkeys.getByText('Passkey added.').waitFor();
+    await page.getByText('Your account has no password').waitFor();
+    assert.equal(await page.getByLabel('Current password').count(), 0, 'no password field anywhere');
+    await screenshot('account-passkey-only');
+
+    t.clock.advance(601);
+    const methods = page.getByRole('region', { name: 'Ways to sign in' });
+    const walletRow = methods.getByRole('listitem').filter({ hasText: 'Ethereum wallet' });
+    await walletRow.getByRole('button', { name: 'Remove' }).click();
+    await methods
+      .getByText(
+        'Confirm it is you first: sign in again with any of your sign-in methods, or give your current password.',
+      )
+      .waitFor();
+    assert.equal(await page.getByLabel('Current password').count(), 0, 'still no password field');
+    await screenshot('account-passkey-only-confirm');
+    await methods.getByRole('link', { name: 'Sign in again to confirm it is you' }).click();
+    await page.waitForURL(/\/signin\?return_to=%2Fsettings/);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+    await walletRow.getByRole('button', { name: 'Remove' }).click();
+    await walletRow.waitFor({ state: 'detached' });
+    const [left] = await t.sql`select count(*)::int as n from sign_in_methods where id = ${wallet.id}`;
+    assert.equal(left?.n, 0);
+
+    const email = page.getByRole('region', { name: 'Email address' });
+    await email.getByLabel('New email address').fill('kj@acme-robotics.dev');
+    await email.getByRole('button', { name: 'Change email address' }).click();
+    await email.getByText('We sent a confirmation link to kj@acme-robotics.dev.').waitFor();
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('the "Add a passkey?" offer', () => {
+  test("an application's sign-in goes straight back to the application, with no offer in between", async () => {
+    const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'dorothy.vaughan@acme-robotics.dev' });
+    const rp = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>RP</title><h1>Back</h1>');
+    });
+    rp.listen(0, '127.0.0.1');
+    await once(rp, 'listening');
+    after(() => rp.close());
+    const address = rp.address();
+    const redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
+    const { client } = await makeClient(t.sql, t.secrets.clientSecret, {
+      redirectUris: [redirectUri],
+      scopes: ['openid'],
+      firstParty: true,
+    });
+    const authorize = new URL('/oauth/authorize', t.url);
+    authorize.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: redirectUri,
+      scope: 'openid',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 'offer-state',
+    }).toString();
+    await signedOutBlank(page);
+    await page.goto(authorize.href);
+    await page.waitForURL(/\/signin\?return_to=/);
+    const returnTo = new URL(page.url()).searchParams.get('return_to') ?? '';
+    await signInWithPassword(person.email, person.password, person.totpSeed as string, returnTo);
+    await page.waitForURL((url) => url.href.startsWith(redirectUri));
+    await page.getByRole('heading', { name: 'Back', exact: true }).waitFor();
+    assert.equal(new URL(page.url()).searchParams.get('state'), 'offer-state');
+    assert.deepEqual(problems, []);
+  });
+
+  test('a direct sign-in offers a passkey; once dismissed with "Not now", the offer does not come back', async () => {
+    const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'mary.jackson@acme-robotics.dev' });
+    await signedOutBlank(page);
+    await signInWithPassword(person.email, person.password, person.totpSeed as string, '/settings');
+    await page.getByRole('heading', { name: 'Add a passkey?' }).waitFor();
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await page.waitForURL(`${t.url}/settings`);
+
+    await signedOutBlank(page);
+    await signInWithPassword(person.email, person.password, person.totpSeed as string, '/settings');
+    await page.waitForURL(`${t.url}/settings`);
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Add a passkey?' }).count(), 0);
+    assert.deepEqual(problems, []);
+  });
+});
