@@ -7,6 +7,7 @@ import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
 import { usePendingClient } from '../hooks/use-pending-client.ts';
 import { type SignInMethods, useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { dismissOffer, offerDismissed, returnsToApplication } from '../passkey-offer.ts';
 import {
   addPasskey,
   cancelPasskeyAutofill,
@@ -73,10 +74,12 @@ export function SignIn() {
     void run(async () => finishPasskey(await signInWithPasskey()));
   };
 
-  // After a password sign-in, once: offer a passkey to someone who has none (and whose account pages work). A quick
+  // After a direct password sign-in: offer a passkey to someone who has none (and whose account pages work), unless an
+  // application waits for the redirect back or this browser already said "Not now" (passkey-offer.ts). A quick
   // sign-in (a password manager's autofill) can end before GET /auth/providers has answered: ask for it then, or the
   // offer would depend on which of the two requests came back first.
   const afterPassword = async () => {
+    if (returnsToApplication(returnTo) || offerDismissed()) return location.assign(returnTo);
     const known = methods ?? (await api<SignInMethods>('GET', '/auth/providers').catch(() => null));
     if (!offersPasskeys(known)) return location.assign(returnTo);
     const mine = await api<{ passkeys: unknown[] }>('GET', '/account/passkeys').catch(() => null);
@@ -151,7 +154,15 @@ export function SignIn() {
         >
           Add a passkey
         </button>
-        <button type="button" class="secondary" disabled={busy} onClick={() => location.assign(returnTo)}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={busy}
+          onClick={() => {
+            dismissOffer();
+            location.assign(returnTo);
+          }}
+        >
           Not now
         </button>
       </Page>

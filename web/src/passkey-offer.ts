@@ -1,0 +1,13 @@
+// The "Add a passkey?" offer after a password sign-in. Never between a sign-in and the redirect back to an app: the
+// app is waiting, and the account page offers passkeys anyway. Once someone answers "Not now", this browser keeps the
+// answer (localStorage: a hint for the page, never sent to the server). A passkey usually lives on the device, so
+// "not on this device" is the answer given (docs/decisions.md).
+const KEY = 'gatehouse.passkey_offer';
+
+/** A return into the OAuth endpoints (an authorization request, say) goes back to an application. */
+export const returnsToApplication = (returnTo: string) =>
+  new URL(returnTo, location.origin).pathname.startsWith('/oauth/');
+
+export const offerDismissed = () => localStorage.getItem(KEY) === 'dismissed';
+
+export const dismissOffer = () => localStorage.setItem(KEY, 'dismissed');
