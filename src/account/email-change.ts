@@ -6,6 +6,7 @@ import { GatehouseError } from '../http/errors.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import { deletePendingIdentity, findProfile, findSignInMethodOwner, replacePrimaryEmail } from '../identity/store.ts';
 import { PASSWORD_PROVIDER } from '../login/local/credential-store.ts';
+import type { Session } from '../session/types.ts';
 import { verificationError } from '../verification/errors.ts';
 import { sendVerification } from '../verification/send-verification.ts';
 import { findVerification } from '../verification/store.ts';
@@ -14,7 +15,6 @@ import { acceptTypedAddress } from './address.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 import { admitMailRequest } from './mail-throttle.ts';
 import { confirmRecentOrPassword } from './reauth.ts';
-import type { Session } from '../session/types.ts';
 
 export async function startEmailChange(
   deps: AccountDeps,

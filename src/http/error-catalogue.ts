@@ -150,7 +150,8 @@ export const errorCatalogue = {
   },
   reauthentication_required: {
     status: 403,
-    description: 'Confirm it is you first: sign in again with any of your sign-in methods, or give your current password.',
+    description:
+      'Confirm it is you first: sign in again with any of your sign-in methods, or give your current password.',
   },
   // web3 sign-in (login/web3)
   wallet_message_invalid: {
