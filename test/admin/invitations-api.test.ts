@@ -3,16 +3,13 @@
 // password with it and enrolls TOTP. Every invitation is audited; a taken address is 409, bad input 400.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import pino from 'pino';
 import type { Config } from '../../src/config/schema.ts';
-import { createConfiguredTransport } from '../../src/delivery/run.ts';
-import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { loggerOptions } from '../../src/http/logger.ts';
 import type { Sub } from '../../src/identity/ids.ts';
 import { JSON_HEADERS, makeAccount } from '../helpers/accounts.ts';
 import { adminCaller, assertAdminError, auditOf } from '../helpers/admin-api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { devMailboxWorker } from '../helpers/dev-mailbox.ts';
 import { makeAdmin, makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { userTokens } from '../helpers/oauth-flow.ts';
 
@@ -41,20 +38,7 @@ async function stateOf(t: TestApp) {
 /** Runs the delivery worker once into the dev mailbox and returns the one message it sent, as GET /admin/mailbox has it. */
 async function deliverOne(t: TestApp, call: ReturnType<typeof adminCaller>) {
   const notices: string[] = [];
-  const transport = createConfiguredTransport(t.config, {
-    deliveryKey: t.secrets.delivery,
-    mailbox: { sql: t.sql, clock: t.clock.now, notice: (line) => notices.push(line) },
-  });
-  assert.ok(transport);
-  const worker = createDeliveryWorker({
-    sql: t.sql,
-    transport,
-    deliveryKey: t.secrets.delivery,
-    from: '',
-    clock: t.clock.now,
-    log: pino(loggerOptions('info'), t.logs),
-  });
-  assert.equal((await worker.runOnce()).sent, 1);
+  assert.equal((await devMailboxWorker(t, (line) => notices.push(line)).runOnce()).sent, 1);
   const mailbox = await call('GET', '/admin/mailbox');
   const [message] = mailbox.json.messages as {
     template: string;

@@ -7,56 +7,22 @@ import { createServer } from 'node:http';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { attachSignInMethod } from '../../src/identity/sign-in-methods.ts';
-import { makeAccount, totpCode } from '../helpers/accounts.ts';
+import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
-import { startBrowserApp } from '../helpers/browser-app.ts';
-import { makeConfig } from '../helpers/config.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { pkcePair } from '../helpers/oauth-flow.ts';
+import { signInWithPassword, startPasskeyBrowserApp, withAuthenticator } from '../helpers/passkey-browser.ts';
 
-// Account pages need self-service with delivery configured; the email change's message is only queued here.
-const t = await startBrowserApp(
-  makeConfig({
-    organization: { name: 'Acme Robotics' },
-    self_service: { enabled: true },
-    delivery: {
-      kind: 'smtp',
-      from: 'id@acme-robotics.dev',
-      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
-    },
-  }),
-  { issuerHost: 'localhost' },
-);
+const t = await startPasskeyBrowserApp();
 const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
 
-const cdp = await page.context().newCDPSession(page);
-await cdp.send('WebAuthn.enable');
-const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-  options: {
-    protocol: 'ctap2',
-    transport: 'internal',
-    hasResidentKey: true,
-    hasUserVerification: true,
-    isUserVerified: true,
-    automaticPresenceSimulation: true,
-  },
-});
+const authenticator = await withAuthenticator(page);
 
 /** A blank page, no cookies and no passkeys: a held passkey would answer the sign-in page's autofill at once. */
 async function signedOutBlank(page: Page) {
   await page.goto('about:blank');
   await page.context().clearCookies();
-  await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
-}
-
-async function signInWithPassword(email: string, password: string, seed: string, returnTo: string) {
-  await page.goto(`${t.url}/signin?return_to=${encodeURIComponent(returnTo)}`);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByLabel('Password').fill(password);
-  t.clock.advance(30);
-  await page.getByLabel('Authentication code').fill(totpCode(seed, t.clock.now()));
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await authenticator.clear();
 }
 
 describe('the account page of a passkey-only person (Chromium virtual authenticator)', () => {
@@ -143,7 +109,7 @@ describe('the "Add a passkey?" offer', () => {
     await page.goto(authorize.href);
     await page.waitForURL(/\/signin\?return_to=/);
     const returnTo = new URL(page.url()).searchParams.get('return_to') ?? '';
-    await signInWithPassword(person.email, person.password, person.totpSeed as string, returnTo);
+    await signInWithPassword(t, page, person, returnTo);
     await page.waitForURL((url) => url.href.startsWith(redirectUri));
     await page.getByRole('heading', { name: 'Back', exact: true }).waitFor();
     assert.equal(new URL(page.url()).searchParams.get('state'), 'offer-state');
@@ -153,13 +119,13 @@ describe('the "Add a passkey?" offer', () => {
   test('a direct sign-in offers a passkey; once dismissed with "Not now", the offer does not come back', async () => {
     const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'mary.jackson@acme-robotics.dev' });
     await signedOutBlank(page);
-    await signInWithPassword(person.email, person.password, person.totpSeed as string, '/settings');
+    await signInWithPassword(t, page, person);
     await page.getByRole('heading', { name: 'Add a passkey?' }).waitFor();
     await page.getByRole('button', { name: 'Not now' }).click();
     await page.waitForURL(`${t.url}/settings`);
 
     await signedOutBlank(page);
-    await signInWithPassword(person.email, person.password, person.totpSeed as string, '/settings');
+    await signInWithPassword(t, page, person);
     await page.waitForURL(`${t.url}/settings`);
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     assert.equal(await page.getByRole('heading', { name: 'Add a passkey?' }).count(), 0);

@@ -6,27 +6,13 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { makeAccount, totpCode } from '../helpers/accounts.ts';
+import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
-import { startBrowserApp } from '../helpers/browser-app.ts';
-import { makeConfig } from '../helpers/config.ts';
 import { makeClient } from '../helpers/oauth-fixtures.ts';
 import { pkcePair } from '../helpers/oauth-flow.ts';
+import { signInWithPassword, startPasskeyBrowserApp, withAuthenticator } from '../helpers/passkey-browser.ts';
 
-// Account pages need self-service with delivery configured; nothing here sends a message. The issuer is
-// http://localhost:port: WebAuthn needs a domain as RP ID, and localhost is a secure context over plain HTTP.
-const t = await startBrowserApp(
-  makeConfig({
-    organization: { name: 'Acme Robotics' },
-    self_service: { enabled: true },
-    delivery: {
-      kind: 'smtp',
-      from: 'id@acme-robotics.dev',
-      smtp: { host: 'smtp.acme-robotics.dev', username: 'u', password_file: '/etc/gatehouse/secrets/smtp-password' },
-    },
-  }),
-  { issuerHost: 'localhost' },
-);
+const t = await startPasskeyBrowserApp();
 
 /**
  * Leaves the current page for a blank one, then drops every cookie. A page left open would notice its session gone
@@ -37,25 +23,6 @@ async function signedOutBlank(page: Page) {
   await page.context().clearCookies();
 }
 
-/** Gives the page a platform authenticator that holds discoverable credentials and always verifies the user. */
-async function withAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return {
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
-  };
-}
-
 const latestSession = async (sub: string) =>
   (
     await t.sql<{ aal: string; amr: string[]; pending_step: string | null }[]>`
@@ -63,23 +30,13 @@ const latestSession = async (sub: string) =>
       order by created_at desc limit 1`
   )[0];
 
-async function signInWithPassword(page: Page, email: string, password: string, seed: string, path = '/settings') {
-  await page.goto(`${t.url}/signin?return_to=${encodeURIComponent(path)}`);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByLabel('Password').fill(password);
-  t.clock.advance(30);
-  await page.getByLabel('Authentication code').fill(totpCode(seed, t.clock.now()));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'mae.jemison@acme-robotics.dev' });
 const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
 const authenticator = await withAuthenticator(page);
 
 describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => {
   test('after a password sign-in offers a passkey, registers it, and lists it on the account page', async () => {
-    await signInWithPassword(page, person.email, person.password, person.totpSeed as string);
+    await signInWithPassword(t, page, person);
     await page.getByRole('heading', { name: 'Add a passkey?' }).waitFor();
     await screenshot('passkey-offer-after-password');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
@@ -188,7 +145,7 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
   test('refuses to remove a passkey that is the last way to sign in, and says why', async () => {
     const lone = await makeAccount(t.sql, t.secrets, t.config, { email: 'guion.bluford@acme-robotics.dev' });
     await signedOutBlank(page);
-    await signInWithPassword(page, lone.email, lone.password, lone.totpSeed as string);
+    await signInWithPassword(t, page, lone);
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.waitForURL(`${t.url}/settings`);
     // The password goes, so the passkey is all that is left.
@@ -218,7 +175,7 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
       await route.continue().catch(() => {});
     });
     try {
-      await signInWithPassword(page, quick.email, quick.password, quick.totpSeed as string);
+      await signInWithPassword(t, page, quick);
       const offer = page.getByRole('heading', { name: 'Add a passkey?' });
       // Either the offer or, without it, the settings page: whichever comes first says which happened.
       await Promise.race([offer.waitFor(), page.waitForURL(`${t.url}/settings`)]);
