@@ -2,15 +2,14 @@
 // forms, and after the ten-minute window a change is confirmed by signing in again with the passkey. Then the
 // "Add a passkey?" offer: never between an application's sign-in and the redirect back, and gone once dismissed.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { attachSignInMethod } from '../../src/identity/sign-in-methods.ts';
 import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
-import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { pkcePair } from '../helpers/oauth-flow.ts';
+import { startBrowserRelyingParty } from '../helpers/browser-relying-party.ts';
+import { makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+
 import { signInWithPassword, startPasskeyBrowserApp, withAuthenticator } from '../helpers/passkey-browser.ts';
 
 const t = await startPasskeyBrowserApp();
@@ -82,36 +81,14 @@ describe('the account page of a passkey-only person (Chromium virtual authentica
 describe('the "Add a passkey?" offer', () => {
   test("an application's sign-in goes straight back to the application, with no offer in between", async () => {
     const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'dorothy.vaughan@acme-robotics.dev' });
-    const rp = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>RP</title><h1>Back</h1>');
-    });
-    rp.listen(0, '127.0.0.1');
-    await once(rp, 'listening');
-    after(() => rp.close());
-    const address = rp.address();
-    const redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    const { client } = await makeClient(t.sql, t.secrets.clientSecret, {
-      redirectUris: [redirectUri],
-      scopes: ['openid'],
-      firstParty: true,
-    });
-    const authorize = new URL('/oauth/authorize', t.url);
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: client.id,
-      redirect_uri: redirectUri,
-      scope: 'openid',
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: 'S256',
-      state: 'offer-state',
-    }).toString();
+    const { redirectUri, authorizeUrl } = await startBrowserRelyingParty(t, { firstParty: true });
     await signedOutBlank(page);
-    await page.goto(authorize.href);
+    await page.goto(authorizeUrl('offer-state'));
     await page.waitForURL(/\/signin\?return_to=/);
     const returnTo = new URL(page.url()).searchParams.get('return_to') ?? '';
     await signInWithPassword(t, page, person, returnTo);
     await page.waitForURL((url) => url.href.startsWith(redirectUri));
-    await page.getByRole('heading', { name: 'Back', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Signed in', exact: true }).waitFor();
     assert.equal(new URL(page.url()).searchParams.get('state'), 'offer-state');
     assert.deepEqual(problems, []);
   });

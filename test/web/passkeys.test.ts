@@ -2,14 +2,12 @@
 // verification): real WebAuthn ceremonies between the hosted pages and the server. Registered after a password
 // sign-in, used to sign in with and without a subject, to finish an OAuth authorization, and removed.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
-import { makeClient } from '../helpers/oauth-fixtures.ts';
-import { pkcePair } from '../helpers/oauth-flow.ts';
+import { startBrowserRelyingParty } from '../helpers/browser-relying-party.ts';
+
 import { signInWithPassword, startPasskeyBrowserApp, withAuthenticator } from '../helpers/passkey-browser.ts';
 
 const t = await startPasskeyBrowserApp();
@@ -84,37 +82,9 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
     assert.deepEqual(problems, []);
   });
   test('finishes an OAuth authorization with the passkey: the relying party receives a code', async () => {
-    const callbacks: URL[] = [];
-    const rp = createServer((request, response) => {
-      callbacks.push(new URL(request.url ?? '/', `http://${request.headers.host}`));
-      response
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end('<!doctype html><title>RP</title><h1>Signed in</h1>');
-    });
-    rp.listen(0, '127.0.0.1');
-    await once(rp, 'listening');
-    after(() => rp.close());
-    const address = rp.address();
-    const redirectUri = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-    const { client } = await makeClient(t.sql, t.secrets.clientSecret, {
-      kind: 'web',
-      name: 'Orbiter',
-      redirectUris: [redirectUri],
-      scopes: ['openid'],
-    });
-    const { challenge } = pkcePair();
-    const authorize = new URL('/oauth/authorize', t.url);
-    authorize.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: client.id,
-      redirect_uri: redirectUri,
-      scope: 'openid',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 'passkey-state-1',
-    }).toString();
+    const { redirectUri, callbacks, authorizeUrl } = await startBrowserRelyingParty(t);
     await signedOutBlank(page);
-    await page.goto(authorize.href);
+    await page.goto(authorizeUrl('passkey-state-1'));
     await page.waitForURL(/\/signin\?return_to=/);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     // The address the browser landed on is what the relying party reads: wait for it rather than for a heading.
