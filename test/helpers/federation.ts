@@ -19,24 +19,46 @@ export async function startUpstream(): Promise<Upstream> {
 /** A listening downstream Gatehouse offering `upstream` as provider `corp` (and whatever `extra` adds). */
 export async function startDownstream(
   upstream: Upstream,
-  extra: (issuer: string) => Pick<DeepPartial<Config>, 'self_service' | 'delivery' | 'login'> & {
-    trustUpstreamMfa?: boolean;
-    /** Named selections to point at the same upstream (as a stand-in for Google's, GitLab's or Slack's OIDC). */
-    named?: ('google' | 'gitlab' | 'slack')[];
-  } = () => ({}),
+  extra: DownstreamExtra = () => ({}),
   /** `localhost` keeps the two apps' cookies apart in one browser (cookies ignore ports); it listens on 127.0.0.1. */
+  host = '127.0.0.1',
+) {
+  const registered = async (callback: string) => {
+    const { client, secret } = await makeClient(upstream.sql, upstream.secrets.clientSecret, {
+      redirectUris: [callback],
+    });
+    return { issuer: upstream.issuer, clientId: client.id, secret: secret as string };
+  };
+  return startDownstreamWith(registered, extra, host);
+}
+
+/** What a downstream knows of its upstream: the issuer and the client registered there for the shared callback. */
+export interface UpstreamRegistration {
+  issuer: string;
+  clientId: string;
+  secret: string;
+}
+
+export type DownstreamExtra = (issuer: string) => Pick<DeepPartial<Config>, 'self_service' | 'delivery' | 'login'> & {
+  trustUpstreamMfa?: boolean;
+  /** Named selections to point at the same upstream (as a stand-in for Google's, GitLab's or Slack's OIDC). */
+  named?: ('google' | 'gitlab' | 'slack')[];
+};
+
+/** A listening downstream whose provider `corp` is whatever upstream `register` registers its callback URI at. */
+export async function startDownstreamWith(
+  register: (callback: string) => Promise<UpstreamRegistration>,
+  extra: DownstreamExtra = () => ({}),
   host = '127.0.0.1',
 ) {
   const port = await freePort();
   const issuer = `http://${host}:${port}`;
-  const { client, secret } = await makeClient(upstream.sql, upstream.secrets.clientSecret, {
-    redirectUris: [`${issuer}/auth/federated/callback`],
-  });
+  const upstream = await register(`${issuer}/auth/federated/callback`);
   const { trustUpstreamMfa, named = [], ...overrides } = extra(issuer);
   const namedConfig = Object.fromEntries(
-    named.map((id) => [id, { enabled: true, client_id: client.id, issuer: upstream.issuer }]),
+    named.map((id) => [id, { enabled: true, client_id: upstream.clientId, issuer: upstream.issuer }]),
   );
-  const secrets = Object.fromEntries(['corp', ...named].map((id) => [id, secret as string]));
+  const secrets = Object.fromEntries(['corp', ...named].map((id) => [id, upstream.secret]));
   const config = makeConfig({
     server: { issuer },
     self_service: { enabled: true },
@@ -54,7 +76,7 @@ export async function startDownstream(
           id: 'corp',
           name: 'Corp SSO',
           issuer: upstream.issuer,
-          client_id: client.id,
+          client_id: upstream.clientId,
           trust_upstream_mfa: trustUpstreamMfa ?? false,
         }),
       ],
@@ -63,7 +85,7 @@ export async function startDownstream(
   });
   const t = await startTestApp({ config });
   await t.app.listen({ host: '127.0.0.1', port });
-  return { ...t, url: issuer, issuer, client };
+  return { ...t, url: issuer, issuer };
 }
 
 /** A person with an account at the upstream, signed in there. */
