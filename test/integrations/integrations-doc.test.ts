@@ -8,11 +8,13 @@ const doc = readFileSync(new URL('../../docs/integrations.md', import.meta.url),
 const snippets = new URL('./snippets/', import.meta.url);
 
 describe('docs/integrations.md', () => {
-  const files = readdirSync(snippets).filter((name) => name.endsWith('.ts'));
+  const languages: Record<string, string> = { ts: 'ts', py: 'python' };
+  const files = readdirSync(snippets).filter((name) => (name.split('.').pop() ?? '') in languages);
 
   test('has a snippet for each library the issue names', () => {
     assert.deepEqual(files.sort(), [
       'authjs.ts',
+      'authlib_gatehouse.py',
       'express-openid-connect.ts',
       'jose-resource-server.ts',
       'oauth4webapi.ts',
@@ -24,7 +26,8 @@ describe('docs/integrations.md', () => {
   for (const name of files)
     test(`quotes test/integrations/snippets/${name} verbatim in a code block`, () => {
       const code = readFileSync(new URL(name, snippets), 'utf8');
-      const block = `Quoted from \`test/integrations/snippets/${name}\`:\n\n\`\`\`ts\n${code}\`\`\`\n`;
+      const language = languages[name.split('.').pop() ?? ''];
+      const block = `Quoted from \`test/integrations/snippets/${name}\`:\n\n\`\`\`${language}\n${code}\`\`\`\n`;
       assert.ok(doc.includes(block), `docs/integrations.md does not quote the current ${name}`);
     });
 
