@@ -45,4 +45,18 @@ describe('editedToml', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(parse(text))), wanted);
     assert.match(text, /^# Acme: ask ops first\n/);
   });
+
+  test('a new table whose sub-tables the patcher writes in another order keeps the comments (config delivery)', () => {
+    const wanted = parse(previous) as Record<string, unknown>;
+    wanted.delivery = { kind: 'webhook', smtp: {}, direct_mx: {}, webhook: { url: 'https://hooks.acme.test/in' } };
+    const text = editedToml(previous, wanted);
+    assert.match(text, /^# Acme: ask ops first\n/);
+    assert.match(text, /issuer = "https:\/\/id\.acme\.test" # public/);
+    assert.deepEqual(JSON.parse(JSON.stringify(parse(text))).delivery.webhook, { url: 'https://hooks.acme.test/in' });
+  });
+
+  test('values that differ from what was asked are still refused: the plain values are written', () => {
+    const wanted = { server: { issuer: 'https://id.acme.test', workers: 2 } };
+    assert.deepEqual(JSON.parse(JSON.stringify(parse(editedToml(previous, wanted)))), wanted);
+  });
 });

@@ -9,6 +9,20 @@ type Table = Record<string, unknown>;
 /** New tables become `[section.sub]` headers as the operator would write them, not inline `{ … }` values. */
 const NEW_TABLES_AS_SECTIONS = { inlineTableStart: 64 };
 
+/** Tables with their keys sorted, so two documents that differ only in key order compare equal. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null || value instanceof Date) return value;
+  const table = value as Table;
+  return Object.fromEntries(
+    Object.keys(table)
+      .sort()
+      .map((key) => [key, canonical(table[key])]),
+  );
+}
+
+const sameValues = (a: Table, b: Table) => stringify(canonical(a) as Table) === stringify(canonical(b) as Table);
+
 /** `previous` (TOML text) changed to hold exactly `wanted`, comments kept. */
 export function editedToml(previous: string, wanted: Table): string {
   const plain = `${stringify(wanted)}\n`;
@@ -19,5 +33,6 @@ export function editedToml(previous: string, wanted: Table): string {
     return plain; // a document shape the patcher cannot edit: the values, without the comments
   }
   // The file must say exactly what was validated: should the patch ever read differently, write the values plainly.
-  return stringify(parse(text)) === stringify(wanted) ? text : plain;
+  // Order is not meaning: the patcher may append new sub-tables in another order than `wanted` lists them.
+  return sameValues(parse(text), wanted) ? text : plain;
 }
