@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs a prebuilt Gatehouse release bundle on Debian >= 13 or Ubuntu >= 24.04 (amd64 or arm64), or upgrades an
 # installation in place. It never builds from source: the bundle for this architecture must exist in the release
-# location and match its SHA256SUMS line, or nothing is installed. Safe to run again. Usage: install.sh --help.
+# location and match its SHA256SUMS line, or nothing is installed. Safe to run again. `--uninstall` removes it
+# again (configuration and data stay unless --purge). Usage: install.sh --help.
 # What it installs, and where: docs/operations.md.
 set -eu
 
@@ -11,6 +12,7 @@ UNIT=gatehouse.service
 usage() {
   cat <<'EOF'
 Usage: install.sh --from URL|DIR [--channel stable|rc] [--version VERSION] [--no-setup] [-- SETUP OPTIONS]
+       install.sh --uninstall [--purge]
 
   --from URL|DIR   release location: an https:// URL or a local directory laid out as
                    <channel>/LATEST and <channel>/<version>/{SHA256SUMS,gatehouse-<version>-linux-<arch>.tar.gz}
@@ -21,6 +23,9 @@ Usage: install.sh --from URL|DIR [--channel stable|rc] [--version VERSION] [--no
   --root DIR       install under DIR instead of /, reading DIR/etc/os-release (for tests: systemctl
                    still acts on this host)
   -- ...           everything after -- is passed to `gatehouse setup` (e.g. --domain id.example.com)
+  --uninstall      stop and disable the service, remove the unit, the command link and /opt/gatehouse; keep
+                   /etc/gatehouse (configuration, secrets), /var/lib/gatehouse, /var/log/gatehouse and the user
+  --purge          with --uninstall: remove those too (the database itself is left alone)
 EOF
 }
 
@@ -35,6 +40,8 @@ CHANNEL=stable
 VERSION=
 SETUP=yes
 ROOT=
+UNINSTALL=no
+PURGE=no
 while [ $# -gt 0 ]; do
   case $1 in
   --from) [ $# -ge 2 ] || fail "--from needs a URL or directory"; FROM=$2; shift 2 ;;
@@ -42,6 +49,8 @@ while [ $# -gt 0 ]; do
   --version) [ $# -ge 2 ] || fail "--version needs a version"; VERSION=$2; shift 2 ;;
   --no-setup) SETUP=no; shift ;;
   --root) [ $# -ge 2 ] || fail "--root needs a directory"; ROOT=${2%/}; shift 2 ;;
+  --uninstall) UNINSTALL=yes; shift ;;
+  --purge) PURGE=yes; shift ;;
   -h | --help) usage; exit 0 ;;
   --) shift; break ;;
   *) usage >&2; fail "unknown option: $1" ;;
@@ -49,9 +58,39 @@ while [ $# -gt 0 ]; do
 done
 # What is left in "$@" goes to `gatehouse setup`.
 
+if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then fail "run as root (sudo sh install.sh ...)"; fi
+[ "$PURGE" = no ] || [ "$UNINSTALL" = yes ] || fail "--purge goes with --uninstall"
+
+# systemd runs when PID 1 is systemd, which then keeps /run/systemd/system (sd_booted(3)); a container started
+# without it (PID 1 a shell or an init of its own) has systemctl installed but nothing that answers it.
+systemd_running() { [ -d "$ROOT/run/systemd/system" ]; }
+
+# --- Uninstall -------------------------------------------------------------------------------------------------------
+if [ "$UNINSTALL" = yes ]; then
+  if systemd_running && [ -f "$ROOT/etc/systemd/system/$UNIT" ]; then
+    systemctl disable --now "$UNIT" || fail "systemctl disable --now $UNIT failed (see above); nothing was removed"
+  fi
+  rm -f "$ROOT/etc/systemd/system/$UNIT"
+  rm -rf "$ROOT/etc/systemd/system/$UNIT.d"
+  if systemd_running; then systemctl daemon-reload; fi
+  [ "$(readlink "$ROOT/usr/local/bin/gatehouse" 2>/dev/null)" = "/opt/$NAME/current/bin/gatehouse" ] &&
+    rm -f "$ROOT/usr/local/bin/gatehouse"
+  rm -rf "${ROOT:?}/opt/$NAME"
+  say "Removed $UNIT, /usr/local/bin/gatehouse and /opt/$NAME"
+  if [ "$PURGE" = yes ]; then
+    rm -rf "${ROOT:?}/etc/$NAME" "${ROOT:?}/var/lib/$NAME" "${ROOT:?}/var/log/$NAME"
+    if grep -q "^$NAME:" "$ROOT/etc/passwd" 2>/dev/null; then
+      if [ -n "$ROOT" ]; then userdel --root "$ROOT" "$NAME"; else userdel "$NAME"; fi
+    fi
+    say "Purged /etc/$NAME, /var/lib/$NAME, /var/log/$NAME and the user $NAME. The database was left alone."
+  else
+    say "Kept /etc/$NAME (configuration, secrets), /var/lib/$NAME, /var/log/$NAME and the user $NAME: --purge removes them"
+  fi
+  exit 0
+fi
+
 [ -n "$FROM" ] || fail "no release location: pass --from URL|DIR (or set GATEHOUSE_RELEASES)"
 case $CHANNEL in stable | rc) ;; *) fail "unknown channel \"$CHANNEL\": use stable or rc" ;; esac
-if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then fail "run as root (sudo sh install.sh ...)"; fi
 
 # --- Host: distribution, release and architecture -----------------------------------------------------------------
 os_release=$ROOT/etc/os-release
@@ -85,6 +124,8 @@ aarch64 | arm64) ARCH=arm64 ;;
 esac
 
 for tool in sha256sum tar useradd systemctl; do command -v "$tool" >/dev/null || fail "$tool is required"; done
+systemd_running ||
+  fail "systemd is not running on this host (no /run/systemd/system; a container?): Gatehouse installs as a systemd service; nothing was installed"
 
 # --- Release: version, download, verification ---------------------------------------------------------------------
 WORK=$(mktemp -d)

@@ -12,6 +12,7 @@ import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
 import { loggerOptions } from './http/logger.ts';
+import { serveNodeMetrics } from './metrics/node-totals.ts';
 import { prepareDatabase } from './prepare-database.ts';
 import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
@@ -46,6 +47,8 @@ export async function startSupervisor(loaded: LoadedConfig, count: number): Prom
   // sea-entry.ts) recognises and drops. execArgv holds the V8 options of the executable's SEA configuration, which
   // the worker applies by itself: passed on, they would arrive as the command name.
   if (runsFromReleaseExecutable()) cluster.setupPrimary({ exec: process.execPath, execArgv: [] });
+  // A scrape of /metrics reaches one worker, which asks here for the node's totals across all of them.
+  serveNodeMetrics();
   const fork = (slot: number) => {
     const worker = cluster.fork(env);
     slots.set(worker, { slot, startedAt: Date.now(), listening: false });

@@ -156,7 +156,7 @@ export const commands: CommandSpec[] = [
     name: 'config',
     summary: 'Change a configuration section with a backup, a check and a restart.',
     description:
-      'Change a configuration section: the new file is validated before it is saved, the previous one kept as <file>.bak-<time>, and the service restarted; when it does not come back ready the previous file is put back and the service restarted again.',
+      'Change a configuration section: the new file is validated before it is saved, the previous one kept in config-backups/ beside it (the last 5 of each file), and the service restarted; when it does not come back ready the previous file is put back and the service restarted again.',
     subcommands: [
       command({
         name: 'main',

@@ -1,14 +1,16 @@
 // What every `gatehouse config <section>` does once it has the new file: validate it before saving, keep a
-// timestamped backup, write it, restart the service when systemd runs it, and when the service does not come back
+// timestamped backup (config-files.ts), write it with its comments, owner, group and mode kept, restart the service when systemd runs it, and when the service does not come back
 // healthy put the previous file back and restart again. Each step is said as it happens (SPEC.md "Management
 // command": the configuration is backed up and the previous file restored when the service cannot recover).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
+import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
 import { ConfigError } from '../config/errors.ts';
 import { type LoadedConfig, parseConfig } from '../config/load.ts';
+import { editedToml } from '../config/toml-edit.ts';
 import { UsageError } from './args.ts';
 import type { ConfigIo } from './config-io.ts';
 import { healthUrl, serviceState, systemctl, UNIT, waitUntilHealthy } from './service.ts';
@@ -16,22 +18,9 @@ import { timeoutMs } from './service-control.ts';
 
 export type Table = Record<string, unknown>;
 
-export function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
-}
-
 /** The new file validated as the service would load it; throws ConfigError (nothing is written). */
 export function validateConfig(file: string, text: string): LoadedConfig {
   return parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} });
-}
-
-/** Copies the file aside as `<file>.bak-<timestamp>` and returns that name. */
-export function backupConfig(file: string, now: Date): string {
-  const backup = `${file}.bak-${now.toISOString().replace(/[:.]/g, '-')}`;
-  copyFileSync(file, backup);
-  return backup;
 }
 
 export interface RestartOptions {
@@ -77,7 +66,7 @@ export async function restartOrRollBack(
     return 0;
   }
   io.write(`${UNIT} did not come back healthy within ${options.timeoutMs / 1000} s (${health.detail}).\n`);
-  copyFileSync(backup, file);
+  restoreBackup(backup, file);
   undo();
   io.write(`Restored the previous configuration from ${backup}; restarting ${UNIT} again...\n`);
   const previous = validateConfig(file, readFileSync(file, 'utf8'));
@@ -138,14 +127,14 @@ export async function saveConfig(
   values: SaveValues,
   io: ConfigIo,
 ): Promise<number> {
-  const text = `${stringify(raw)}\n`;
+  const text = editedToml(previous, raw);
   const loaded = validateConfig(file, text); // throws ConfigError: nothing written
   if (stringify(parse(previous)) === stringify(raw)) {
     io.write(`No change to ${file}.\n`);
     return 0;
   }
-  const backup = backupConfig(file, io.now());
-  writeAtomically(file, text);
+  const backup = keepBackup(file, file, io.now());
+  replaceFile(file, text);
   io.write(`Wrote ${file} (previous configuration saved as ${backup}).\n`);
   return restartOrRollBack(
     file,

@@ -1,9 +1,10 @@
 // `gatehouse config main`: every section but [delivery] and [providers] (which have commands of their own), in
-// $EDITOR or through `--set key=value`; `gatehouse config self-service on|off`. Both go through config-edit.ts:
+// $EDITOR or through `--set key=value` (which also reaches [providers.ethereum] and [providers.farcaster]); `gatehouse config self-service on|off`. Both go through config-edit.ts:
 // validate, back up, write, restart, roll back when the service does not come back.
 import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
 import { resolveConfigPath } from '../config/load.ts';
+import { WEB3_PROVIDERS } from '../config/schema.ts';
 import { type CommandInput, UsageError } from './args.ts';
 import { editInEditor, type SaveValues, saveConfig, type Table } from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
@@ -33,7 +34,9 @@ function applySet(raw: Table, assignment: string): void {
   if (!/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+$/.test(key))
     throw new UsageError(`--set ${assignment}: expected section.key=value, e.g. server.listen=127.0.0.1:8080`);
   const parts = key.split('.');
-  if (OWN_COMMANDS.includes(parts[0] ?? ''))
+  // Web3 sign-in has no client secret or discovery document for `config providers` to check: set here.
+  const web3 = parts[0] === 'providers' && (WEB3_PROVIDERS as readonly string[]).includes(parts[1] ?? '');
+  if (OWN_COMMANDS.includes(parts[0] ?? '') && !web3)
     throw new UsageError(`--set ${key}: use \`gatehouse config ${parts[0]}\`, which checks the new settings`);
   let table = raw;
   for (const part of parts.slice(0, -1)) {

@@ -46,8 +46,9 @@ describe('gatehouse config providers', async () => {
     const { code, out } = await run([...args, '--client-id', 'gatehouse', '--client-secret-stdin'], 'corp-secret-8\n');
     assert.equal(code, 0, out);
     const text = readFileSync(file, 'utf8');
-    assert.match(text, /\[\[providers\.oidc\]\]/);
-    assert.match(text, /id = "corp"/);
+    assert.deepEqual(JSON.parse(JSON.stringify((parse(text) as { providers: unknown }).providers)), {
+      oidc: [{ id: 'corp', enabled: true, name: 'Corp SSO', issuer: upstream.base, client_id: 'gatehouse' }],
+    });
     assert.doesNotMatch(text, /corp-secret-8/);
     const secret = path.join(secretsDir, 'provider-corp.secret');
     assert.equal(readFileSync(secret, 'utf8'), 'corp-secret-8\n');
@@ -159,7 +160,47 @@ describe('gatehouse config providers', async () => {
       run(['--config', file, '--provider', 'github', '--name', 'Hub']),
       /--name is only for a generic/,
     );
-    await assert.rejects(run(['--config', file, '--provider', 'ethereum', '--enable']), /not a redirect provider/);
     assert.equal(readFileSync(file, 'utf8'), original);
+  });
+
+  test('turns the web3 providers on and off: no secret, no discovery, no callback to register', async () => {
+    const file = fresh();
+    const on = await run(['--config', file, '--provider', 'ethereum', '--enable', '--no-restart']);
+    assert.equal(on.code, 0, on.out);
+    assert.match(
+      on.out,
+      /\nethereum: enabled\nRestart the service to use the new provider settings \(--no-restart\)\n$/,
+    );
+    const farcaster = await run(['--config', file, '--provider', 'farcaster', '--enable', '--no-restart']);
+    assert.equal(farcaster.code, 0, farcaster.out);
+    assert.match(farcaster.out, /\nfarcaster: enabled\n/);
+    const off = await run(['--config', file, '--provider', 'ethereum', '--disable', '--no-restart']);
+    assert.equal(off.code, 0, off.out);
+    assert.match(off.out, /\nethereum: off \(not enabled\)\n/);
+    assert.deepEqual(
+      JSON.parse(JSON.stringify((parse(readFileSync(file, 'utf8')) as { providers: unknown }).providers)),
+      {
+        ethereum: { enabled: false },
+        farcaster: { enabled: true },
+      },
+    );
+    assert.equal(existsSync(path.join(secretsDir, 'provider-ethereum.secret')), false);
+  });
+
+  test('refuses client settings or a secret for a web3 provider, changing nothing', async () => {
+    const file = fresh();
+    const expected = (id: string) =>
+      `${id} takes only --enable or --disable here; set its other keys with \`gatehouse config main --set providers.${id}.KEY=VALUE\``;
+    for (const [id, flags] of [
+      ['ethereum', ['--client-id', 'x']],
+      ['farcaster', ['--issuer', 'https://relay.example']],
+      ['ethereum', ['--client-secret-stdin']],
+    ] as const)
+      await assert.rejects(
+        run(['--config', file, '--provider', id, '--enable', ...flags], 'a secret\n'),
+        (error: Error) => error instanceof UsageError && error.message === expected(id),
+      );
+    assert.equal(readFileSync(file, 'utf8'), original);
+    assert.equal(existsSync(path.join(secretsDir, 'provider-ethereum.secret')), false);
   });
 });

@@ -3,19 +3,21 @@
 // TOML gets only the non-secret settings. SPEC.md "Management command": the configuration is backed up first, and
 // when the provider's discovery document cannot be fetched (or names another issuer) the previous configuration and
 // secret are put back, unless --force.
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { parse, stringify } from 'smol-toml';
+import { parse } from 'smol-toml';
+import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
 import { parseConfig, resolveConfigPath } from '../config/load.ts';
 import {
   genericProviderState,
-  PROVIDER_IDS,
+  type ProviderId,
   type ProviderState,
   providerSecretFile,
   providerState,
   type RedirectProviderId,
 } from '../config/provider-state.ts';
-import { REDIRECT_PROVIDERS } from '../config/schema.ts';
+import { REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../config/schema.ts';
+import { editedToml } from '../config/toml-edit.ts';
 import { type CommandInput, type OptionValues, UsageError } from './args.ts';
 import { editInEditor, restartOptions, restartOrRollBack, saveConfig } from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
@@ -44,10 +46,21 @@ function settings(values: Values): Table {
   return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
 }
 
+const web3FlagsOnly = (id: string) =>
+  new UsageError(
+    `${id} takes only --enable or --disable here; set its other keys with \`gatehouse config main --set providers.${id}.KEY=VALUE\``,
+  );
+
 /** Applies the flags to the raw TOML: `[providers.<id>]` for the nine, an `[[providers.oidc]]` entry otherwise. */
 function applyTo(raw: Table, id: string, changes: Table): void {
   const providers = ((raw.providers as Table | undefined) ?? {}) as Table;
   raw.providers = providers;
+  if ((WEB3_PROVIDERS as readonly string[]).includes(id)) {
+    // A wallet or Farcaster sign-in has no client, secret or issuer: only turning it on or off is a flag here.
+    if (Object.keys(changes).some((key) => key !== 'enabled')) throw web3FlagsOnly(id);
+    providers[id] = { ...((providers[id] as Table | undefined) ?? {}), ...changes };
+    return;
+  }
   if ((REDIRECT_PROVIDERS as readonly string[]).includes(id)) {
     if ('name' in changes) throw new UsageError('--name is only for a generic OpenID Connect provider');
     // Said as the flags the person typed; left to the schema it would be "providers.google.team_id: unknown key".
@@ -56,7 +69,6 @@ function applyTo(raw: Table, id: string, changes: Table): void {
     providers[id] = { ...((providers[id] as Table | undefined) ?? {}), ...changes };
     return;
   }
-  if ((PROVIDER_IDS as readonly string[]).includes(id)) throw new UsageError(`${id} is not a redirect provider`);
   if ('team_id' in changes || 'key_id' in changes) throw new UsageError('--team-id and --key-id are for apple only');
   const list = ((providers.oidc as Table[] | undefined) ?? []).slice();
   const index = list.findIndex((p) => p.id === id);
@@ -101,55 +113,52 @@ export async function runConfigProviders(values: Values, io: ConfigIo): Promise<
   const options = { baseDir: path.dirname(file), development: false, env: {} };
 
   const raw = parse(previous) as Table;
+  const web3 = (WEB3_PROVIDERS as readonly string[]).includes(id);
+  if (web3 && (values['client-secret-file'] || values['client-secret-stdin'])) throw web3FlagsOnly(id);
   applyTo(raw, id, settings(values));
-  const text = `${stringify(raw)}\n`;
+  const text = editedToml(previous, raw);
   const loaded = parseConfig(text, file, options); // throws ConfigError: nothing written
   const { config } = loaded;
   const secret = await readSecret(values, io);
 
-  const stamp = io.now().toISOString().replace(/[:.]/g, '-');
-  const backup = `${file}.bak-${stamp}`;
-  copyFileSync(file, backup);
+  const backup = keepBackup(file, file, io.now());
   const secretPath = path.join(config.secrets.dir, providerSecretFile(id));
-  const secretBackup = secret !== undefined && existsSync(secretPath) ? `${secretPath}.bak-${stamp}` : null;
-  if (secretBackup) copyFileSync(secretPath, secretBackup);
-  if (secret !== undefined) {
-    const temporary = `${secretPath}.tmp-${process.pid}`;
-    writeFileSync(temporary, `${secret}\n`, { mode: 0o600 });
-    renameSync(temporary, secretPath);
-  }
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
+  const secretBackup = secret !== undefined && existsSync(secretPath) ? keepBackup(file, secretPath, io.now()) : null;
+  // A new secret file takes the owner and group of secrets.dir (the service user's), mode 0600.
+  if (secret !== undefined) replaceFile(secretPath, `${secret}\n`);
+  replaceFile(file, text);
   io.write(`Wrote ${file} (previous configuration saved as ${backup}).\n`);
   if (secret !== undefined) io.write(`Wrote ${secretPath} (mode 0600).\n`);
 
-  const named = (REDIRECT_PROVIDERS as readonly string[]).includes(id);
-  const state = named ? providerState(config, id as RedirectProviderId) : genericProviderState(config, id);
+  const named = web3 || (REDIRECT_PROVIDERS as readonly string[]).includes(id);
+  const state = named ? providerState(config, id as ProviderId) : genericProviderState(config, id);
   io.write(`${id}: ${describeState(state)}\n`);
-  const issuer = named
-    ? config.providers[id as RedirectProviderId].issuer
-    : (config.providers.oidc.find((p) => p.id === id)?.issuer ?? '');
-  const problem = state.state === 'enabled' && (!named || DISCOVERED.has(id)) ? await discoveryProblem(issuer) : null;
-  if (problem && !values.force) {
-    copyFileSync(backup, file);
-    if (secretBackup) copyFileSync(secretBackup, secretPath);
+  const issuer = web3
+    ? ''
+    : named
+      ? config.providers[id as RedirectProviderId].issuer
+      : (config.providers.oidc.find((p) => p.id === id)?.issuer ?? '');
+  const discovered = !web3 && (!named || DISCOVERED.has(id));
+  const problem = state.state === 'enabled' && discovered ? await discoveryProblem(issuer) : null;
+  const undoSecret = () => {
+    if (secretBackup) restoreBackup(secretBackup, secretPath);
     else if (secret !== undefined) rmSync(secretPath);
+  };
+  if (problem && !values.force) {
+    restoreBackup(backup, file);
+    undoSecret();
     io.write(`${id}: ${problem}: restored the previous configuration. Use --force to keep it anyway.\n`);
     return 1;
   }
   if (problem) io.write(`${id}: ${problem}; kept the new configuration (--force).\n`);
-  else io.write(`Register ${config.server.issuer}/auth/federated/callback at the provider.\n`);
+  else if (!web3) io.write(`Register ${config.server.issuer}/auth/federated/callback at the provider.\n`);
   return restartOrRollBack(
     file,
     backup,
     loaded,
     io,
     restartOptions(values, 'Restart the service to use the new provider settings'),
-    () => {
-      if (secretBackup) copyFileSync(secretBackup, secretPath);
-      else if (secret !== undefined) rmSync(secretPath);
-    },
+    undoSecret,
   );
 }
 

@@ -3,16 +3,18 @@
 // delivery that means: validate, back up, write, then check the new delivery (relay login, webhook answers,
 // DKIM key readable) and put the previous file back when the check fails, unless --force.
 
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { parse, stringify } from 'smol-toml';
+import { parse } from 'smol-toml';
+import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
 import { parseConfig, resolveConfigPath } from '../config/load.ts';
+import { editedToml } from '../config/toml-edit.ts';
 import { loadSecrets } from '../crypto/secret-files.ts';
 import { formatCheck } from '../delivery/check.ts';
 import { deliveryChecks } from '../delivery/doctor-checks.ts';
 import { webhookSecret } from '../delivery/keys.ts';
 import { type CommandInput, type OptionValues, UsageError } from './args.ts';
-import { editInEditor, restartOptions, restartOrRollBack, writeAtomically } from './config-edit.ts';
+import { editInEditor, restartOptions, restartOrRollBack } from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
 import type { DELIVERY_OPTIONS } from './options.ts';
 
@@ -78,18 +80,18 @@ function deliveryTable(current: Table, values: Values, password: string | undefi
 }
 
 /**
- * Writes `value` to `name` in the secrets directory (0700, the file 0600), keeping any earlier file aside. The
- * returned function ends the edit: `restore` true puts the earlier file back (or removes the new one), false
- * discards the earlier one, so no stale password stays behind.
+ * Writes `value` to `name` in the secrets directory (a new file: the directory's owner and group, 0600; a replaced
+ * one keeps its own), keeping a copy of any earlier file among the config backups. The returned function ends the
+ * edit: `restore` true puts the earlier file back (or removes the new one), false removes the earlier copy, so no
+ * stale password stays behind.
  */
-function storeSecret(dir: string, name: string, value: string, stamp: string): (restore: boolean) => void {
+function storeSecret(configFile: string, dir: string, name: string, value: string, now: Date) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const target = path.join(dir, name);
-  const aside = existsSync(target) ? `${target}.bak-${stamp}` : null;
-  if (aside) renameSync(target, aside);
-  writeAtomically(target, value);
-  return (restore) => {
-    if (restore && aside) renameSync(aside, target);
+  const aside = existsSync(target) ? keepBackup(configFile, target, now) : null;
+  replaceFile(target, value);
+  return (restore: boolean) => {
+    if (restore && aside) restoreBackup(aside, target);
     else if (restore) rmSync(target, { force: true });
     else if (aside) rmSync(aside, { force: true });
   };
@@ -115,15 +117,15 @@ export async function runConfigDelivery(values: Values, io: ConfigIo): Promise<n
   const current = values.edit ? editInEditor(saved, 'delivery', io) : saved;
   const password = await newSmtpPassword(current, values, io);
   raw.delivery = deliveryTable(current, values, password);
-  const text = `${stringify(raw)}\n`;
+  const text = editedToml(previous, raw);
   const loaded = parseConfig(text, file, options); // throws ConfigError: nothing written
 
-  const stamp = io.now().toISOString().replace(/[:.]/g, '-');
-  const backup = `${file}.bak-${stamp}`;
-  copyFileSync(file, backup);
+  const backup = keepBackup(file, file, io.now());
   const restorePassword =
-    password === undefined ? () => {} : storeSecret(loaded.config.secrets.dir, SMTP_PASSWORD_FILE, password, stamp);
-  writeAtomically(file, text);
+    password === undefined
+      ? () => {}
+      : storeSecret(file, loaded.config.secrets.dir, SMTP_PASSWORD_FILE, password, io.now());
+  replaceFile(file, text);
   io.write(`Wrote ${file} (previous configuration saved as ${backup}).\n`);
   if (password !== undefined)
     io.write(`Stored the relay password in ${path.join(loaded.config.secrets.dir, SMTP_PASSWORD_FILE)} (mode 0600).\n`);
@@ -132,7 +134,7 @@ export async function runConfigDelivery(values: Values, io: ConfigIo): Promise<n
   io.write(`${checks.map(formatCheck).join('\n')}\n`);
   const broken = checks.some((c) => c.status === 'fail' && GATING.has(c.name));
   if (broken && !values.force) {
-    copyFileSync(backup, file);
+    restoreBackup(backup, file);
     restorePassword(true);
     io.write(`The new delivery does not work: restored the previous configuration. Use --force to keep it anyway.\n`);
     return 1;

@@ -98,7 +98,8 @@ export const PROVIDERS_OPTIONS = {
   provider: {
     type: 'string',
     value: 'ID',
-    description: 'google, github, gitlab, microsoft, apple, discord, slack, or the id of an OpenID Connect provider',
+    description:
+      'google, github, gitlab, microsoft, apple, discord, slack, ethereum, farcaster, or the id of an OpenID Connect provider',
   },
   enable: { type: 'boolean', description: 'turn the provider on' },
   disable: { type: 'boolean', description: 'turn the provider off' },

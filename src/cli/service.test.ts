@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { freePort, MAIN, runCli, writeCliConfig } from '../../test/helpers/cli.ts';
@@ -15,19 +15,22 @@ import { VERSION } from '../version.ts';
 
 /** Points the config at a fresh database and a free port for the service (the file itself is made beforehand, at
  * suite level, so it lives as long as the suite). */
-async function serveFrom(file: string): Promise<{ port: number; drop: () => Promise<void> }> {
+async function serveFrom(file: string, serverLines = ''): Promise<{ port: number; drop: () => Promise<void> }> {
   // Dropped by the suite: a hook's own after() would run as soon as the hook ends.
   const { url, drop } = await createTestDatabase({ autoDrop: false });
   const port = await freePort();
   const text = readFileSync(file, 'utf8').replace(
     'issuer = "http://localhost:8080"',
-    `issuer = "http://localhost:${port}"\nlisten = "127.0.0.1:${port}"`,
+    `issuer = "http://localhost:${port}"\nlisten = "127.0.0.1:${port}"\n${serverLines}`,
   );
   writeFileSync(file, `${text}[database]\nurl = "${url}"\n`, { mode: 0o600 });
   return { port, drop };
 }
 
-const backups = (file: string) => readdirSync(path.dirname(file)).filter((f) => f.startsWith('gatehouse.toml.bak-'));
+const backups = (file: string) =>
+  existsSync(path.join(path.dirname(file), 'config-backups'))
+    ? readdirSync(path.join(path.dirname(file), 'config-backups')).filter((f) => f.startsWith('gatehouse.toml.'))
+    : [];
 
 describe('gatehouse start, status, config and stop with systemd', () => {
   // One service through its life: each step is a test of its own (they run in order), so a slow start on a busy
@@ -99,7 +102,7 @@ describe('gatehouse start, status, config and stop with systemd', () => {
     assert.equal(backups(file).length, 1);
     assert.match(
       on.stdout,
-      /^Wrote .*gatehouse\.toml \(previous configuration saved as .*\.bak-.*\)\.\nRestarting gatehouse\.service\.\.\.\nRestarted gatehouse\.service: ready at /,
+      /^Wrote .*gatehouse\.toml \(previous configuration saved as .*\/config-backups\/gatehouse\.toml\..*\)\.\nRestarting gatehouse\.service\.\.\.\nRestarted gatehouse\.service: ready at /,
     );
   });
 
@@ -121,7 +124,7 @@ describe('gatehouse start, status, config and stop with systemd', () => {
     );
     assert.match(
       broken.stdout,
-      /Restored the previous configuration from .*\.bak-.*; restarting gatehouse\.service again\.\.\.\nRestarted gatehouse\.service on the previous configuration: ready\.\n$/,
+      /Restored the previous configuration from .*\/config-backups\/gatehouse\.toml\..*; restarting gatehouse\.service again\.\.\.\nRestarted gatehouse\.service on the previous configuration: ready\.\n$/,
     );
     assert.equal(readFileSync(file, 'utf8'), good);
     assert.equal((await cli(['status'])).code, 0, 'ready again on the previous file');
@@ -145,6 +148,56 @@ describe('gatehouse start, status, config and stop with systemd', () => {
     assert.equal(stopped.code, 0);
     assert.equal(stopped.stdout, 'Stopped gatehouse.service.\n');
     assert.equal((await cli(['status'])).code, 1);
+  });
+});
+
+describe('gatehouse start, status, config and restart behind a trusted proxy (server.trusted_proxy = true)', () => {
+  // Every request must carry exactly one X-Forwarded-For address; the CLI's own probes over loopback must pass.
+  const file = writeCliConfig();
+  let port = 0;
+  let dropDatabase = async () => {};
+  const systemd = systemdStub(file);
+  after(async () => {
+    await runCli(['stop'], { env: systemd.env });
+    await dropDatabase();
+  });
+  const cli = (args: string[]) => runCli([...args, '--config', file], { env: systemd.env });
+
+  before(async () => {
+    const service = await serveFrom(file, 'trusted_proxy = true');
+    port = service.port;
+    dropDatabase = service.drop;
+  });
+
+  test('start reports ready and status exits 0 with the listener ready', async () => {
+    const started = await cli(['start']);
+    assert.equal(started.code, 0, `${started.stdout}${started.stderr}\n${systemd.serviceLog()}`);
+    assert.equal(started.stdout, `Started gatehouse.service: ready at http://127.0.0.1:${port}/health/ready\n`);
+    const status = await cli(['status', '--json']);
+    assert.equal(status.code, 0, status.stdout);
+    assert.deepEqual(JSON.parse(status.stdout).listener, {
+      url: `http://127.0.0.1:${port}`,
+      ready: true,
+      detail: 'ready',
+    });
+    // The rule still holds for everyone else: a request without the header is refused.
+    const bare = await fetch(`http://127.0.0.1:${port}/health/ready`);
+    assert.equal(bare.status, 400);
+    assert.equal(((await bare.json()) as { error: string }).error, 'invalid_forwarded_for');
+  });
+
+  test('a valid config main change is kept, not rolled back', async () => {
+    const changed = await cli(['config', 'main', '--set', 'tokens.access_token_ttl_seconds=600', '--timeout', '20']);
+    assert.equal(changed.code, 0, changed.stdout + changed.stderr);
+    assert.match(changed.stdout, /\nRestarted gatehouse\.service: ready at /);
+    assert.doesNotMatch(changed.stdout, /Restored the previous configuration/);
+    assert.equal(loadConfig({ configPath: file, env: {} }).config.tokens.access_token_ttl_seconds, 600);
+  });
+
+  test('restart reports ready', async () => {
+    const restarted = await cli(['restart', '--timeout', '20']);
+    assert.equal(restarted.code, 0, restarted.stdout);
+    assert.equal(restarted.stdout, `Restarted gatehouse.service: ready at http://127.0.0.1:${port}/health/ready\n`);
   });
 });
 
@@ -189,6 +242,25 @@ describe('without systemd', () => {
     assert.equal(unknown.code, 78);
     assert.match(unknown.stderr, /server\.colour: unknown key/);
     assert.equal(backups(file).length, 0);
+  });
+
+  test('config main --set reaches the web3 providers, validated like the rest', async () => {
+    const file = writeCliConfig();
+    const set = (assignment: string) =>
+      runCli(['config', 'main', '--config', file, '--set', assignment, '--no-restart'], { env: noSystemd });
+    const chains = await set('providers.ethereum.chain_ids=[1,10]');
+    assert.equal(chains.code, 0, chains.stderr);
+    const relay = await set('providers.farcaster.rpc_url=https://optimism.acme.test');
+    assert.equal(relay.code, 0, relay.stderr);
+    const { providers } = loadConfig({ configPath: file, env: {} }).config;
+    assert.deepEqual(providers.ethereum.chain_ids, [1, 10]);
+    assert.equal(providers.farcaster.rpc_url, 'https://optimism.acme.test');
+    const bad = await set('providers.ethereum.chain_ids=[0]');
+    assert.equal(bad.code, 78);
+    assert.match(bad.stderr, /providers\.ethereum\.chain_ids/);
+    const redirect = await set('providers.google.enabled=true');
+    assert.equal(redirect.code, 64);
+    assert.match(redirect.stderr, /use `gatehouse config providers`/);
   });
 
   test('config main --edit runs $EDITOR on the section, without delivery and providers, and saves what it wrote', async () => {

@@ -2,11 +2,9 @@
 // stop and restart through `systemctl`, and whether the listener answers /health/ready. Everything goes through the
 // `systemctl` found on PATH, so tests put a stub there.
 import { execFile } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/schema.ts';
-import { parseListen } from '../config/validate.ts';
+import { getLocalJson, localUrlOf } from '../operations/service-probe.ts';
 import { UnavailableError as ServiceUnavailableError } from './failures.ts';
 
 export const UNIT = 'gatehouse.service';
@@ -92,13 +90,8 @@ export async function controlService(action: 'start' | 'stop' | 'restart'): Prom
 }
 
 /** Where the listener is reached from this host: a wildcard address is probed on loopback. */
-export function healthUrl(config: Config): string {
-  const listen = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
-  const host =
-    listen.host === '0.0.0.0' || listen.host === '' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host;
-  const scheme = config.tls.mode === 'external' ? 'http' : 'https';
-  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${listen.port}/health/ready`;
-}
+export const healthUrl = (config: Config): string =>
+  localUrlOf(config.server.listen, '/health/ready', config.tls.mode !== 'external');
 
 export interface Health {
   ready: boolean;
@@ -107,36 +100,22 @@ export interface Health {
 }
 
 /**
- * GET /health/ready on the listener. The certificate is not checked: this asks our own process on this host whether
- * it is ready, and an expired or not yet issued certificate must not hide the answer.
+ * GET /health/ready on the listener (through the one local probe, which passes the trusted-proxy rule and does not
+ * check the certificate: an expired or not yet issued one must not hide the answer).
  */
-export function probeHealth(url: string, timeoutMs = 3000): Promise<Health> {
-  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    const req = request(url, { timeout: timeoutMs, rejectUnauthorized: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => {
-        body += chunk;
-      });
-      response.on('end', () => {
-        if (response.statusCode === 200) return resolve({ ready: true, detail: 'ready' });
-        let reason = `HTTP ${response.statusCode}`;
-        try {
-          const parsed = JSON.parse(body) as { error_description?: string; message?: string };
-          reason = parsed.error_description ?? parsed.message ?? reason;
-        } catch {
-          // not JSON: the status says enough
-        }
-        resolve({ ready: false, detail: `not ready: ${reason}` });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ ready: false, detail: `not answering: ${error.code ?? error.message}` }),
-    );
-    req.end();
-  });
+export async function probeHealth(url: string, timeoutMs = 3000): Promise<Health> {
+  try {
+    const { status, body } = await getLocalJson(url, timeoutMs);
+    if (status === 200) return { ready: true, detail: 'ready' };
+    const parsed = (body ?? {}) as { error_description?: unknown; message?: unknown };
+    const reason = parsed.error_description ?? parsed.message;
+    return { ready: false, detail: `not ready: ${typeof reason === 'string' ? reason : `HTTP ${status}`}` };
+  } catch (error) {
+    return {
+      ready: false,
+      detail: `not answering: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    };
+  }
 }
 
 /** Probes until ready or `timeoutMs` passed; returns the last answer. */

@@ -99,7 +99,7 @@ describe('gatehouse setup', () => {
       [ownerBefore?.ownerId],
     );
     assert.ok(
-      readdirSync(dir).some((f) => f.startsWith('gatehouse.toml.bak-')),
+      readdirSync(path.join(dir, 'config-backups')).some((f) => f.startsWith('gatehouse.toml.')),
       'the previous config is kept',
     );
   });

@@ -1,9 +1,12 @@
-// Writes the configuration file setup produces. An existing file is backed up first and only the keys setup owns
-// are replaced, so an operator's other settings (delivery, providers, gateway) survive a rerun.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// Writes the configuration file setup produces. An existing file is backed up first (config-files.ts) and only the
+// keys setup owns are replaced in its text, so an operator's other settings (delivery, providers, gateway) and
+// comments survive a rerun, as do its owner, group and mode.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
+import { keepBackup, replaceFile } from './config-files.ts';
 import { parseConfig } from './load.ts';
+import { editedToml } from './toml-edit.ts';
 
 export type SetupKeys = Record<string, Record<string, unknown>>;
 
@@ -28,11 +31,13 @@ function merged(base: Record<string, unknown>, changes: Record<string, unknown>)
  * file and no database change behind; a ConfigError names the key.
  */
 export function renderSetupConfig(file: string, keys: SetupKeys): string {
-  const existing = existsSync(file)
-    ? (parse(readFileSync(file, 'utf8')) as Record<string, Record<string, unknown>>)
-    : {};
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  const existing = (previous === null ? {} : parse(previous)) as Record<string, Record<string, unknown>>;
   for (const [section, values] of Object.entries(keys)) existing[section] = merged(existing[section] ?? {}, values);
-  const text = `# Gatehouse configuration, written by \`gatehouse setup\`. Reference: docs/configuration.md\n${stringify(existing)}\n`;
+  const text =
+    previous === null
+      ? `# Gatehouse configuration, written by \`gatehouse setup\`. Reference: docs/configuration.md\n${stringify(existing)}\n`
+      : editedToml(previous, existing);
   parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} });
   return text;
 }
@@ -41,13 +46,7 @@ export function writeSetupConfig(file: string, keys: SetupKeys, now: Date = new 
   // Never write a file the service would refuse to start with.
   const text = renderSetupConfig(file, keys);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
-  let backup: string | null = null;
-  if (existsSync(file)) {
-    backup = `${file}.bak-${now.toISOString().replace(/[:.]/g, '-')}`;
-    copyFileSync(file, backup);
-  }
-  const temporary = `${file}.tmp-${process.pid}`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
+  const backup = existsSync(file) ? keepBackup(file, file, now) : null;
+  replaceFile(file, text);
   return { backup };
 }

@@ -18,12 +18,14 @@ function count(metrics: Metrics, event: AuditEvent): void {
     case 'signin.succeeded':
       metrics.signIn(methodOf(event), 'success');
       return;
-    // Failures and throttling are audited by the local password flow only.
+    // The local password flow audits its failures without a method; passkey and SAML refusals name theirs.
     case 'signin.failed': {
       const reason = String(event.details?.reason ?? '');
-      metrics.signIn('password', FAILURE_REASONS.has(reason) ? (reason as SignInOutcome) : 'credentials');
+      const method = event.details?.method === undefined ? 'password' : methodOf(event);
+      metrics.signIn(method, FAILURE_REASONS.has(reason) ? (reason as SignInOutcome) : 'credentials');
       return;
     }
+    // Throttling is audited by the local password flow only.
     case 'signin.throttled':
       metrics.signIn('password', 'throttled');
       return;

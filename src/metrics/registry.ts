@@ -1,17 +1,26 @@
 // The service's Prometheus metrics (docs/metrics.md lists every name and label). One registry per app, never
-// prom-client's global one, so tests and several apps in one process never share counters. Recording is
+// prom-client's global one, so tests and several apps in one process never share counters. A scrape reads the
+// node's totals across workers (node-totals.ts). Recording is
 // synchronous and cheap (a labelled child is cached per label set): it runs on every request.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Sql } from '../db/pool.ts';
 import { countOutboxDepth } from '../delivery/store.ts';
+import { nodeMetricsReader } from './node-totals.ts';
 
 /** Sign-in outcomes as the sign-in modules audit them (`signin.*` events, `reason` for failures). */
-export type SignInOutcome = 'success' | 'credentials' | 'login_transaction' | 'throttled';
-/** How the person signed in: the local password flow, or an external provider (only its successes are audited). */
-export type SignInMethod = 'password' | 'federated' | 'other';
+export const SIGN_IN_OUTCOMES = ['success', 'credentials', 'login_transaction', 'throttled'] as const;
+export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];
+/**
+ * How the person signed in: the local password flow, an external provider (only its successes are audited), or any
+ * other method (passkeys, wallets, SAML, LDAP: successes only).
+ */
+export const SIGN_IN_METHODS = ['password', 'federated', 'other'] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
 export interface Metrics {
   readonly registry: Registry;
+  /** The text a scrape answers: the node's totals across workers (node-totals.ts), or this process's alone. */
+  read(): Promise<string>;
   /** `route` is the route pattern (`/admin/identities/:id`), never the raw URL; unmatched requests share one label. */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   tokenIssued(grantType: string): void;
@@ -58,6 +67,8 @@ export function createMetrics(sql: Sql): Metrics {
     help: 'Outbox messages waiting to be delivered (pending) or given up (dead), read on scrape.',
     labelNames: ['state'] as const,
     registers: [registry],
+    // Every worker reads the same shared queue: the node's value is one worker's, not their sum.
+    aggregator: 'max',
     async collect() {
       const started = process.hrtime.bigint();
       const depth = await countOutboxDepth(sql);
@@ -71,11 +82,13 @@ export function createMetrics(sql: Sql): Metrics {
     name: 'gatehouse_database_query_seconds',
     help: "Round trip of the scrape's outbox query to PostgreSQL (postgres.js exposes no pool statistics).",
     registers: [registry],
+    aggregator: 'max',
   });
 
   const children = new Map<string, { observe(value: number): void }>();
   return {
     registry,
+    read: nodeMetricsReader(registry),
     observeRequest(method, route, status, seconds) {
       const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? '5xx';
       const key = `${method} ${statusClass} ${route}`;

@@ -30,7 +30,7 @@ export async function metricsRoutes(app: FastifyInstance, deps: MetricsRouteDeps
       throw new GatehouseError('invalid_token', 'Send the metrics bearer token as Authorization: Bearer <token>', {
         headers: { 'www-authenticate': 'Bearer realm="metrics"' },
       });
-    const body = await deps.metrics.registry.metrics();
+    const body = await deps.metrics.read();
     return reply
       .header('content-type', deps.metrics.registry.contentType)
       .header('cache-control', 'no-store')

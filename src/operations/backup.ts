@@ -41,6 +41,13 @@ export interface BackupResult {
   rows: number;
 }
 
+/**
+ * Copies and temporary files that releases before 1.1 left in secrets.dir at each `gatehouse config` call
+ * (`<name>.bak-<time>`, `<name>.tmp-<pid>`): not secrets the service reads, so not archived. Config commands now keep
+ * their copies in config-backups/ beside gatehouse.toml.
+ */
+const LEFTOVER = /\.(bak|tmp)-[^/]*$/;
+
 function refuseTarget(archive: string) {
   if (existsSync(archive)) throw new OperationRefused(`${archive} already exists; choose a new path for the backup`);
   if (!existsSync(path.dirname(archive)))
@@ -79,7 +86,9 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
       entries.push('config');
     }
     const secrets = existsSync(options.secretsDir)
-      ? readdirSync(options.secretsDir).filter((f) => statSync(path.join(options.secretsDir, f)).isFile())
+      ? readdirSync(options.secretsDir).filter(
+          (f) => statSync(path.join(options.secretsDir, f)).isFile() && !LEFTOVER.test(f),
+        )
       : [];
     if (secrets.length > 0) {
       mkdirSync(path.join(stage, 'secrets'));

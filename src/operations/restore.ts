@@ -2,7 +2,7 @@
 // --force, when the backup's schema is not this release's (schema-match.ts); then, in ONE transaction, replaces the
 // database's schema with the backup's (its own migration files, then its rows) so a failure leaves the database as it
 // was. The secret files and the configuration file come back after the commit; the ones they replace are kept
-// beside them.
+// beside them, and the restored file's database.url names the database restored into (restored-database-url.ts).
 import {
   chmodSync,
   chownSync,
@@ -24,6 +24,7 @@ import { extractArchive, verifyArchive } from './backup-archive.ts';
 import { copyIn, listTables, loadOrder, restoreSequences } from './database-copy.ts';
 import { OperationRefused } from './errors.ts';
 import { type ProgressSink, silent } from './progress.ts';
+import { type DatabaseUrlOutcome, pointConfigAt } from './restored-database-url.ts';
 import { describeMismatch, matchSchema, type SchemaMatch } from './schema-match.ts';
 
 export interface RestoreOptions {
@@ -32,6 +33,8 @@ export interface RestoreOptions {
   force: boolean;
   /** Where the backup's configuration file goes; null (development instance) leaves it in the archive. */
   configFile: string | null;
+  /** The database being restored into ('' for the embedded server): what the restored file's database.url becomes. */
+  databaseUrl: string;
   secretsDir: string;
   migrations: Migration[];
   /** Why the service counts as running, or null (service-probe.ts). */
@@ -48,7 +51,7 @@ export interface RestoreResult {
   rows: number;
   schema: SchemaMatch;
   migratedForward: string[];
-  config: { restored: string; previous: string | null } | null;
+  config: { restored: string; previous: string | null; databaseUrl: DatabaseUrlOutcome } | null;
   secrets: { restored: number; previous: string | null };
 }
 
@@ -154,7 +157,8 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
         mode: 0o600,
       });
       ownedLike(options.configFile, previous, true);
-      config = { restored: options.configFile, previous };
+      const databaseUrl = pointConfigAt(options.configFile, options.databaseUrl);
+      config = { restored: options.configFile, previous, databaseUrl };
     }
     return {
       checksum,

@@ -21,7 +21,10 @@ export function localUrlOf(listen: string, pathName: string, tls = false): strin
 export async function listenerAnswers(listen: string, timeoutMs = 2000): Promise<string | null> {
   const url = localUrlOf(listen, '/health/live');
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, {
+      headers: { 'x-forwarded-for': probeForwardedFor(url) },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     await response.body?.cancel();
     return `${url} answers (HTTP ${response.status})`;
   } catch (error) {
@@ -33,14 +36,26 @@ export async function listenerAnswers(listen: string, timeoutMs = 2000): Promise
 }
 
 /**
+ * The X-Forwarded-For a local probe sends: the address it connects from. A probe aimed at a local address leaves
+ * from that same address, so the header states the truth, and it is exactly the one valid address that
+ * `server.trusted_proxy = true` demands of every request (src/http/trusted-proxy.ts). Without trusted_proxy the
+ * service ignores the header. So a probe passes the rule by construction, whatever the configuration says.
+ */
+export function probeForwardedFor(url: string): string {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) === 0 ? '127.0.0.1' : host;
+}
+
+/**
  * GET a local JSON endpoint of the service: its status and parsed body (null when not JSON). The certificate of a
  * TLS listener is not checked: it names the public domain, not the loopback address asked here, and only the
  * readiness answer of the host's own service is read.
  */
 export function getLocalJson(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
   const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  const headers = { 'x-forwarded-for': probeForwardedFor(url) };
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', timeout: timeoutMs, rejectUnauthorized: false }, (response) => {
+    const req = request(url, { method: 'GET', headers, timeout: timeoutMs, rejectUnauthorized: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

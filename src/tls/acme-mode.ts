@@ -66,7 +66,7 @@ export async function startAcmeMode(deps: AcmeModeDeps): Promise<AcmeMode> {
         sql: deps.sql,
         clock: deps.clock,
         settings: deps.settings,
-        accountKeyFile: paths.accountKey,
+        paths,
       });
       const pair = parseCertificatePair(ordered.cert, ordered.key, files);
       storePair(paths, pair);

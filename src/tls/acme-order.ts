@@ -1,12 +1,14 @@
 // One ACME order (RFC 8555 §7.4) for the issuer's host name with `acme-client`: account (key generated once, kept
-// in the secrets directory), HTTP-01 challenges answered from PostgreSQL by every node's challenge listener,
+// in data.dir/tls, acme-files.ts), HTTP-01 challenges answered from PostgreSQL by every node's challenge listener,
 // finalize with a fresh ECDSA P-256 key, download the chain. acme-client (and its axios and forge) is imported only
 // here, on first use, so the other TLS modes never load it.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:https';
+import path from 'node:path';
 import { isReservedHostname } from '../config/placeholders.ts';
 import type { Sql } from '../db/pool.ts';
+import { type AcmePaths, readIfPresent } from './acme-files.ts';
 import { deleteChallenge, putChallenge } from './challenge-store.ts';
 
 export interface AcmeSettings {
@@ -39,22 +41,23 @@ export function assertOrderAllowed(settings: AcmeSettings): void {
     );
 }
 
-function accountKey(file: string, create: () => Promise<Buffer>): Promise<Buffer> {
+/**
+ * The ACME account key: this node's file, else the one an earlier release kept in secrets.dir (copied here so the
+ * account carries on), else a new one.
+ */
+async function accountKey(paths: AcmePaths, create: () => Promise<Buffer>): Promise<Buffer> {
+  const existing = readIfPresent(paths.accountKey);
+  if (existing) return existing;
+  const key = readIfPresent(paths.legacy.accountKey) ?? (await create());
+  mkdirSync(path.dirname(paths.accountKey), { recursive: true, mode: 0o700 });
   try {
-    return Promise.resolve(readFileSync(file));
+    // 'wx': two nodes sharing a data directory never replace each other's account key.
+    writeFileSync(paths.accountKey, key, { mode: 0o600, flag: 'wx' });
+    return key;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return readFileSync(paths.accountKey);
   }
-  return create().then((key) => {
-    try {
-      // 'wx': two nodes sharing a secrets directory never replace each other's account key.
-      writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
-      return key;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      return readFileSync(file);
-    }
-  });
 }
 
 /** How long the directory may take to answer the reachability check. */
@@ -82,7 +85,7 @@ export async function orderCertificate(deps: {
   sql: Sql;
   clock: () => Date;
   settings: AcmeSettings;
-  accountKeyFile: string;
+  paths: AcmePaths;
 }): Promise<{ cert: string; key: string }> {
   const { settings } = deps;
   assertOrderAllowed(settings);
@@ -93,7 +96,7 @@ export async function orderCertificate(deps: {
   if (agent) acme.axios.defaults.httpsAgent = agent;
   const client = new acme.Client({
     directoryUrl: settings.directoryUrl,
-    accountKey: await accountKey(deps.accountKeyFile, () => acme.crypto.createPrivateEcdsaKey()),
+    accountKey: await accountKey(deps.paths, () => acme.crypto.createPrivateEcdsaKey()),
     backoffAttempts: 8,
     backoffMin: 250,
     backoffMax: 5000,

@@ -108,7 +108,7 @@ describe('gatehouse config delivery', () => {
     assert.equal(statSync(secret).mode & 0o777, 0o600);
     assert.deepEqual(readdirSync(path.dirname(secret)), ['smtp-password'], 'no temporary or backup file is left');
     assert.equal(written.organization.name, 'Acme', 'other sections are kept');
-    const backup = `${file}.bak-2026-05-01T12-00-00-000Z`;
+    const backup = path.join(path.dirname(file), 'config-backups', 'gatehouse.toml.2026-05-01T12-00-00-000Z');
     assert.equal(readFileSync(backup, 'utf8'), ORIGINAL);
     assert.match(terminal.output, new RegExp(`\nStored the relay password in ${secret} \\(mode 0600\\)\\.\n`));
     assert.match(terminal.output, /ok {4}smtp {7}localhost:\d+ accepted TLS and the login/);

@@ -120,15 +120,96 @@ describe('packaging/install.sh into a scratch root', () => {
   });
 });
 
+describe('packaging/install.sh --uninstall', () => {
+  const installed = () => {
+    const host = makeHost();
+    assert.equal(runInstaller(host, ['--from', makeRelease()], { STUB_LISTEN: '0.0.0.0:443' }).code, 0);
+    return host;
+  };
+  const there = (host: { root: string }, file: string) => existsSync(path.join(host.root, file));
+
+  test('stops and disables the service and removes the program, keeping configuration, secrets, data, logs and user', () => {
+    const host = installed();
+    const result = runInstaller(host, ['--uninstall']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.calls, ['systemctl disable --now gatehouse.service', 'systemctl daemon-reload']);
+    for (const gone of [
+      'opt/gatehouse',
+      'usr/local/bin/gatehouse',
+      'etc/systemd/system/gatehouse.service',
+      'etc/systemd/system/gatehouse.service.d',
+    ])
+      assert.equal(there(host, gone), false, gone);
+    for (const kept of ['etc/gatehouse/gatehouse.toml', 'etc/gatehouse/secrets/token-signing.key', 'var/lib/gatehouse'])
+      assert.equal(there(host, kept), true, kept);
+    assert.match(readFileSync(path.join(host.root, 'etc/passwd'), 'utf8'), /^gatehouse:/m);
+    assert.equal(
+      result.stdout,
+      'Removed gatehouse.service, /usr/local/bin/gatehouse and /opt/gatehouse\n' +
+        'Kept /etc/gatehouse (configuration, secrets), /var/lib/gatehouse, /var/log/gatehouse and the user gatehouse: --purge removes them\n',
+    );
+    // Installing again finds the configuration and starts on it.
+    const again = runInstaller(host, ['--from', makeRelease(), '--no-setup']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.ok(again.calls.includes('systemctl restart gatehouse.service'), again.calls.join('\n'));
+  });
+
+  test('--purge also removes configuration, secrets, data, logs and the user, and says the database is left', () => {
+    const host = installed();
+    const result = runInstaller(host, ['--uninstall', '--purge']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.calls, [
+      'systemctl disable --now gatehouse.service',
+      'systemctl daemon-reload',
+      `userdel --root ${host.root} gatehouse`,
+    ]);
+    for (const gone of ['opt/gatehouse', 'etc/gatehouse', 'var/lib/gatehouse', 'var/log/gatehouse'])
+      assert.equal(there(host, gone), false, gone);
+    assert.doesNotMatch(readFileSync(path.join(host.root, 'etc/passwd'), 'utf8'), /^gatehouse:/m);
+    assert.match(
+      result.stdout,
+      /\nPurged \/etc\/gatehouse, .* and the user gatehouse\. The database was left alone\.\n$/,
+    );
+  });
+
+  test('without systemd it removes the files and calls no systemctl; --purge alone is refused', () => {
+    const host = installed();
+    const container = makeHost(undefined, { systemd: false });
+    // The same files, on a host where systemd does not run.
+    execFileSync('cp', ['-a', `${host.root}/.`, container.root]);
+    execFileSync('rm', ['-rf', path.join(container.root, 'run/systemd')]);
+    const result = runInstaller(container, ['--uninstall']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.calls, []);
+    assert.equal(there(container, 'opt/gatehouse'), false);
+    assert.equal(there(container, 'etc/systemd/system/gatehouse.service'), false);
+    const purgeOnly = runInstaller(host, ['--purge']);
+    assert.equal(purgeOnly.code, 1);
+    assert.equal(purgeOnly.stderr, 'install.sh: --purge goes with --uninstall\n');
+    assert.equal(there(host, 'opt/gatehouse'), true);
+  });
+});
+
 describe('packaging/install.sh refusals (nothing is installed)', () => {
-  const refused = (args: string[], options: { osRelease?: string; env?: NodeJS.ProcessEnv } = {}) => {
-    const host = makeHost(options.osRelease);
+  const refused = (
+    args: string[],
+    options: { osRelease?: string; env?: NodeJS.ProcessEnv; systemd?: boolean } = {},
+  ) => {
+    const host = makeHost(options.osRelease, { systemd: options.systemd });
     const result = runInstaller(host, args, options.env);
     assert.equal(result.code, 1);
     assert.equal(existsSync(path.join(host.root, 'opt')), false, 'nothing under /opt');
     assert.ok(!result.calls.some((call) => /^(useradd|systemctl|gatehouse)/.test(call)), result.calls.join('\n'));
     return result.stderr;
   };
+
+  test('refuses a host where systemd is not running (a container), in one line of its own, before changing anything', () => {
+    const stderr = refused(['--from', makeRelease()], { systemd: false });
+    assert.equal(
+      stderr,
+      'install.sh: systemd is not running on this host (no /run/systemd/system; a container?): Gatehouse installs as a systemd service; nothing was installed\n',
+    );
+  });
 
   test('refuses a tampered bundle whose SHA-256 differs from SHA256SUMS', () => {
     const release = makeRelease();

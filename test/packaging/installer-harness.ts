@@ -1,6 +1,6 @@
 // Runs packaging/install.sh the way an operator does, but into a scratch root (--root) with the host-changing
-// commands stubbed on PATH: systemctl and useradd record their arguments (useradd also adds the user to the scratch
-// root's /etc/passwd, as `useradd --root` would), and uname answers what a test says. Everything else (tar,
+// commands stubbed on PATH: systemctl, useradd and userdel record their arguments (useradd and userdel also change
+// the scratch root's /etc/passwd, as with --root they would), and uname answers what a test says. Everything else (tar,
 // sha256sum, install, chown, ln) is the real tool. Release directories are built here from stand-in bundles, so
 // these tests need no release build; test/packaging/release.test.ts installs the real one.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -18,6 +18,9 @@ const STUBS: Record<string, string> = {
   useradd: `echo "useradd $*" >> "$STUB_LOG"
 root=; while [ $# -gt 0 ]; do case $1 in --root) root=$2; shift 2;; *) name=$1; shift;; esac; done
 echo "$name:x:${SERVICE_UID}:${SERVICE_UID}::/var/lib/$name:/usr/sbin/nologin" >> "$root/etc/passwd"`,
+  userdel: `echo "userdel $*" >> "$STUB_LOG"
+root=; while [ $# -gt 0 ]; do case $1 in --root) root=$2; shift 2;; *) name=$1; shift;; esac; done
+sed -i "/^$name:/d" "$root/etc/passwd"`,
   uname: '[ "$1" = -m ] && [ -n "$STUB_MACHINE" ] && { echo "$STUB_MACHINE"; exit 0; }; exec /bin/uname "$@"',
 };
 
@@ -37,12 +40,19 @@ export interface Host {
   env: NodeJS.ProcessEnv;
 }
 
-/** A scratch root with an os-release (Debian 13 unless told otherwise) and a PATH with the stubs first. */
-export function makeHost(osRelease = 'ID=debian\nVERSION_ID="13"\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\n'): Host {
+/**
+ * A scratch root with an os-release (Debian 13 unless told otherwise) and a PATH with the stubs first. It counts as
+ * booted with systemd (root/run/systemd/system exists) unless `systemd` is false, as in a container.
+ */
+export function makeHost(
+  osRelease = 'ID=debian\nVERSION_ID="13"\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\n',
+  options: { systemd?: boolean } = {},
+): Host {
   const base = scratchDir('gatehouse-install-');
   const root = path.join(base, 'root');
   const bin = path.join(base, 'stubs');
   mkdirSync(path.join(root, 'etc'), { recursive: true });
+  if (options.systemd !== false) mkdirSync(path.join(root, 'run/systemd/system'), { recursive: true });
   mkdirSync(bin);
   writeFileSync(path.join(root, 'etc/os-release'), osRelease);
   writeFileSync(path.join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\n');

@@ -3,7 +3,7 @@
 // renews it when it is due, keeps it when the authority is down, and reports all of it in the status section.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -11,7 +11,7 @@ import type { Config } from '../../src/config/schema.ts';
 import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { startServer } from '../../src/server.ts';
 import { tlsStatus } from '../../src/status/tls.ts';
-import { acmePaths, readAcmeState } from '../../src/tls/acme-files.ts';
+import { acmePaths, readAcmeState, readStoredPair } from '../../src/tls/acme-files.ts';
 import { ACME_ORDER_LOCK } from '../../src/tls/acme-mode.ts';
 import { startChallengeListener } from '../../src/tls/challenge-listener.ts';
 import { putChallenge } from '../../src/tls/challenge-store.ts';
@@ -83,9 +83,18 @@ describe('tls.mode = "acme" against pebble', async () => {
     const leaf = await servedCertificate(port, root);
     assert.equal(leaf.subjectaltname, 'DNS:localhost');
     assert.match(String(leaf.issuer.CN), /^Pebble Intermediate CA/);
-    // Key in the secrets directory (0600) with the account key; the chain in the data directory.
+    // Everything in data.dir/tls (the installed unit lets the service write only there and in its logs): the keys
+    // 0600 in a 0700 directory; nothing in the read-only secrets directory.
+    const tls = path.join(node.config.data.dir, 'tls');
+    assert.equal(statSync(tls).mode & 0o777, 0o700);
+    assert.equal(path.dirname(node.paths.certificateKey), tls);
+    assert.equal(path.dirname(node.paths.accountKey), tls);
     assert.equal(statSync(node.paths.certificateKey).mode & 0o777, 0o600);
     assert.equal(statSync(node.paths.accountKey).mode & 0o777, 0o600);
+    assert.deepEqual(
+      readdirSync(node.config.secrets.dir).filter((f) => f.startsWith('acme')),
+      [],
+    );
     assert.equal(new X509Certificate(readFileSync(node.paths.certificate)).fingerprint256, leaf.fingerprint256);
   });
 
@@ -106,6 +115,20 @@ describe('tls.mode = "acme" against pebble', async () => {
     const after = await servedCertificate(port, root);
     assert.notEqual(after.fingerprint256, before.fingerprint256);
     assert.equal(readAcmeState(node.paths).last_success_at, new Date(now).toISOString());
+  });
+
+  test('an installation whose keys an earlier release kept in secrets.dir serves and renews with them', async () => {
+    // As releases before 1.1 left it: both keys in secrets.dir, none in data.dir/tls.
+    const served = await servedCertificate(port, root);
+    renameSync(node.paths.certificateKey, node.paths.legacy.certificateKey);
+    renameSync(node.paths.accountKey, node.paths.legacy.accountKey);
+    assert.equal(readStoredPair(node.paths)?.leaf.fingerprint256, served.fingerprint256, 'the old key is found');
+    now = new Date(served.valid_to).getTime() - 29 * DAY_MS;
+    assert.equal(await server.tls.reload('check'), 'renewed');
+    // The same ACME account carries on, now kept where the service may write; the new certificate key too.
+    assert.deepEqual(readFileSync(node.paths.accountKey), readFileSync(node.paths.legacy.accountKey));
+    assert.equal(statSync(node.paths.certificateKey).mode & 0o777, 0o600);
+    assert.equal(readStoredPair(node.paths)?.leaf.fingerprint256, (await servedCertificate(port, root)).fingerprint256);
   });
 
   test('leaves a due renewal to the node that holds the ACME lock, answering busy', async () => {

@@ -1,0 +1,25 @@
+// Which gatehouse_sign_ins_total series each audited sign-in event counts under.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Audit } from '../audit/audit.ts';
+import type { Sql } from '../db/pool.ts';
+import { countAuditedOutcomes } from './audit-outcomes.ts';
+import { createMetrics } from './registry.ts';
+
+describe('sign-in audit events as gatehouse_sign_ins_total', () => {
+  test('counts a failure under the method its record names, and a password failure under password', async () => {
+    const metrics = createMetrics({} as Sql);
+    const sink: Audit = { record: async () => {}, recordIn: async () => {}, chainPending: async () => 0 };
+    const audit = countAuditedOutcomes(sink, metrics);
+    await audit.record({ event: 'signin.failed', details: { reason: 'credentials' } });
+    await audit.record({ event: 'signin.failed', details: { method: 'passkey', reason: 'credentials' } });
+    await audit.record({ event: 'signin.failed', details: { method: 'saml', reason: 'invalid_saml_response' } });
+    await audit.record({ event: 'signin.succeeded', details: { method: 'passkey' } });
+    const counted = (await metrics.registry.getSingleMetric('gatehouse_sign_ins_total')?.get())?.values ?? [];
+    assert.deepEqual(counted.map((v) => `${v.labels.method} ${v.labels.outcome} ${v.value}`).sort(), [
+      'other credentials 2',
+      'other success 1',
+      'password credentials 1',
+    ]);
+  });
+});
