@@ -120,10 +120,14 @@ export async function bootDebian(options: {
       return containerInit(nspawn.pid as number);
     });
     const run = (command: string[], o: { timeoutMs?: number } = {}) => runIn(pid, command, o.timeoutMs ?? 180_000);
-    const state = await run(['systemctl', 'is-system-running', '--wait'], { timeoutMs: 180_000 });
-    if (state.stdout.trim() !== 'running') {
+    // Until systemd's own socket exists systemctl cannot ask; then `--wait` waits for the boot to finish.
+    const state = await until('the boot to finish', 180_000, async () => {
+      const answer = (await run(['systemctl', 'is-system-running', '--wait'])).stdout.trim();
+      return answer === '' || answer === 'offline' ? null : answer;
+    });
+    if (state !== 'running') {
       const failed = await run(['systemctl', '--failed', '--no-legend']);
-      throw new Error(`the booted system is ${state.stdout.trim() || state.stderr}: ${failed.stdout}\n${consoleTail()}`);
+      throw new Error(`the booted system is ${state}: ${failed.stdout}\n${consoleTail()}`);
     }
     return { root, run, stop };
   } catch (error) {
