@@ -52,7 +52,10 @@ function containerInit(nspawn: number): number | null {
   const tasks = path.join('/proc', String(nspawn), 'task');
   if (!existsSync(tasks)) return null;
   for (const task of execFileSync('ls', [tasks], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
-    const children = readFileSync(path.join(tasks, task, 'children'), 'utf8').trim().split(/\s+/).filter(Boolean);
+    const children = readFileSync(path.join(tasks, task, 'children'), 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     for (const child of children) {
       const comm = readFileSync(path.join('/proc', child, 'comm'), 'utf8').trim();
       if (comm === 'systemd') return Number(child);

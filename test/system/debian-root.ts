@@ -23,7 +23,10 @@ function packages(): string[] {
 /** The cached tarball for the current package list, built first when it is missing (a cold build: about 2 min). */
 export function debianRootTarball(log: (line: string) => void): string {
   const list = packages();
-  const key = createHash('sha256').update(`${SUITE}\n${MIRROR}\n${list.join('\n')}`).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(`${SUITE}\n${MIRROR}\n${list.join('\n')}`)
+    .digest('hex')
+    .slice(0, 16);
   const tarball = path.join(cacheDir(), `debian-${SUITE}-${key}.tar`);
   if (existsSync(tarball)) return tarball;
   mkdirSync(cacheDir(), { recursive: true });

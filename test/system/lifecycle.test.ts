@@ -10,9 +10,18 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/haproxy.ts';
 import { type BootedDebian, bootDebian, type Result } from './booted-debian.ts';
-import { type Releases, prepareReleases } from './releases.ts';
+import { prepareReleases, type Releases } from './releases.ts';
 
-const SETUP = ['--domain', 'id.gatehouse.test', '--org-name', 'Acme', '--org-id', 'acme', '--owner', 'owner@gatehouse.test'];
+const SETUP = [
+  '--domain',
+  'id.gatehouse.test',
+  '--org-name',
+  'Acme',
+  '--org-id',
+  'acme',
+  '--owner',
+  'owner@gatehouse.test',
+];
 const CONFIG = '/etc/gatehouse/gatehouse.toml';
 
 let debian: BootedDebian;
@@ -30,12 +39,16 @@ const ok = (result: Result) => {
 
 /** What an operator (or a proxy that sets X-Forwarded-For) gets from /health/ready on the host's loopback. */
 async function ready(): Promise<unknown> {
-  const answer = await fetch(`http://127.0.0.1:${port}/health/ready`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+  const answer = await fetch(`http://127.0.0.1:${port}/health/ready`, {
+    headers: { 'x-forwarded-for': '203.0.113.7' },
+  });
   return answer.json();
 }
 
 async function unit(property: string): Promise<string> {
-  return ok(await debian.run(['systemctl', 'show', '--value', `--property=${property}`, 'gatehouse.service'])).stdout.trim();
+  return ok(
+    await debian.run(['systemctl', 'show', '--value', `--property=${property}`, 'gatehouse.service']),
+  ).stdout.trim();
 }
 
 /** owner:group mode of a file inside, as `stat` prints them. */
@@ -43,24 +56,31 @@ async function ownership(file: string): Promise<string> {
   return ok(await debian.run(['stat', '-c', '%U:%G %a', file])).stdout.trim();
 }
 
-before(async () => {
-  scratch = mkdtempSync('/var/tmp/gatehouse-system-');
-  releases = await prepareReleases(path.join(scratch, 'releases'), (line) => process.stderr.write(`${line}\n`));
-  database = await createTestDatabase({ migrated: false, autoDrop: false });
-  port = await freePort();
-  debian = await bootDebian({
-    scratch,
-    name: 'gatehouse-system',
-    binds: [{ host: releases.dir, guest: '/srv/releases', readOnly: true }],
-    log: (line) => process.stderr.write(`${line}\n`),
-  });
-});
+before(
+  async () => {
+    scratch = mkdtempSync('/var/tmp/gatehouse-system-');
+    releases = await prepareReleases(path.join(scratch, 'releases'), (line) => process.stderr.write(`${line}\n`));
+    database = await createTestDatabase({ migrated: false, autoDrop: false });
+    port = await freePort();
+    debian = await bootDebian({
+      scratch,
+      name: 'gatehouse-system',
+      binds: [{ host: releases.dir, guest: '/srv/releases', readOnly: true }],
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    // A cold cache builds the Debian root first (about 90 s), and the newer release is built on every run.
+  },
+  { timeout: 600_000 },
+);
 
-after(async () => {
-  await debian?.stop();
-  await database?.drop();
-  rmSync(scratch, { recursive: true, force: true });
-});
+after(
+  async () => {
+    await debian?.stop();
+    await database?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  },
+  { timeout: 120_000 },
+);
 
 describe('the installed service under systemd', () => {
   test('install.sh --from a local release installs the bundle, runs setup and starts the unit', async () => {
@@ -78,7 +98,9 @@ describe('the installed service under systemd', () => {
     assert.match(install.stdout, /Started gatehouse\.service/);
     assert.equal(await ownership(CONFIG), 'root:gatehouse 640');
     assert.equal(await ownership('/etc/gatehouse'), 'root:gatehouse 750');
-    const secrets = ok(await sh('stat -c "%U %a %n" /etc/gatehouse/secrets/*')).stdout.trim().split('\n');
+    const secrets = ok(await sh('stat -c "%U %a %n" /etc/gatehouse/secrets/*'))
+      .stdout.trim()
+      .split('\n');
     for (const line of secrets) assert.match(line, /^gatehouse 600 /);
   });
 
@@ -93,10 +115,86 @@ describe('the installed service under systemd', () => {
     assert.equal(await unit('NoNewPrivileges'), 'yes');
     assert.equal(await unit('CapabilityBoundingSet'), '');
     // In the service's own mount namespace: / and /etc are read-only, the data directory is not.
-    const mounts = ok(await debian.run(['nsenter', '--target', pid, '--mount', 'findmnt', '-no', 'OPTIONS', '-T', '/etc/gatehouse'])).stdout;
+    const mounts = ok(
+      await debian.run(['nsenter', '--target', pid, '--mount', 'findmnt', '-no', 'OPTIONS', '-T', '/etc/gatehouse']),
+    ).stdout;
     assert.match(mounts, /(^|,)ro(,|$)/);
-    const data = ok(await debian.run(['nsenter', '--target', pid, '--mount', 'findmnt', '-no', 'OPTIONS', '-T', '/var/lib/gatehouse'])).stdout;
+    const data = ok(
+      await debian.run([
+        'nsenter',
+        '--target',
+        pid,
+        '--mount',
+        'findmnt',
+        '-no',
+        'OPTIONS',
+        '-T',
+        '/var/lib/gatehouse',
+      ]),
+    ).stdout;
     assert.match(data, /(^|,)rw(,|$)/);
     assert.deepEqual(await ready(), { status: 'ok' });
+  });
+
+  test('status, doctor, info and logs (from the journal) report the running service', async () => {
+    const status = ok(await gatehouse('status'));
+    assert.match(status.stdout, new RegExp(`^version: +${releases.current.replaceAll('.', '\\.')}$`, 'm'));
+    assert.match(status.stdout, /^service: +active \(running\) \[gatehouse\.service\]/m);
+    assert.match(status.stdout, new RegExp(`^listener: +http://127\\.0\\.0\\.1:${port} ready$`, 'm'));
+    const doctor = ok(await gatehouse('doctor'));
+    assert.match(doctor.stdout, /^ok +database /m);
+    assert.match(doctor.stdout, /^ok +migrations all \d+ applied$/m);
+    assert.match(ok(await gatehouse('info')).stdout, /^organization: acme \(Acme\)$/m);
+    const logs = ok(await gatehouse('logs', '--lines', '200')).stdout;
+    assert.match(logs, /"msg":"listening"/);
+  });
+
+  test('config main, config providers (redirect and web3) and config delivery restart it healthy and keep the file root:gatehouse 0640 with its comments', async () => {
+    const edits: [string, string[]][] = [
+      ['main', ['--set', 'server.shutdown_timeout_seconds=5']],
+      ['providers', ['--provider', 'ethereum', '--enable']],
+      [
+        'delivery',
+        ['--kind', 'webhook', '--from', 'id@gatehouse.test', '--webhook-url', 'https://hooks.gatehouse.test/deliver'],
+      ],
+    ];
+    for (const [command, args] of edits) {
+      const edit = ok(await gatehouse('config', command, ...args));
+      assert.match(edit.stdout, /Restarted gatehouse\.service: ready at /, command);
+      assert.equal(await ownership(CONFIG), 'root:gatehouse 640', command);
+      const head = ok(await debian.run(['head', '-n', '1', CONFIG])).stdout;
+      assert.match(
+        head,
+        /^# Gatehouse configuration, written by `gatehouse setup`/,
+        `config ${command} kept the comment`,
+      );
+    }
+    const redirect = ok(
+      await sh(
+        `echo s3cr3t | gatehouse config providers --provider github --client-id gh-1 --client-secret-stdin --enable`,
+      ),
+    );
+    assert.match(
+      redirect.stdout,
+      /Register https:\/\/id\.gatehouse\.test\/auth\/federated\/callback at the provider\./,
+    );
+    assert.match(redirect.stdout, /Restarted gatehouse\.service: ready at /);
+    assert.equal(await ownership('/etc/gatehouse/secrets/provider-github.secret'), 'gatehouse:gatehouse 600');
+    assert.deepEqual(await ready(), { status: 'ok' });
+  });
+
+  test('stop, start and restart act on the unit', async () => {
+    ok(await gatehouse('stop'));
+    assert.equal((await debian.run(['systemctl', 'is-active', 'gatehouse'])).stdout.trim(), 'inactive');
+    await assert.rejects(ready());
+    assert.match(ok(await gatehouse('start')).stdout, /Started gatehouse\.service: ready at /);
+    assert.match(ok(await gatehouse('restart')).stdout, /Restarted gatehouse\.service: ready at /);
+    assert.deepEqual(await ready(), { status: 'ok' });
+  });
+
+  test('backup writes a 0600 archive and its checksum beside the running service', async () => {
+    ok(await gatehouse('backup', '/root/gatehouse-backup.tar.gz'));
+    assert.equal(await ownership('/root/gatehouse-backup.tar.gz'), 'root:root 600');
+    ok(await sh('cd /root && sha256sum --check gatehouse-backup.tar.gz.sha256'));
   });
 });

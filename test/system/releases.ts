@@ -8,7 +8,17 @@
 //   listener (everything else goes to the real executable), to see `update` return to the previous release.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { bundleName } from '../../packaging/build/release-layout.ts';
 
@@ -53,12 +63,16 @@ function buildNewer(work: string, out: string, version: string): string {
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
   mkdirSync(path.join(tree, '.cache'));
   symlinkSync(path.join(ROOT, '.cache/node-platform'), path.join(tree, '.cache/node-platform'));
-  const last = readdirSync(path.join(tree, 'migrations')).filter((f) => /^\d{4}_.*\.sql$/.test(f)).sort().at(-1) ?? '0000';
+  const last =
+    readdirSync(path.join(tree, 'migrations'))
+      .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+      .sort()
+      .at(-1) ?? '0000';
   const number = String(Number(last.slice(0, 4)) + 1).padStart(4, '0');
   const migration = `${number}_system_test_next_release`;
   writeFileSync(
     path.join(tree, 'migrations', `${migration}.sql`),
-    '-- Only in the system tests\' newer release: a schema the current release does not know.\ncreate table system_test_next_release (id integer primary key);\n',
+    "-- Only in the system tests' newer release: a schema the current release does not know.\ncreate table system_test_next_release (id integer primary key);\n",
   );
   execFileSync(process.execPath, ['packaging/release.ts', '--arch', ARCH, '--version', version, '--out', out], {
     cwd: tree,
