@@ -6,11 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import pino from 'pino';
-import { createDeliveryWorker } from '../../src/delivery/worker.ts';
-import { logoutTokenSigner } from '../../src/oauth/backchannel-logout.ts';
-import { createTokenSigner } from '../../src/oauth/tokens.ts';
 import { adminCaller } from '../helpers/admin-api.ts';
+import { backchannelWorker } from '../helpers/backchannel-worker.ts';
 import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { userTokens } from '../helpers/oauth-flow.ts';
 import { startListeningIssuer } from '../helpers/oauth-server.ts';
@@ -40,24 +37,7 @@ async function relyingParty(statuses: number[] = []) {
 describe('back-channel logout', async () => {
   const t = await startListeningIssuer();
   const jwks = createRemoteJWKSet(new URL(`${t.issuer}/.well-known/jwks.json`));
-  const worker = createDeliveryWorker({
-    sql: t.sql,
-    transport: null,
-    backchannel: logoutTokenSigner(
-      createTokenSigner({
-        keyring: t.services.keyring,
-        issuer: t.issuer,
-        clock: t.clock.now,
-        accessTokenTtlSeconds: 600,
-        idTokenTtlSeconds: 600,
-      }),
-    ),
-    deliveryKey: t.secrets.delivery,
-    from: 'unused@example.test',
-    clock: t.clock.now,
-    log: pino({ level: 'silent' }),
-    random: () => 0,
-  });
+  const worker = backchannelWorker(t);
 
   const verify = async (token: string, clientId: string) => {
     const { payload, protectedHeader } = await jwtVerify(token, jwks, {
