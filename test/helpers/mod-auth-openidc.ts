@@ -1,6 +1,6 @@
 // Debian's Apache with mod_auth_openidc (apt-get install apache2 libapache2-mod-auth-openidc) in front of a static
-// page, configured as the module's documentation configures it (its annotated auth_openidc.conf): discovery, a client
-// id and secret, the redirect URI inside the protected location. Each instance has a ServerRoot, config, pid file,
+// page, configured by test/integrations/snippets/mod-auth-openidc.conf, the file docs/integrations.md quotes, included
+// as it is after `Define`s of its variables. Only what a test needs to look in is added after it. Each instance has a ServerRoot, config, pid file,
 // runtime directory and logs of its own in a scratch directory and a free loopback port; the system's apache2
 // service is never touched. The page shows, through server-side includes, what the module hands the application:
 // the claims as environment variables (OIDC_CLAIM_*) and as the request headers a proxied application would get.
@@ -14,13 +14,18 @@ import { freePort, untilAccepting } from './haproxy.ts';
 
 export const APACHE = '/usr/sbin/apache2';
 const MODULES = '/usr/lib/apache2/modules';
+/** The configuration docs/integrations.md "Apache mod_auth_openidc" quotes. */
+export const SNIPPET = new URL('../integrations/snippets/mod-auth-openidc.conf', import.meta.url).pathname;
 
 export interface ModAuthOpenidcOptions {
   issuer: string;
   clientId: string;
   clientSecret: string;
-  /** OIDCRefreshAccessTokenBeforeExpiry: refresh when the access token has fewer seconds left than this (0: never). */
-  refreshBeforeExpiry: number;
+  /**
+   * Overrides the snippet's OIDCRefreshAccessTokenBeforeExpiry (60) for /protected: 599 of the access token's 600
+   * seconds makes the module refresh once the token is a second old.
+   */
+  refreshBeforeExpiry?: number;
 }
 
 /** Where the module listens; pick the port before registering the client, whose URIs name it. */
@@ -37,6 +42,8 @@ const PAGE = `<!doctype html>
 <p id="email"><!--#echo var="OIDC_CLAIM_email" --></p>
 <p id="header-sub"><!--#echo var="CLAIM_HEADER_SUB" --></p>
 <p id="expires"><!--#echo var="OIDC_access_token_expires" --></p>
+<p id="access-token"><!--#echo var="OIDC_access_token" --></p>
+<p id="refresh-token"><!--#echo var="OIDC_refresh_token" --></p>
 </body></html>
 `;
 
@@ -89,26 +96,20 @@ export async function startModAuthOpenidc(origin: string, o: ModAuthOpenidcOptio
     '  Options +Includes',
     '  Require all granted',
     '</Directory>',
-    `OIDCProviderMetadataURL ${o.issuer}/.well-known/openid-configuration`,
-    `OIDCClientID ${o.clientId}`,
-    `OIDCClientSecret ${o.clientSecret}`,
-    `OIDCRedirectURI ${redirectUriOf(origin)}`,
-    `OIDCCryptoPassphrase ${randomBytes(24).toString('hex')}`,
-    // Gatehouse refuses HTTP Basic, the module's default; and requires PKCE S256.
-    'OIDCProviderTokenEndpointAuth client_secret_post',
-    'OIDCPKCEMethod S256',
-    'OIDCScope "openid profile email offline_access"',
-    'OIDCRemoteUserClaim sub',
-    'OIDCPassClaimsAs both',
-    ...(o.refreshBeforeExpiry > 0
-      ? [`OIDCRefreshAccessTokenBeforeExpiry ${o.refreshBeforeExpiry} logout_on_error`]
-      : []),
-    // Plain http on loopback: without Secure, SameSite=None cookies are dropped; Lax is what the module sets when On.
+    // The documented configuration, its variables defined as an operator would.
+    `Define GATEHOUSE_ISSUER ${o.issuer}`,
+    `Define GATEHOUSE_CLIENT_ID ${o.clientId}`,
+    `Define GATEHOUSE_CLIENT_SECRET ${o.clientSecret}`,
+    `Define APP_ORIGIN ${origin}`,
+    `Define OIDC_CRYPTO_PASSPHRASE ${randomBytes(24).toString('hex')}`,
+    `Include ${SNIPPET}`,
+    // What only the tests add. Plain http on loopback: without Secure, Chromium drops the module's default
+    // SameSite=None cookies; Lax is what it sets when On.
     'OIDCCookieSameSite On',
-    `OIDCRedirectURLsAllowed ^${origin}/`,
     '<Location /protected>',
-    '  AuthType openid-connect',
-    '  Require valid-user',
+    ...(o.refreshBeforeExpiry ? [`  OIDCRefreshAccessTokenBeforeExpiry ${o.refreshBeforeExpiry} logout_on_error`] : []),
+    // The page shows the refresh token too, so the test can show the one a refresh replaced is refused.
+    '  OIDCPassRefreshToken On',
     // What a proxied application receives is the request header OIDC_CLAIM_sub; CGI and SSI variables leave out header
     // names with an underscore, so mod_rewrite (which runs after the module set it) copies it for the page.
     '  RewriteEngine On',

@@ -8,7 +8,7 @@ const doc = readFileSync(new URL('../../docs/integrations.md', import.meta.url),
 const snippets = new URL('./snippets/', import.meta.url);
 
 describe('docs/integrations.md', () => {
-  const languages: Record<string, string> = { ts: 'ts', py: 'python' };
+  const languages: Record<string, string> = { ts: 'ts', py: 'python', conf: 'apache' };
   const files = readdirSync(snippets).filter((name) => (name.split('.').pop() ?? '') in languages);
 
   test('has a snippet for each library the issue names', () => {
@@ -17,6 +17,7 @@ describe('docs/integrations.md', () => {
       'authlib_gatehouse.py',
       'express-openid-connect.ts',
       'jose-resource-server.ts',
+      'mod-auth-openidc.conf',
       'oauth4webapi.ts',
       'oidc-client-ts.ts',
       'openid-client.ts',
