@@ -21,7 +21,10 @@ const TESTED: Record<string, { file: string; kind: Client['kind'] }> = {
 /** Options whose value is the client's own, not the library's: the console fills in the client's registered scopes. */
 const CLIENT_VALUES = new Set(['scope']);
 /** Options of a tested variant, not of the configuration the console offers. */
-const VARIANTS: Record<string, Set<string>> = { 'authjs.ts': new Set(['idToken']) };
+const VARIANTS: Record<string, Set<string>> = {
+  'authjs.ts': new Set(['idToken']),
+  'express-openid-connect.ts': new Set(['backchannelLogout', 'store']),
+};
 
 /** Types, comments and layout stripped, strings in one quoting style: the two sources then compare as code. */
 const normalized = (code: string) => transformSync(code, { loader: 'ts', format: 'esm', minifyWhitespace: true }).code;

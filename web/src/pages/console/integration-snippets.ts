@@ -109,6 +109,8 @@ app.use(
     authRequired: false,
     routes: { callback: '${callback.pathname}' },
     authorizationParams: { response_type: 'code', scope: '${v.scope}' },
+    // GET /logout signs out at Gatehouse too; register ${callback.origin}/ as a post-logout redirect URI.
+    idpLogout: true,
   }),
 );`;
 };
