@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import express from 'express';
-import expressOpenidConnect, { type SessionStore } from 'express-openid-connect';
+import expressOpenidConnect, { type BackchannelLogoutOptions } from 'express-openid-connect';
 import { adminCaller } from '../helpers/admin-api.ts';
 import { backchannelWorker } from '../helpers/backchannel-worker.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
@@ -19,7 +19,7 @@ import { gatehouseAuth, withBackchannelLogout } from './snippets/express-openid-
 const { auth, requiresAuth } = expressOpenidConnect;
 
 /** An express-session style store in memory (what connect-redis and others are to a real app). */
-class MemoryStore implements SessionStore {
+class MemoryStore implements NonNullable<BackchannelLogoutOptions['store']> {
   readonly entries = new Map<string, unknown>();
   get(key: string, callback: (err: unknown, value?: never) => void) {
     callback(null, this.entries.get(key) as never);
@@ -38,7 +38,7 @@ describe('express-openid-connect with Gatehouse', async () => {
   const t = await startListeningIssuer();
 
   /** An Express app with a client of its own; with a store, back-channel logout too. */
-  async function startApp(backchannelStore?: SessionStore) {
+  async function startApp(backchannelStore?: MemoryStore) {
     const app = express();
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

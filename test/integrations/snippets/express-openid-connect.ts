@@ -1,5 +1,5 @@
 // express-openid-connect: a server-side Express app with a `web` client.
-import type { ConfigParams, SessionStore } from 'express-openid-connect';
+import type { BackchannelLogoutOptions, ConfigParams } from 'express-openid-connect';
 
 export interface GatehouseApp {
   issuer: string;
@@ -31,6 +31,6 @@ export function gatehouseAuth(app: GatehouseApp): ConfigParams {
  * Back-channel logout at {baseURL}/backchannel-logout: `store` (any express-session store the app's instances share,
  * such as connect-redis) remembers the sessions Gatehouse ended until their cookies come back.
  */
-export function withBackchannelLogout(config: ConfigParams, store: SessionStore): ConfigParams {
+export function withBackchannelLogout(config: ConfigParams, store: BackchannelLogoutOptions['store']): ConfigParams {
   return { ...config, backchannelLogout: { store } };
 }
