@@ -8,6 +8,8 @@ export interface SnippetValues {
   issuer: string;
   clientId: string;
   redirectUri: string;
+  /** The first registered post-logout redirect URI, or the redirect URI's origin to register as one. */
+  postLogoutRedirectUri: string;
   scope: string;
   /** True for web clients, which hold a secret; browser and native clients are public and use PKCE alone. */
   confidential: boolean;
@@ -23,6 +25,9 @@ export function snippetValues(issuer: string, client: Client): SnippetValues {
     issuer,
     clientId: client.client_id,
     redirectUri: client.redirect_uris[0] ?? 'https://app.example.org/callback',
+    postLogoutRedirectUri:
+      client.post_logout_redirect_uris?.[0] ??
+      `${new URL(client.redirect_uris[0] ?? 'https://app.example.org/callback').origin}/`,
     scope: client.scopes.join(' ') || 'openid',
     confidential: client.kind === 'web',
   };
@@ -126,10 +131,14 @@ const userManager = new UserManager({
   scope: '${v.scope}',
   // Name and email come from userinfo: the ID token carries the sign-in, not the profile.
   loadUserInfo: true,
+  // signoutRedirect() revokes the tokens, ends the Gatehouse session and returns here (a registered post-logout URI).
+  post_logout_redirect_uri: '${v.postLogoutRedirectUri}',
+  revokeTokensOnSignout: true,
 });
 await userManager.signinRedirect();
 // At the callback:
-const user = await userManager.signinRedirectCallback();`;
+const user = await userManager.signinRedirectCallback();
+// With offline_access, signinSilent() renews the tokens with the refresh token.`;
 
 /** The snippets that fit the client: server libraries for web clients, the browser library for browser clients. */
 export function snippetsFor(v: SnippetValues, kind: Client['kind']): Snippet[] {
