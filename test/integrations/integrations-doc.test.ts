@@ -13,6 +13,7 @@ describe('docs/integrations.md', () => {
 
   test('has a snippet for each library the issue names', () => {
     assert.deepEqual(files.sort(), [
+      'authjs-session.ts',
       'authjs.ts',
       'authlib_gatehouse.py',
       'express-openid-connect.ts',
