@@ -1,7 +1,7 @@
 // docs/integrations.md "authlib": a Python web app (test/integrations/authlib-app/app.py) signing a person in through
 // Gatehouse with authlib's requests client as the doc configures it (test/integrations/snippets/authlib_gatehouse.py):
 // a confidential `web` client with client_secret_post and PKCE S256; the code exchange, the ID token verified by
-// authlib, userinfo, a rotating refresh, then revocation and RP-initiated logout. Debian's python3-authlib.
+// authlib, userinfo, a rotating refresh (the replaced refresh token refused), then revocation and RP-initiated logout. Debian's python3-authlib.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -51,25 +51,30 @@ describe('authlib (Python) with Gatehouse', async () => {
   const app = await startAuthlibApp(port, { ISSUER: t.issuer, CLIENT_ID: client.id, CLIENT_SECRET: secret as string });
   const sub = await makeIdentity(t.sql, { displayName: 'Dorothy Vaughan', email: 'dorothy@example.test' });
   const { cookie: gatehouseSession } = await makeSession(t, sub);
-  const jar = new CookieJar();
-  const post = (route: string) => jar.fetch(`${app}${route}`, { method: 'POST' });
+  const post = (jar: CookieJar, route: string) => jar.fetch(`${app}${route}`, { method: 'POST' });
   const openGrants = async () =>
     (await t.sql`select count(*)::int as n from oauth_grants where client_id = ${client.id} and revoked_at is null`)[0]
       ?.n;
 
-  test('signing in sends PKCE S256, exchanges the code with client_secret_post, and the app shows the verified claims and userinfo', async () => {
+  /** A browser signed in at Gatehouse signs in at the app; returns the app's cookie jar and the authorization request. */
+  async function signIn() {
+    const jar = new CookieJar();
     const login = await jar.fetch(`${app}/login`);
     assert.equal(login.status, 302);
     const authorize = new URL(login.headers.get('location') as string);
-    assert.equal(`${authorize.origin}${authorize.pathname}`, `${t.issuer}/oauth/authorize`);
-    assert.equal(authorize.searchParams.get('client_id'), client.id);
-    assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
-    assert.match(authorize.searchParams.get('code_challenge') ?? '', /^[\w-]{43}$/);
-
     const callback = await browse(authorize, gatehouseSession);
     const back = await jar.fetch(callback);
     assert.equal(back.status, 302, await back.clone().text());
     assert.equal(back.headers.get('location'), '/profile');
+    return { jar, authorize };
+  }
+
+  test('signing in sends PKCE S256, exchanges the code with client_secret_post, and the app shows the verified claims and userinfo', async () => {
+    const { jar, authorize } = await signIn();
+    assert.equal(`${authorize.origin}${authorize.pathname}`, `${t.issuer}/oauth/authorize`);
+    assert.equal(authorize.searchParams.get('client_id'), client.id);
+    assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+    assert.match(authorize.searchParams.get('code_challenge') ?? '', /^[\w-]{43}$/);
 
     const profile = await jar.fetch(`${app}/profile`);
     assert.equal(profile.status, 200, await profile.clone().text());
@@ -81,21 +86,46 @@ describe('authlib (Python) with Gatehouse', async () => {
     assert.deepEqual(userinfo, { sub, name: 'Dorothy Vaughan', email: 'dorothy@example.test', email_verified: true });
   });
 
-  test('refreshing gives the app a new refresh token (rotation) and an access token userinfo accepts', async () => {
-    const refreshed = await post('/refresh');
+  test('refreshing gives the app a new refresh token (rotation) and an access token userinfo accepts; the replaced one is refused', async () => {
+    const { jar } = await signIn();
+    const refreshed = await post(jar, '/refresh');
     assert.equal(refreshed.status, 200, await refreshed.clone().text());
-    const { rotated, userinfo } = (await refreshed.json()) as { rotated: boolean; userinfo: { sub: string } };
+    const { rotated, replaced, userinfo } = (await refreshed.json()) as {
+      rotated: boolean;
+      replaced: string;
+      userinfo: { sub: string };
+    };
     assert.equal(rotated, true);
     assert.equal(userinfo.sub, sub);
+
+    // Presented again after the grace for honest parallel retries: refused, and the family is revoked, so the app's
+    // own next refresh fails as well.
+    t.clock.advance(10);
+    const replay = await fetch(`${t.issuer}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: replaced,
+        client_id: client.id,
+        client_secret: secret as string,
+      }),
+    });
+    assert.equal(replay.status, 400);
+    assert.equal(((await replay.json()) as { error: string }).error, 'invalid_grant');
+    const again = await post(jar, '/refresh');
+    assert.equal(again.status, 502);
+    assert.equal(((await again.json()) as { error: string }).error, 'invalid_grant');
   });
 
   test('signing out revokes the grant and ends the Gatehouse session, back at the registered post-logout page', async () => {
-    assert.equal(await openGrants(), 1);
-    const out = await post('/logout');
+    const { jar } = await signIn();
+    // The first test's sign-in left its grant open too; this one's is the one the app revokes.
+    const open = await openGrants();
+    const out = await post(jar, '/logout');
     assert.equal(out.status, 302, await out.clone().text());
     const logout = new URL(out.headers.get('location') as string);
     assert.equal(`${logout.origin}${logout.pathname}`, `${t.issuer}/oauth/logout`);
-    assert.equal(await openGrants(), 0);
+    assert.equal(await openGrants(), open - 1);
 
     const ended = await fetch(logout, { redirect: 'manual', headers: { cookie: gatehouseSession } });
     assert.equal(ended.status, 302, await ended.clone().text());

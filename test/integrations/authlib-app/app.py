@@ -69,13 +69,15 @@ def app(environ, start_response):
             before = session.token["refresh_token"]
             refresh(metadata, session)
             rotated = session.token["refresh_token"] != before
-            return answer(start_response, "200 OK", {"rotated": rotated, "userinfo": user_info(metadata, session)})
+            body = {"rotated": rotated, "replaced": before, "userinfo": user_info(metadata, session)}
+            return answer(start_response, "200 OK", body)
         if route == ("POST", "/logout"):
             location = sign_out(metadata, session, state["id_token"], f"{origin}/signed-out")
             sessions.pop(cookie.value)
             return redirect(start_response, location, [("set-cookie", "app_session=; Path=/; Max-Age=0")])
     except Exception as error:  # what the library refused, for the test to read
-        return answer(start_response, "502 Bad Gateway", {"error": type(error).__name__, "description": str(error)})
+        name = getattr(error, "error", None) or type(error).__name__  # authlib's OAuthError names the OAuth error
+        return answer(start_response, "502 Bad Gateway", {"error": name, "description": str(error)})
     return answer(start_response, "404 Not Found", {"error": "not found"})
 
 
