@@ -1,5 +1,6 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
 
+import { parseDatabaseUrl } from '../db/database-url.ts';
 import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
 import { ldapProblems } from './ldap-rules.ts';
@@ -75,7 +76,7 @@ export function contrastWithWhite(hex: string): number {
 export function databaseUrlProblem(url: string): string | null {
   if (url === '') return null;
   if (!/^postgres(ql)?:\/\//.test(url)) return 'must start with postgres:// or postgresql://';
-  if (!absoluteUrl(url)) return 'is not a valid URL';
+  if (!parseDatabaseUrl(url)) return 'is not a valid URL';
   return null;
 }
 

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { parseDatabaseUrl } from './database-url.ts';
 import { poolSocketFactory } from './pool-socket.ts';
 
 export type Sql = postgres.Sql;
@@ -14,6 +15,7 @@ export interface PoolOptions {
 
 export function createPool(url: string, options: PoolOptions): Sql {
   return postgres(url, {
+    ...sessionAttributes(url),
     max: options.max,
     connect_timeout: options.connectTimeoutSeconds,
     idle_timeout: 60,
@@ -31,16 +33,18 @@ export function createPool(url: string, options: PoolOptions): Sql {
   });
 }
 
-/** A database URL with the password replaced, for logs and status output. */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
+/**
+ * postgres.js (3.4.9) judges `target_session_attrs=read-write` by default_transaction_read_only alone, which a hot
+ * standby reports as off, so a multi-host URL kept connections to a standby and every write there failed (seen in
+ * test/failover/patroni.test.ts after a switchover). libpq's read-write refuses a standby; the driver's `primary`,
+ * judged by in_hot_standby, is that meaning, so a URL asking for read-write gets it.
+ */
+function sessionAttributes(url: string): { target_session_attrs?: 'primary' } {
+  const asked = parseDatabaseUrl(url)?.first.searchParams.get('target_session_attrs');
+  return asked === 'read-write' ? { target_session_attrs: 'primary' } : {};
 }
+
+export { redactDatabaseUrl } from './database-url.ts';
 
 /** The PostgreSQL server's version string, for the status report and `gatehouse doctor`. */
 export async function serverVersion(sql: Executor): Promise<string> {
