@@ -10,7 +10,8 @@
 // kept back and its 'close' reports no error. The driver then rejects, at the close, every query the connection
 // holds (CONNECTION_CLOSED: a 503, src/http/database-unavailable.ts), and a connection lost while it was still
 // starting up is made again for the query that was waiting for it. Errors before the TCP connection exists (refused,
-// unreachable) still reach the driver as they are, so they fail the waiting query at once.
+// unreachable) still reach the driver as they are, so they fail the waiting query at once; so does a connection
+// closed before the server sent anything (below).
 //
 // With TLS to PostgreSQL the driver reads a TLS socket it wraps around this one, which this cannot reach: there the
 // driver's own handling applies.
@@ -26,6 +27,7 @@ interface DriverOptions {
 
 class CloseOnlySocket extends Socket {
   #connected = false;
+  #heard = false;
 
   constructor() {
     super();
@@ -35,11 +37,19 @@ class CloseOnlySocket extends Socket {
   }
 
   override emit(event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'data') this.#heard = true;
     if (this.#connected && event === 'error') {
       // Node destroys the socket after an error and then emits 'close', which the driver handles.
       return true;
     }
-    if (this.#connected && event === 'close') return super.emit('close', false);
+    if (this.#connected && event === 'close') {
+      // Closed before the server said a word: nothing PostgreSQL answers there, typically a TCP proxy (HAProxy in
+      // front of Patroni) that accepted the connection and has no primary to pass it to during a failover. As a plain
+      // close the driver would make the connection again and again, with the request's query waiting throughout;
+      // told as a refusal, the query fails at once (a 503) and the next request tries again.
+      if (!this.#heard) super.emit('error', Object.assign(new Error('the database closed the connection before answering'), { code: 'ECONNREFUSED' }));
+      return super.emit('close', false);
+    }
     return super.emit(event, ...args);
   }
 }
