@@ -26,6 +26,22 @@ describe('GET /health/ready', async () => {
     });
   });
 
+  test('is 503 not_ready while the database takes no writes (a standby, or set read-only)', async () => {
+    const database = await createTestDatabase();
+    const name = new URL(database.url).pathname.slice(1);
+    await database.sql.unsafe(`alter database "${name}" set default_transaction_read_only = on`);
+    const sql = createPool(database.url, { max: 1, connectTimeoutSeconds: 5 });
+    after(() => sql.end({ timeout: 1 }));
+    const { app } = await startTestApp({ sql });
+    const response = await app.inject({ method: 'GET', url: '/health/ready' });
+    assert.equal(response.statusCode, 503);
+    assert.deepEqual(response.json(), {
+      error: 'not_ready',
+      error_description: 'The database is read-only (a standby)',
+      request_id: response.headers['x-request-id'],
+    });
+  });
+
   test('is 503 while the database is unreachable and recovers when it returns, without a restart', async () => {
     const database = await createTestDatabase();
     const target = new URL(database.url);
@@ -50,7 +66,7 @@ describe('GET /health/ready', async () => {
 
     await proxy.start();
     const up = await ready();
-    assert.equal(up.statusCode, 200);
+    assert.equal(up.statusCode, 200, up.body);
     assert.deepEqual(up.json(), { status: 'ok' });
   });
 });
