@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, test } from 'node:test';
+import { adminUrl } from '../../test/helpers/database.ts';
+import { closedPort } from '../../test/helpers/upstream.ts';
 import { createPool } from './pool.ts';
 
 test('a server that accepts and hangs up without a word fails the query instead of holding it', async () => {
@@ -25,4 +27,17 @@ test('a server that accepts and hangs up without a word fails the query instead 
   ]);
   assert.equal(outcome, 'ECONNREFUSED');
   assert.ok(accepted >= 1);
+});
+
+test('with several servers, a failure fails its query at once and later connections go to the server that works', async () => {
+  const refusing = await closedPort();
+  const database = new URL(adminUrl());
+  const url = `postgres://postgres@127.0.0.1:${refusing},${database.hostname}:${database.port || 5432}/postgres`;
+  const sql = createPool(url, { max: 1, connectTimeoutSeconds: 600 });
+  after(() => sql.end({ timeout: 0 }));
+  // The first connection goes to the first server, which refuses: the query fails instead of waiting.
+  await assert.rejects(sql`select 1`, { code: 'ECONNREFUSED' });
+  // The next connection goes to the second server.
+  const [row] = await sql<{ port: number }[]>`select inet_server_port() as port`;
+  assert.equal(row?.port, Number(database.port || 5432));
 });

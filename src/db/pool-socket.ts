@@ -13,6 +13,13 @@
 // unreachable) still reach the driver as they are, so they fail the waiting query at once; so does a connection
 // closed before the server sent anything (below).
 //
+// Several servers (a multi-host URL, docs/scaling.md) are chosen here, not by the driver: postgres.js 3.4.9 never
+// gives up on a list of hosts (its retry counter is never raised), so while no server is primary it reconnected
+// round and round with the request's query waiting through the whole failover. The driver is told of the first host
+// only, so every failure reaches the waiting query at once (a 503), and this factory sends new connections to the
+// server that last worked, moving on when one proves unusable: refused or unreachable, closed before it answered, or
+// a standby the driver turned away (target_session_attrs, which it then ends with a Terminate before any query).
+//
 // With TLS to PostgreSQL the driver reads a TLS socket it wraps around this one, which this cannot reach: there the
 // driver's own handling applies.
 import { Socket } from 'node:net';
@@ -25,12 +32,24 @@ interface DriverOptions {
   shared: { typeArrayMap: Record<number, number> };
 }
 
+export interface Server {
+  host: string;
+  port: number;
+}
+
+/** Frontend message types that carry a query (simple or extended protocol). */
+const QUERY_MESSAGES = new Set([0x51, 0x50, 0x42, 0x45, 0x44, 0x53, 0x48]); // Q P B E D S H
+const TERMINATE = 0x58; // X
+
 class CloseOnlySocket extends Socket {
   #connected = false;
   #heard = false;
+  #queried = false;
+  readonly #unusable: () => void;
 
-  constructor() {
+  constructor(unusable: () => void) {
     super();
+    this.#unusable = unusable;
     this.once('connect', () => {
       this.#connected = true;
     });
@@ -38,6 +57,7 @@ class CloseOnlySocket extends Socket {
 
   override emit(event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'data') this.#heard = true;
+    if (!this.#connected && event === 'error') this.#unusable();
     if (this.#connected && event === 'error') {
       // Node destroys the socket after an error and then emits 'close', which the driver handles.
       return true;
@@ -47,26 +67,56 @@ class CloseOnlySocket extends Socket {
       // front of Patroni) that accepted the connection and has no primary to pass it to during a failover. As a plain
       // close the driver would make the connection again and again, with the request's query waiting throughout;
       // told as a refusal, the query fails at once (a 503) and the next request tries again.
-      if (!this.#heard) super.emit('error', Object.assign(new Error('the database closed the connection before answering'), { code: 'ECONNREFUSED' }));
+      if (!this.#heard) {
+        this.#unusable();
+        super.emit(
+          'error',
+          Object.assign(new Error('the database closed the connection before answering'), { code: 'ECONNREFUSED' }),
+        );
+      }
       return super.emit('close', false);
     }
     return super.emit(event, ...args);
   }
+
+  // Typed loosely: Socket's overloads cannot be restated one by one; the arguments pass through unchanged.
+  override write(...args: unknown[]): boolean {
+    this.#watch(args[0]);
+    return (super.write as (...a: unknown[]) => boolean)(...args);
+  }
+
+  override end(...args: unknown[]): this {
+    this.#watch(args[0]);
+    return (super.end as (...a: unknown[]) => this)(...args);
+  }
+
+  /** A Terminate before any query: the driver turned the server away after the startup (a standby). */
+  #watch(chunk: unknown) {
+    if (!Buffer.isBuffer(chunk) || chunk.length === 0) return;
+    const type = chunk[0] as number;
+    if (QUERY_MESSAGES.has(type)) this.#queried = true;
+    else if (type === TERMINATE && !this.#queried) this.#unusable();
+  }
 }
 
-/** postgres.js's `socket` option: one new socket per connection attempt, to the URL's hosts in turn. */
-export function poolSocketFactory(): (options: DriverOptions) => Socket {
-  let next = 0;
+/**
+ * postgres.js's `socket` option: one new socket per connection attempt, to the server that last worked. `servers`
+ * is the multi-host list when the driver was given only the first (createPool); else the driver's own host.
+ */
+export function poolSocketFactory(servers?: Server[]): (options: DriverOptions) => Socket {
+  let current = 0;
   return (options) => {
     // The array types are the same on every connection, and the driver keeps what it fetched for the whole pool: once
     // it has them, a new connection skips the fetch, whose lost answer is the unhandled rejection described above.
     if (Object.keys(options.shared.typeArrayMap).length > 0) options.fetch_types = false;
-    const socket = new CloseOnlySocket();
+    const list = servers ?? options.host.map((host, i) => ({ host, port: options.port[i] ?? options.port[0] ?? 5432 }));
+    const index = current % list.length;
+    const socket = new CloseOnlySocket(() => {
+      // Only the first of several failures on one server moves on; later ones must not skip the next server.
+      if (current % list.length === index) current = index + 1;
+    });
     if (options.path) return socket.connect(options.path);
-    const index = next % options.host.length;
-    next += 1;
-    const host = options.host[index] as string;
-    const port = options.port[index] ?? options.port[0] ?? 5432;
+    const { host, port } = list[index] as Server;
     // The driver names the server in its connection errors from these.
     Object.assign(socket, { host, port });
     return socket.connect(port, host);

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { parseDatabaseUrl } from './database-url.ts';
-import { poolSocketFactory } from './pool-socket.ts';
+import { poolSocketFactory, type Server } from './pool-socket.ts';
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: stores take this first so callers choose the transaction boundary. */
@@ -14,7 +14,8 @@ export interface PoolOptions {
 }
 
 export function createPool(url: string, options: PoolOptions): Sql {
-  return postgres(url, {
+  const { driverUrl, servers } = serverChoice(url);
+  return postgres(driverUrl, {
     ...sessionAttributes(url),
     max: options.max,
     connect_timeout: options.connectTimeoutSeconds,
@@ -29,7 +30,7 @@ export function createPool(url: string, options: PoolOptions): Sql {
     connection: { application_name: 'gatehouse' },
     // A connection lost under load must fail its queries, not strand them (pool-socket.ts). Not in postgres.js's
     // type declarations, though documented in its README.
-    ...({ socket: poolSocketFactory() } as object),
+    ...({ socket: poolSocketFactory(servers) } as object),
   });
 }
 
@@ -42,6 +43,17 @@ export function createPool(url: string, options: PoolOptions): Sql {
 function sessionAttributes(url: string): { target_session_attrs?: 'primary' } {
   const asked = parseDatabaseUrl(url)?.first.searchParams.get('target_session_attrs');
   return asked === 'read-write' ? { target_session_attrs: 'primary' } : {};
+}
+
+/** For several servers, the driver gets the URL with the first only and the socket factory the list (pool-socket.ts). */
+function serverChoice(url: string): { driverUrl: string; servers?: Server[] } {
+  const parsed = parseDatabaseUrl(url);
+  if (!parsed || parsed.hosts.length < 2) return { driverUrl: url };
+  const servers = parsed.hosts.map((written) => {
+    const server = new URL(`postgres://${written}`);
+    return { host: server.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(server.port || 5432) };
+  });
+  return { driverUrl: parsed.first.toString(), servers };
 }
 
 export { redactDatabaseUrl } from './database-url.ts';
