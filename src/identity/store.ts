@@ -37,6 +37,14 @@ export async function findIdentity(sql: Executor, id: Sub): Promise<Identity | n
   return row ? toIdentity(row) : null;
 }
 
+/**
+ * Locks the identity's row until the transaction ends: the one lock every change of what the identity's sessions may
+ * do takes first (a second factor added, a session settled, a factor removed), so such changes happen one at a time.
+ */
+export async function lockIdentity(tx: Executor, id: Sub): Promise<void> {
+  await tx`select 1 from identities where id = ${id} for update`;
+}
+
 export async function findMembershipRoles(
   sql: Executor,
   organizationId: string,
