@@ -11,6 +11,7 @@ import { findIdentity, findPrimaryEmail, markEmailVerified } from '../../identit
 import type { SessionStart } from '../../session/http.ts';
 import { revokeIdentitySessions } from '../../session/store.ts';
 import type { Session } from '../../session/types.ts';
+import { addSecondFactor, assertMayAddSecondFactor } from '../step-up/new-second-factor.ts';
 import {
   confirmTotp,
   consumeEnrollmentToken,
@@ -25,7 +26,6 @@ import {
 import type { AttemptContext, LocalLoginDeps } from './deps.ts';
 import { assertPasswordAllowed } from './password-policy.ts';
 import { generateRecoveryCodes, recoveryCodeHash } from './recovery-codes.ts';
-import { addSecondFactor, assertMayAddSecondFactor } from '../step-up/new-second-factor.ts';
 import { matchTotpStep, newTotpSeed, openTotpSeed, otpauthUri } from './totp.ts';
 
 async function signInSubject(deps: LocalLoginDeps, identityId: Sub): Promise<string> {
