@@ -237,6 +237,64 @@ describe('step-up after a redirect-provider sign-in (identity with TOTP)', async
     assertEnvelope(await browser.get('/account/profile'), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
   });
 
+  test("a stranger guessing codes locks out only unknown browsers: the owner's browser that finished the step before still gets in", async () => {
+    const owner = await federatedPerson(down, 'known-browser@corp.dev');
+    const { totpSeed } = await enrollTotp(down.sql, down.secrets, owner.sub);
+    const ownersJar = new CookieJar();
+    await roundTrip(down, owner.upstreamCookie, { jar: ownersJar });
+    const first = await browserAt(down, ownersJar).post('/auth/second-factor', {
+      totp: totpCode(totpSeed, down.clock.now()),
+    });
+    assert.equal(first.status, 200, JSON.stringify(first.json));
+    assert.match(ownersJar.header, /gatehouse_device=/);
+    down.clock.advance(30);
+
+    // The stranger holds the owner's upstream account, and a device cookie of their own account's second step,
+    // which vouches for nobody else.
+    const own = await federatedPerson(down, 'stranger-own@corp.dev');
+    const { totpSeed: ownSeed } = await enrollTotp(down.sql, down.secrets, own.sub);
+    const strangersJar = new CookieJar();
+    await roundTrip(down, own.upstreamCookie, { jar: strangersJar });
+    const ownStep = await browserAt(down, strangersJar).post('/auth/second-factor', {
+      totp: totpCode(ownSeed, down.clock.now()),
+    });
+    assert.equal(ownStep.status, 200, JSON.stringify(ownStep.json));
+    await roundTrip(down, owner.upstreamCookie, { jar: strangersJar });
+    const stranger = browserAt(down, strangersJar);
+    const right = () => totpCode(totpSeed, down.clock.now());
+    const wrong = () => (right() === '000000' ? '000001' : '000000');
+    for (let attempt = 0; attempt < THROTTLE_RULES.account.threshold; attempt += 1)
+      assert.equal((await stranger.post('/auth/second-factor', { totp: wrong() })).status, 400);
+    assertEnvelope(
+      await stranger.post('/auth/second-factor', { totp: right() }),
+      429,
+      'rate_limited',
+      'Too many attempts; retry later.',
+    );
+    // Any other browser that never finished the owner's step is an unknown client too.
+    const fresh = browserAt(down, (await roundTrip(down, owner.upstreamCookie)).jar);
+    assertEnvelope(
+      await fresh.post('/auth/second-factor', { totp: right() }),
+      429,
+      'rate_limited',
+      'Too many attempts; retry later.',
+    );
+
+    // The owner signs in again in their own browser while the lock holds: its own budget, the step succeeds.
+    await roundTrip(down, owner.upstreamCookie, { jar: ownersJar });
+    const again = await browserAt(down, ownersJar).post('/auth/second-factor', { totp: right() });
+    assert.equal(again.status, 200, JSON.stringify(again.json));
+    assert.deepEqual(again.json?.amr, ['fed', 'otp']);
+    const budgets = await down.sql<{ budget: string }[]>`
+      select details->>'budget' as budget from audit_events
+      where event = 'signin.succeeded' and subject = ${owner.sub} and details->>'method' = 'second_factor'
+      order by id`;
+    assert.deepEqual(
+      budgets.map((b) => b.budget),
+      ['unknown_clients', 'known_device'],
+    );
+  });
+
   test('a provider trusted for upstream MFA that reports it needs no second step', async () => {
     const trusted = await startDownstream(upstream, () => ({ trustUpstreamMfa: true }));
     const person = await federatedPerson(trusted, 'trusted-mfa@corp.dev');
