@@ -299,9 +299,19 @@ export async function activatePendingIdentity(sql: Executor, id: Sub, address: s
     update identities set state = 'active', updated_at = ${now}
     where id = ${id} and state = 'pending_verification' returning id`;
   if (rows.length === 0) return false;
-  await sql`delete from sign_in_methods where identity_id = ${id} and not (kind = 'password' and provider = 'local')`;
   await sql`update emails set verified_at = ${now} where identity_id = ${id} and normalized = ${normalizeEmail(address)}`;
   return true;
+}
+
+/**
+ * Deletes every sign-in method of the identity but its local password (with them their credentials: passkeys,
+ * linked provider accounts, wallets, SAML and directory bindings); returns the kinds deleted.
+ */
+export async function deleteSignInMethodsButPassword(sql: Executor, id: Sub): Promise<string[]> {
+  const rows = await sql<{ kind: string }[]>`
+    delete from sign_in_methods where identity_id = ${id} and not (kind = 'password' and provider = 'local')
+    returning kind`;
+  return rows.map((r) => r.kind);
 }
 
 /** Marks an identity's address verified (someone proved the mailbox); an address verified earlier keeps its date. */
