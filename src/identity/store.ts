@@ -347,7 +347,7 @@ export async function replacePrimaryEmail(sql: Executor, id: Sub, address: strin
   return true;
 }
 
-/** What OIDC userinfo claims need of an active identity: its name and primary email (read by oauth/store.ts). */
+/** What OIDC userinfo claims need of an active identity: its name and primary email (read by oauth/access-token-store.ts). */
 export interface ClaimsProfile {
   displayName: string;
   email: string | null;
