@@ -1,16 +1,18 @@
 // POST /account/email/verify: the one-time secret from the sign-up message activates the identity, with only the
 // password the link holder showed or chose (signup-password.ts). Whatever else a pending identity might hold (a
-// second factor, another sign-in method, a session) was never proven by the mailbox owner, so it does not survive
-// the activation: today no path gives a pending identity any of these, and this keeps it so if one ever does.
+// second factor, a passkey, a linked provider account, a wallet or any other sign-in method, a session, an OAuth
+// grant) was never proven by the mailbox owner, so it does not survive the activation: today no path gives a pending
+// identity any of these, and this keeps it so if one ever does.
 import type { Executor } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
-import { activatePendingIdentity } from '../identity/store.ts';
+import { activatePendingIdentity, deleteSignInMethodsButPassword } from '../identity/store.ts';
 import {
   deleteTotpAndRecoveryCodes,
   findPasswordLogin,
   upsertPasswordCredential,
 } from '../login/local/credential-store.ts';
+import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
 import { revokeIdentitySessions } from '../session/store.ts';
 import { verificationError } from '../verification/errors.ts';
 import { findVerification } from '../verification/store.ts';
@@ -65,6 +67,8 @@ async function keepOnlyProvenCredentials(tx: Executor, identityId: Sub, password
     const login = await findPasswordLogin(tx, identityId);
     if (login) await upsertPasswordCredential(tx, login.methodId, identityId, password.phc);
   }
+  await deleteSignInMethodsButPassword(tx, identityId);
   await deleteTotpAndRecoveryCodes(tx, identityId);
   await revokeIdentitySessions(tx, identityId, now);
+  await revokeGrantsOfIdentity(tx, identityId, now);
 }

@@ -4,6 +4,7 @@
 import type { Executor } from '../db/pool.ts';
 import { GatehouseError } from '../http/errors.ts';
 import type { Sub } from '../identity/ids.ts';
+import { lockIdentity } from '../identity/store.ts';
 import {
   countUnusedRecoveryCodes,
   deleteTotpAndRecoveryCodes,
@@ -44,6 +45,9 @@ export async function disableTotp(
   await confirmFactors(deps, facts, id, { password: input.password, totp: input.code });
   const now = deps.clock();
   const outcome = await deps.sql.begin(async (tx) => {
+    // First, as every change of the identity's factors does (src/login/step-up/new-second-factor.ts), so this and a
+    // passkey registered meanwhile take their locks in one order.
+    await lockIdentity(tx, id);
     await deleteTotpAndRecoveryCodes(tx, id);
     const revoked = await revokeIdentitySessions(tx, id, now, session.id);
     const grantsRevoked = await revokeGrantsOfIdentity(tx, id, now);

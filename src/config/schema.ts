@@ -547,7 +547,7 @@ export const ConfigSchema = Type.Object(
         default: [],
         maxItems: 100,
         description:
-          'Client request headers never forwarded to the upstream, in addition to the built-in list of identity-like headers (docs/gateway.md "Headers": X-User-*, Remote-*, X-Auth-Request-*, X-Real-IP, X-Original-URL...). Header names, or a name prefix ending in * (X-Acme-Auth-*); compared without case, with _ read as -. Name here any header your upstream trusts to say who is calling, so only the X-Gatehouse-* headers the gateway sets can say it.',
+          'Client request headers never forwarded to the upstream, in addition to the built-in list of identity-like headers (docs/gateway.md "Headers": X-User-*, Remote-*, X-Auth-*, OIDC_*, X-Vouch-*, X-Real-IP, X-Original-URL, X-Envoy-Original-*...). Header names, or a name prefix ending in * (X-Acme-Auth-*); compared without case, with _ read as -. Name here any header your upstream trusts to say who is calling, so only the X-Gatehouse-* headers the gateway sets can say it.',
       }),
     }),
     auth: Type.Object(

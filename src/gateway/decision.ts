@@ -28,11 +28,24 @@ export interface GatewayDecision {
   principal: Principal | null;
 }
 
+/**
+ * Whether an upstream could read a query parameter name as `access_token`: once percent-decoded (`access%5Ftoken`),
+ * without case (ASP.NET and others bind names so), and as PHP does, which drops leading spaces, reads `.`, ` ` and a
+ * stray `[` as `_`, and takes `access_token[]` for an array named `access_token`.
+ */
+function readsAsAccessToken(name: string): boolean {
+  const lower = name.toLowerCase().trimStart();
+  return [lower, lower.replace(/\[[^\]]*\]$/, '')].some((n) => n.replace(/[. []/g, '_') === 'access_token');
+}
+
 /** RFC 6750 §5.3: bearer tokens never travel in URLs, where logs and Referer headers keep them. */
 function refuseQueryToken(query: string): void {
-  if (!query.includes('access_token')) return;
-  if (new URLSearchParams(query.slice(1)).has('access_token'))
-    throw new InvalidRequest('Send the access token in the Authorization header, never in the query string');
+  // The common case costs a scan: a query with no escape and no "access" in any case names no such parameter.
+  const lower = query.toLowerCase();
+  if (!lower.includes('%') && !lower.includes('access')) return;
+  for (const name of new URLSearchParams(query.slice(1)).keys())
+    if (readsAsAccessToken(name))
+      throw new InvalidRequest('Send the access token in the Authorization header, never in the query string');
 }
 
 /** Judges one request; throws the refusal (a GatehouseError). */

@@ -13,6 +13,25 @@ describe('gateway identity-like request headers', () => {
       assert.equal(stripped(name), true, name);
   });
 
+  test('strips the X-Auth-*, mod_auth_openidc, Vouch Proxy and Envoy original-path families', () => {
+    for (const name of [
+      'X-Auth-User',
+      'x-auth-email',
+      'X_Auth_Token',
+      'OIDC_CLAIM_sub',
+      'OIDC-Claim-Email',
+      'OIDC_access_token',
+      'X-Vouch-User',
+      'X-Vouch-IdP-Claims-Groups',
+      'X-Envoy-Original-Path',
+      'x-envoy-original-url',
+    ])
+      assert.equal(stripped(name), true, name);
+    // Prefixes, not substrings: a name that merely contains one is forwarded.
+    for (const name of ['x-authority', 'oidcx', 'x-envoy-upstream-service-time', 'x-vouchers'])
+      assert.equal(stripped(name), false, name);
+  });
+
   test("strips the operator's names and prefixes, and nothing else", () => {
     for (const name of ['x-acme-tenant', 'x_acme_tenant', 'x-acme-auth-role']) assert.equal(stripped(name), true, name);
     for (const name of ['x-acme-tenant-id', 'x-acme-other', 'authorization', 'accept', 'user-agent', 'x-request-id'])

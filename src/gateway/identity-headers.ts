@@ -12,12 +12,16 @@ export const BUILT_IN_STRIPPED_HEADERS: readonly string[] = [
   'x-gatehouse-*',
   'forwarded',
   'x-forwarded*',
-  // the user as other gateways pass it: generic, oauth2-proxy, Authelia, Kubernetes, Grafana, Kong, Pomerium,
-  // Cloudflare Access, Google IAP, AWS ALB, Azure App Service, WSO2
+  // the user as other gateways pass it: generic, oauth2-proxy (X-Auth-Request-*) and the other X-Auth-* forms
+  // (X-Auth-User, X-Auth-Email, X-Auth-Token), Authelia, Kubernetes, Grafana, Kong, Pomerium, Cloudflare Access,
+  // Google IAP, AWS ALB, Azure App Service, WSO2, Apache mod_auth_openidc (OIDC_CLAIM_*, OIDC_access_token...),
+  // Vouch Proxy
   'x-user*',
   'remote-*',
   'x-remote-*',
-  'x-auth-request-*',
+  'x-auth-*',
+  'oidc-*',
+  'x-vouch-*',
   'x-authenticated-*',
   'x-webauth-*',
   'x-consumer-*',
@@ -45,8 +49,9 @@ export const BUILT_IN_STRIPPED_HEADERS: readonly string[] = [
   'cf-connecting-ip',
   'fastly-client-ip',
   // another path, host or method than the one judged (IIS/Symfony/Laravel URL rewriting, nginx auth_request,
-  // method-override middleware)
+  // Envoy's record of a rewritten path, method-override middleware)
   'x-original-*',
+  'x-envoy-original-*',
   'x-rewrite-url',
   'x-host',
   'x-http-method-override',

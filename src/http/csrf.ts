@@ -4,6 +4,7 @@
 // confirmation (src/oauth/endpoints-routes.ts). A body of another type is answered 415 before the origin is
 // looked at (docs/decisions.md "Foundation and identity leftovers"): either way nothing changes.
 import type { FastifyRequest } from 'fastify';
+import { acceptsNoBody, carriesBody } from './body-media-type.ts';
 import { GatehouseError } from './errors.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -27,8 +28,14 @@ export function assertSameOriginForm(request: FastifyRequest, issuerOrigin: stri
 export function assertSameOriginJson(request: FastifyRequest, issuerOrigin: string): void {
   if (SAFE_METHODS.has(request.method)) return;
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  // The catalogue's text, so the answer is the same whether this check or the body parser refuses the request.
-  if (contentType !== 'application/json') throw new GatehouseError('unsupported_media_type');
+  // The catalogue's text, so the answer is the same whether this check or the body parser refuses the request. On an
+  // operation whose body is optional, a request that sends nothing (no body, no type) is let through, as
+  // body-media-type.ts lets it: the origin alone decides it, and a cross-site page cannot send one without Origin.
+  const sendsNothing =
+    request.headers['content-type'] === undefined &&
+    !carriesBody(request.headers) &&
+    acceptsNoBody(request.routeOptions.schema?.body);
+  if (contentType !== 'application/json' && !sendsNothing) throw new GatehouseError('unsupported_media_type');
   if (!isSameOrigin(request, issuerOrigin)) {
     const absent = request.headers.origin === undefined || request.headers.origin === 'null';
     throw new GatehouseError(

@@ -37,6 +37,14 @@ export async function findIdentity(sql: Executor, id: Sub): Promise<Identity | n
   return row ? toIdentity(row) : null;
 }
 
+/**
+ * Locks the identity's row until the transaction ends: the one lock every change of what the identity's sessions may
+ * do takes first (a second factor added, a session settled, a factor removed), so such changes happen one at a time.
+ */
+export async function lockIdentity(tx: Executor, id: Sub): Promise<void> {
+  await tx`select 1 from identities where id = ${id} for update`;
+}
+
 export async function findMembershipRoles(
   sql: Executor,
   organizationId: string,
@@ -291,9 +299,19 @@ export async function activatePendingIdentity(sql: Executor, id: Sub, address: s
     update identities set state = 'active', updated_at = ${now}
     where id = ${id} and state = 'pending_verification' returning id`;
   if (rows.length === 0) return false;
-  await sql`delete from sign_in_methods where identity_id = ${id} and not (kind = 'password' and provider = 'local')`;
   await sql`update emails set verified_at = ${now} where identity_id = ${id} and normalized = ${normalizeEmail(address)}`;
   return true;
+}
+
+/**
+ * Deletes every sign-in method of the identity but its local password (with them their credentials: passkeys,
+ * linked provider accounts, wallets, SAML and directory bindings); returns the kinds deleted.
+ */
+export async function deleteSignInMethodsButPassword(sql: Executor, id: Sub): Promise<string[]> {
+  const rows = await sql<{ kind: string }[]>`
+    delete from sign_in_methods where identity_id = ${id} and not (kind = 'password' and provider = 'local')
+    returning kind`;
+  return rows.map((r) => r.kind);
 }
 
 /** Marks an identity's address verified (someone proved the mailbox); an address verified earlier keeps its date. */
@@ -329,7 +347,7 @@ export async function replacePrimaryEmail(sql: Executor, id: Sub, address: strin
   return true;
 }
 
-/** What OIDC userinfo claims need of an active identity: its name and primary email (read by oauth/store.ts). */
+/** What OIDC userinfo claims need of an active identity: its name and primary email (read by oauth/access-token-store.ts). */
 export interface ClaimsProfile {
   displayName: string;
   email: string | null;

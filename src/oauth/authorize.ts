@@ -16,11 +16,12 @@ import {
   validateRequest,
 } from './authorize-request.ts';
 import type { ClientDirectory } from './client-directory.ts';
+import { insertAuthorizationCode } from './code-store.ts';
+import { findConsentedScopes, upsertConsent } from './consent-store.ts';
 import { grantIdOfCode } from './ids.ts';
 import { expandPushedRequest } from './par.ts';
 import { spendPushedRequest } from './pushed-request-store.ts';
 import { checkRequestedResources } from './resource-indicators.ts';
-import { findConsentedScopes, insertAuthorizationCode, upsertConsent } from './store.ts';
 
 export interface AuthorizeDeps {
   sql: Sql;

@@ -5,7 +5,7 @@
 
 import type { Executor } from '../db/pool.ts';
 import { enqueueBackchannelLogout, type LogoutSubject, type LogoutTokenSigner } from '../delivery/backchannel.ts';
-import { findSessionLogoutNotices, type LogoutNotice } from './store.ts';
+import { findSessionLogoutNotices, type LogoutNotice } from './grant-store.ts';
 import type { TokenSigner } from './tokens.ts';
 
 export async function queueLogoutTokens(sql: Executor, notices: readonly LogoutNotice[], now: Date): Promise<void> {

@@ -97,10 +97,12 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
   app.post('/oauth/par', { onSend: corsHeaders, schema: par }, async (request, reply) => {
     rejectAuthorizationHeader(request.headers.authorization);
     const form = formParams(request);
-    // RFC 9449 §10.1: a proof is checked as at the token endpoint, and its key binds the pushed request's code.
+    // The client first (RFC 9126 §2.1): an unauthenticated push is invalid_client whatever its DPoP header says, and
+    // spends no proof. Then RFC 9449 §10.1: the proof is checked as at the token endpoint, and its key binds the code.
+    const client = await authenticateClient(deps, form, attemptContext(request));
     const binding = await requestBinding(deps.dpop, request.headers.dpop, '/oauth/par');
     if (deps.dpop.nonces) reply.header('dpop-nonce', deps.dpop.nonces.current());
-    const pushed = await pushAuthorizationRequest(deps, form, attemptContext(request), binding);
+    const pushed = await pushAuthorizationRequest(deps, client, form, binding);
     return reply.code(201).header('cache-control', 'no-store').send(pushed);
   });
 

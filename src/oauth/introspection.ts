@@ -22,7 +22,7 @@ import {
 } from './client-auth.ts';
 import { InvalidClient } from './errors.ts';
 import { tokenParameter } from './form.ts';
-import { findRefreshToken } from './store.ts';
+import { findRefreshToken } from './refresh-token-store.ts';
 import { isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from './tokens.ts';

@@ -3,12 +3,13 @@
 // then runs the pushed parameters and no others (§4). A pushed request must arrive within 60 s, and is spent when it
 // produces a code; until then the sign-in and consent round trips carry only client_id and request_uri. A DPoP proof
 // with the push binds its code to the proof's key (RFC 9449 §10.1).
+
+import type { Client } from '../clients/store.ts';
 import { randomToken, tokenHash } from '../crypto/primitives.ts';
 import type { Sql } from '../db/pool.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
-import type { AttemptContext } from '../login/local/deps.ts';
 import { resolveClient, UnsafeToRedirect, validateRequest } from './authorize-request.ts';
-import { authenticateClient, type ClientAuthDeps, type ClientCredentials } from './client-auth.ts';
+import type { ClientAuthDeps } from './client-auth.ts';
 import { type DpopBinding, pushedRequestJkt } from './dpop.ts';
 import { insertPushedRequest, openPushedRequest } from './pushed-request-store.ts';
 import { checkRequestedResources } from './resource-indicators.ts';
@@ -28,16 +29,16 @@ export interface ParDeps extends ClientAuthDeps {
 }
 
 /**
- * Validates and stores a pushed request. `binding` is the key of the request's DPoP proof (RFC 9449 §10.1), checked by
- * the route; the code the pushed request produces is bound to it, through the stored `dpop_jkt` parameter.
+ * Validates and stores a pushed request of the authenticated `client`. `binding` is the key of the request's DPoP proof
+ * (RFC 9449 §10.1), checked by the route after the client authenticated; the code the pushed request produces is
+ * bound to it, through the stored `dpop_jkt` parameter.
  */
 export async function pushAuthorizationRequest(
   deps: ParDeps,
-  form: ClientCredentials & Record<string, string | undefined>,
-  context: AttemptContext,
+  client: Client,
+  form: Record<string, string | undefined>,
   binding: DpopBinding | null,
 ): Promise<{ request_uri: string; expires_in: number }> {
-  const client = await authenticateClient(deps, form, context);
   const params = new URLSearchParams({ client_id: client.id });
   for (const [name, value] of Object.entries(form))
     if (!CLIENT_PARAMETERS.has(name) && value !== undefined) params.append(name, value);

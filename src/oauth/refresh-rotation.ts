@@ -8,16 +8,10 @@ import { tokenHash } from '../crypto/primitives.ts';
 import { open, seal } from '../crypto/seal.ts';
 import { InvalidGrant, InvalidTarget } from './errors.ts';
 import { recordGrantRevoked } from './grant-revoked-audit.ts';
+import { type GrantFacts, revokeGrant } from './grant-store.ts';
 import type { GrantDeps } from './grants/types.ts';
+import { findRefreshFamily, findRefreshToken, type Rotation, rotateRefreshToken } from './refresh-token-store.ts';
 import { grantNamedBy, newRefreshToken } from './refresh-token-value.ts';
-import {
-  findRefreshFamily,
-  findRefreshToken,
-  type GrantFacts,
-  type Rotation,
-  revokeGrant,
-  rotateRefreshToken,
-} from './store.ts';
 
 const purpose = (hash: string) => `refresh-successor:${hash}`;
 

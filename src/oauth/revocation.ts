@@ -8,18 +8,13 @@ import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import type { AttemptContext } from '../login/local/deps.ts';
+import { insertRevokedAccessToken } from './access-token-store.ts';
 import { queueLogoutTokens } from './backchannel-logout.ts';
 import { UnauthorizedClient } from './errors.ts';
 import { recordGrantRevoked } from './grant-revoked-audit.ts';
+import { revokeGrant, revokeIdentityGrants, revokeSessionGrants } from './grant-store.ts';
+import { findRefreshFamily, findRefreshToken } from './refresh-token-store.ts';
 import { grantNamedBy } from './refresh-token-value.ts';
-import {
-  findRefreshFamily,
-  findRefreshToken,
-  insertRevokedAccessToken,
-  revokeGrant,
-  revokeIdentityGrants,
-  revokeSessionGrants,
-} from './store.ts';
 import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 export interface RevokeDeps {

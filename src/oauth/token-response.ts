@@ -3,9 +3,9 @@
 // §3.1.3.6), and the refresh token when one was issued.
 
 import type { DpopBinding } from './dpop.ts';
+import type { GrantFacts } from './grant-store.ts';
 import type { TokenResponse } from './grants/types.ts';
 import type { TokenTarget } from './resource-indicators.ts';
-import type { GrantFacts } from './store.ts';
 import type { TokenSigner } from './tokens.ts';
 
 export async function userTokenResponse(

@@ -3,7 +3,7 @@
 // that let the token through (docs/decisions.md "Token state cache"). A refusal is never cached.
 import type { Sql } from '../db/pool.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
-import { type AccessTokenRef, findAccessTokenState, findUserinfoState } from './store.ts';
+import { type AccessTokenRef, findAccessTokenState, findUserinfoState } from './access-token-store.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 
 export interface TokenStateDeps {

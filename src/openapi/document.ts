@@ -1,6 +1,6 @@
 // Builds the OpenAPI 3.1 document from the routes the app registered (collect.ts) and their schemas: the contract is
 // generated from what the server validates, never written beside it by hand (SPEC.md "Versioning").
-import { BODY_READING_METHODS, declaredBodyType, FORM_MEDIA_TYPE } from '../http/body-media-type.ts';
+import { acceptsNoBody, BODY_READING_METHODS, declaredBodyType, FORM_MEDIA_TYPE } from '../http/body-media-type.ts';
 import { type ErrorCode, errorCatalogue } from '../http/error-catalogue.ts';
 import { BODY_ERRORS, COMMON_ERRORS, errorCodesByStatus, errorEnvelopeSchema } from '../http/error-responses.ts';
 import type { CollectedRoute } from './collect.ts';
@@ -160,12 +160,6 @@ function operation(route: CollectedRoute): Json {
   }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   return op;
-}
-
-/** A body schema that also accepts JSON null (or no body): `Type.Union([..., Type.Null()])`. */
-function acceptsNoBody(body: unknown): boolean {
-  const anyOf = (body as { anyOf?: { type?: string }[] } | undefined)?.anyOf;
-  return Array.isArray(anyOf) && anyOf.some((member) => member.type === 'null');
 }
 
 /** `GET /admin/clients/:id` → `getAdminClientsById`: unique, since method and path are. */

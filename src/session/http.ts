@@ -85,15 +85,20 @@ export function createSessionHttp(deps: SessionHttpDeps): SessionHttp {
     async establish(request, reply, start, tx) {
       const now = deps.clock();
       const previous = await current(request);
-      const executor = tx ?? deps.sql;
-      if (previous) await revokeSessionById(executor, previous.id, now);
-      const settled = await deps.settle(executor, start, previous);
-      const { token, session } = await insertSession(
-        executor,
-        { ...settled, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
-        deps.lifetimes,
-        now,
-      );
+      // One transaction: the settler locks the identity and decides from its factors, and the session it decided
+      // on is inserted before anyone may add a factor (src/login/step-up/new-second-factor.ts). The lock comes
+      // first, before the previous session's row, in the order a factor's addition takes them.
+      const started = async (executor: Executor) => {
+        const settled = await deps.settle(executor, start, previous);
+        if (previous) await revokeSessionById(executor, previous.id, now);
+        return await insertSession(
+          executor,
+          { ...settled, clientIp: request.clientIp || null, userAgent: request.headers['user-agent'] ?? null },
+          deps.lifetimes,
+          now,
+        );
+      };
+      const { token, session } = tx ? await started(tx) : await deps.sql.begin(started);
       if (previous)
         // Rotation ends a session like a logout does, so it leaves the same trace.
         await deps.audit.record({

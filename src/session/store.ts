@@ -120,6 +120,19 @@ export async function revokeIdentitySessions(
   return rows.length;
 }
 
+/**
+ * After a second factor was added: every other live single-factor session of the identity (complete, or waiting for
+ * enrollment) now waits for that factor, as a sign-in by its method would from now on. Returns how many changed.
+ */
+export async function awaitSecondStepInOtherSessions(sql: Executor, identityId: Sub, keepId: string): Promise<number> {
+  const rows = await sql`
+    update sessions set pending_step = 'second_factor'
+    where identity_id = ${identityId} and revoked_at is null and aal = 'aal1' and id <> ${keepId}
+      and pending_step is distinct from 'second_factor'
+    returning id`;
+  return rows.length;
+}
+
 export async function listLiveSessions(sql: Executor, identityId: Sub, now: Date): Promise<Session[]> {
   const rows = await sql<SessionRow[]>`
     select * from sessions

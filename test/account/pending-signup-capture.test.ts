@@ -8,10 +8,12 @@ import type { Sub } from '../../src/identity/ids.ts';
 import { insertSignInMethod } from '../../src/identity/store.ts';
 import { confirmTotp, upsertPendingTotp } from '../../src/login/local/credential-store.ts';
 import { newTotpSeed } from '../../src/login/local/totp.ts';
+import { insertPasskeyCredential } from '../../src/login/passkey/store.ts';
 import { sessionCookieFor, signIn } from '../helpers/accounts.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { assertEnvelope, startDevMailboxApp } from '../helpers/dev-mailbox.ts';
 import { proof, verificationLink } from '../helpers/mailbox.ts';
+import { makeClient } from '../helpers/oauth-fixtures.ts';
 
 const VICTIM_PASSWORD = 'the owner of this mailbox 8812';
 const ATTACKER_PASSWORD = 'someone else entirely 5527';
@@ -149,7 +151,7 @@ describe('POST /account/email/verify after two sign-ups for one address', () => 
 });
 
 describe('POST /account/email/verify of a pending identity that holds more than its password', () => {
-  test('a second factor, another sign-in method or a session planted on the pending identity does not survive', async () => {
+  test('a second factor, a passkey, a linked account, a wallet or any other method, a session or a grant planted on the pending identity does not survive', async () => {
     const { t, signUp, mailbox, post } = await start();
     const email = 'planted@acme-robotics.dev';
     const pending = (await signUp(email, ATTACKER_PASSWORD, 'Attacker')) as Sub;
@@ -164,7 +166,39 @@ describe('POST /account/email/verify of a pending identity that holds more than 
       provider: 'corp',
       externalSubject: 'attacker-at-corp',
     });
+    for (const [kind, provider, externalSubject] of [
+      ['web3', 'ethereum', '0x00000000000000000000000000000000000a77ac'],
+      ['saml', 'acme-idp', 'attacker@acme-idp'],
+      ['ldap', 'corp-directory', 'uid=attacker'],
+    ] as const)
+      await insertSignInMethod(t.sql, { identityId: pending, kind, provider, externalSubject });
+    const { method: passkeyMethod } = await insertSignInMethod(t.sql, {
+      identityId: pending,
+      kind: 'passkey',
+      provider: 'webauthn',
+      externalSubject: 'attackers-passkey',
+    });
+    await insertPasskeyCredential(
+      t.sql,
+      {
+        methodId: passkeyMethod.id,
+        identityId: pending,
+        credentialId: 'attackers-passkey',
+        publicKey: new Uint8Array([1, 2, 3]),
+        signCount: 0,
+        transports: ['usb'],
+        backupEligible: false,
+        backupState: false,
+        aaguid: '00000000-0000-0000-0000-000000000000',
+      },
+      t.clock.now(),
+    );
     const planted = await sessionCookieFor(t.sql, pending, { aal: 'aal2', now: t.clock.now() });
+    const { client } = await makeClient(t.sql, t.secrets.clientSecret);
+    await t.sql`
+      insert into oauth_grants (id, client_id, identity_id, session_id, scope, auth_time, acr, amr, created_at, expires_at)
+      values ('grt_planted', ${client.id}, ${pending}, 'ses_planted', 'openid', now(), 'aal2', ${['pwd', 'otp']}, now(),
+              now() + interval '1 day')`;
 
     const link = verificationLink((await mailbox(email))[0]?.text ?? '');
     const verified = await post('/account/email/verify', { ...proof(link), new_password: VICTIM_PASSWORD });
@@ -175,6 +209,9 @@ describe('POST /account/email/verify of a pending identity that holds more than 
       ['password'],
     );
     assert.equal((await t.sql`select 1 from totp_credentials where identity_id = ${pending}`).length, 0);
+    assert.equal((await t.sql`select 1 from passkey_credentials where identity_id = ${pending}`).length, 0);
+    const [grant] = await t.sql`select revoked_at from oauth_grants where id = 'grt_planted'`;
+    assert.notEqual(grant?.revoked_at, null, "the planted grant's tokens stop working");
     assertEnvelope(
       await t.app.inject({ method: 'GET', url: '/account/profile', headers: { cookie: planted } }),
       401,

@@ -60,6 +60,37 @@ describe('gateway: hostile requests', async () => {
     }
   });
 
+  test('a token parameter spelled another way an upstream could read as access_token is refused too', async () => {
+    const token = await serviceToken();
+    for (const name of [
+      'access%5Ftoken',
+      'access%5ftoken',
+      'ACCESS_TOKEN',
+      'Access%5FToken',
+      '%61ccess_token',
+      'access.token',
+      'access+token',
+      'access%20token',
+      'access[token',
+      'access_token[]',
+      'access_token%5B0%5D',
+      '%20access_token',
+    ]) {
+      const r = await notForwarded(() =>
+        t.app.inject({ method: 'GET', url: `/app/p/api/items?q=1&${name}=${token}`, headers: {} }),
+      );
+      assertRefusal(
+        r,
+        400,
+        'invalid_request',
+        'Send the access token in the Authorization header, never in the query string',
+      );
+    }
+    // Names that only resemble it, and the words as a value, are ordinary parameters.
+    for (const query of ['access_tokens=1', 'my_access_token=1', 'q=access_token', 'access=1&token=2'])
+      assert.equal((await get(`/app/public/page?${query}`)).statusCode, 200, query);
+  });
+
   test('forged tokens are refused with 401 invalid_token: alg none, HS256 keyed with our public key, foreign jku, an ID token', async () => {
     const { createHmac, generateKeyPairSync, sign } = await import('node:crypto');
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');

@@ -8,10 +8,13 @@ import { describe, test } from 'node:test';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { decodeJwt } from 'jose';
 import type { Sub } from '../../src/identity/ids.ts';
+import { confirmTotp, upsertPendingTotp } from '../../src/login/local/credential-store.ts';
 import { THROTTLE_RULES } from '../../src/login/local/lockout.ts';
+import { newTotpSeed } from '../../src/login/local/totp.ts';
 import { enrollTotp, makeAccount, totpCode } from '../helpers/accounts.ts';
 import { CookieJar } from '../helpers/cookie-jar.ts';
 import { roundTrip, startDownstream, startUpstream, upstreamPerson } from '../helpers/federation.ts';
+import { untilBlocked } from '../helpers/lock-waits.ts';
 import { makeClient, makeSession } from '../helpers/oauth-fixtures.ts';
 import { authorizeUrl, exchangeCodeAt, pkcePair } from '../helpers/oauth-flow.ts';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.ts';
@@ -232,6 +235,64 @@ describe('step-up after a redirect-provider sign-in (identity with TOTP)', async
     const locked = await browser.post('/auth/second-factor', { totp: right });
     assertEnvelope(locked, 429, 'rate_limited', 'Too many attempts; retry later.');
     assertEnvelope(await browser.get('/account/profile'), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
+  });
+
+  test("a stranger guessing codes locks out only unknown browsers: the owner's browser that finished the step before still gets in", async () => {
+    const owner = await federatedPerson(down, 'known-browser@corp.dev');
+    const { totpSeed } = await enrollTotp(down.sql, down.secrets, owner.sub);
+    const ownersJar = new CookieJar();
+    await roundTrip(down, owner.upstreamCookie, { jar: ownersJar });
+    const first = await browserAt(down, ownersJar).post('/auth/second-factor', {
+      totp: totpCode(totpSeed, down.clock.now()),
+    });
+    assert.equal(first.status, 200, JSON.stringify(first.json));
+    assert.match(ownersJar.header, /gatehouse_device=/);
+    down.clock.advance(30);
+
+    // The stranger holds the owner's upstream account, and a device cookie of their own account's second step,
+    // which vouches for nobody else.
+    const own = await federatedPerson(down, 'stranger-own@corp.dev');
+    const { totpSeed: ownSeed } = await enrollTotp(down.sql, down.secrets, own.sub);
+    const strangersJar = new CookieJar();
+    await roundTrip(down, own.upstreamCookie, { jar: strangersJar });
+    const ownStep = await browserAt(down, strangersJar).post('/auth/second-factor', {
+      totp: totpCode(ownSeed, down.clock.now()),
+    });
+    assert.equal(ownStep.status, 200, JSON.stringify(ownStep.json));
+    await roundTrip(down, owner.upstreamCookie, { jar: strangersJar });
+    const stranger = browserAt(down, strangersJar);
+    const right = () => totpCode(totpSeed, down.clock.now());
+    const wrong = () => (right() === '000000' ? '000001' : '000000');
+    for (let attempt = 0; attempt < THROTTLE_RULES.account.threshold; attempt += 1)
+      assert.equal((await stranger.post('/auth/second-factor', { totp: wrong() })).status, 400);
+    assertEnvelope(
+      await stranger.post('/auth/second-factor', { totp: right() }),
+      429,
+      'rate_limited',
+      'Too many attempts; retry later.',
+    );
+    // Any other browser that never finished the owner's step is an unknown client too.
+    const fresh = browserAt(down, (await roundTrip(down, owner.upstreamCookie)).jar);
+    assertEnvelope(
+      await fresh.post('/auth/second-factor', { totp: right() }),
+      429,
+      'rate_limited',
+      'Too many attempts; retry later.',
+    );
+
+    // The owner signs in again in their own browser while the lock holds: its own budget, the step succeeds.
+    await roundTrip(down, owner.upstreamCookie, { jar: ownersJar });
+    const again = await browserAt(down, ownersJar).post('/auth/second-factor', { totp: right() });
+    assert.equal(again.status, 200, JSON.stringify(again.json));
+    assert.deepEqual(again.json?.amr, ['fed', 'otp']);
+    const budgets = await down.sql<{ budget: string }[]>`
+      select details->>'budget' as budget from audit_events
+      where event = 'signin.succeeded' and subject = ${owner.sub} and details->>'method' = 'second_factor'
+      order by id`;
+    assert.deepEqual(
+      budgets.map((b) => b.budget),
+      ['unknown_clients', 'known_device'],
+    );
   });
 
   test('a provider trusted for upstream MFA that reports it needs no second step', async () => {
@@ -472,5 +533,168 @@ describe('login.require_second_factor: enrollment with a passkey', async () => {
     // From now on the provider alone waits for the passkey.
     const { done: later } = await roundTrip(down, person.cookie);
     assert.ok(later.headers.get('location')?.startsWith('/second-factor?'));
+  });
+});
+
+describe("a second factor added in one session makes the identity's other single-factor sessions wait for it", async () => {
+  const down = await startDownstream(upstream, () => ({}), 'localhost');
+  type Browser = ReturnType<typeof browserAt>;
+
+  /** Enrolls TOTP over HTTP in `browser`'s session; answers the TOTP secret. */
+  const enrollTotpIn = async (browser: Browser) => {
+    const started = await browser.post('/account/totp/start', {});
+    assert.equal(started.status, 200, JSON.stringify(started.json));
+    const done = await browser.post('/account/totp/complete', {
+      code: totpCode(started.json.secret, down.clock.now()),
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.json));
+    // The enrollment spent this time step: a later code is needed.
+    down.clock.advance(30);
+    return started.json.secret as string;
+  };
+  const registerPasskeyIn = async (browser: Browser, device: SoftAuthenticator) => {
+    const options = await browser.post('/account/passkeys/options', {});
+    assert.equal(options.status, 200, JSON.stringify(options.json));
+    return browser.post('/account/passkeys', {
+      challenge_id: options.json.challenge_id,
+      credential: device.register(options.json.options),
+    });
+  };
+  /** A password account without a second factor: each sign-in is an enrollment-only session. */
+  const passwordAccount = async () => {
+    const account = await makeAccount(down.sql, down.secrets, down.config, { totp: false });
+    const signIn = async () => {
+      const browser = browserAt(down, new CookieJar());
+      const started = await browser.post('/auth/login', { subject: account.email });
+      const verified = await browser.post('/auth/mfa/verify', {
+        transaction_id: started.json.transaction_id,
+        challenge_id: started.json.challenge_id,
+        password: account.password,
+      });
+      assert.equal(verified.json?.enrollment_required, true, JSON.stringify(verified.json));
+      return browser;
+    };
+    return { sub: account.sub as Sub, signIn };
+  };
+
+  test('a redirect-provider session opened before TOTP was enrolled elsewhere gets no more codes without the second step', async () => {
+    const person = await federatedPerson(down, 'open-before-totp@corp.dev');
+    const flow = await authorization(down);
+    const other = browserAt(down, (await roundTrip(down, person.upstreamCookie)).jar);
+    // Complete at aal1 while the person has no second factor: a code is issued.
+    assert.ok((await other.get(flow.path)).location?.startsWith(flow.redirectUri));
+
+    const secret = await enrollTotpIn(browserAt(down, person.firstJar));
+    const authorize = await other.get(flow.path);
+    assert.equal(authorize.status, 302);
+    assert.equal(authorize.location, `/second-factor?${new URLSearchParams({ return_to: flow.path })}`);
+    assert.deepEqual((await other.get('/auth/second-factor')).json, {
+      pending: 'second_factor',
+      methods: ['totp', 'recovery_code'],
+    });
+    assertEnvelope(await other.get('/account/profile'), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
+
+    const stepped = await other.post('/auth/second-factor', { totp: totpCode(secret, down.clock.now()) });
+    assert.equal(stepped.status, 200, JSON.stringify(stepped.json));
+    const issued = await other.get(flow.path);
+    const idToken = await flow.redeem(issued.location as string);
+    assert.equal(idToken.acr, 'aal2');
+    assert.deepEqual(idToken.amr, ['fed', 'otp']);
+  });
+
+  test('a redirect-provider session opened before a passkey was registered elsewhere waits for the passkey', async () => {
+    const person = await federatedPerson(down, 'open-before-passkey@corp.dev');
+    const flow = await authorization(down);
+    const other = browserAt(down, (await roundTrip(down, person.upstreamCookie)).jar);
+    const device = new SoftAuthenticator({ origin: down.url });
+    const added = await registerPasskeyIn(browserAt(down, person.firstJar), device);
+    assert.equal(added.status, 201, JSON.stringify(added.json));
+
+    assert.equal(
+      (await other.get(flow.path)).location,
+      `/second-factor?${new URLSearchParams({ return_to: flow.path })}`,
+    );
+    assert.deepEqual((await other.get('/auth/second-factor')).json, { pending: 'second_factor', methods: ['passkey'] });
+    // Nor may it add a passkey of its own now.
+    assertEnvelope(
+      await other.post('/account/passkeys/options', {}),
+      403,
+      'second_factor_required',
+      SECOND_FACTOR_REQUIRED,
+    );
+    const [audited] = await down.sql<{ details: { sessions_awaiting_step: number } }[]>`
+      select details from audit_events
+      where event = 'method.attached' and subject = ${person.sub} and details->>'kind' = 'passkey'`;
+    assert.equal(audited?.details.sessions_awaiting_step, 1);
+  });
+
+  test('a session waiting for enrollment cannot enroll once the owner enrolled a factor in another session', async () => {
+    const account = await passwordAccount();
+    const waiting = await account.signIn();
+    const owner = await account.signIn();
+    const secret = await enrollTotpIn(owner);
+
+    assert.deepEqual((await waiting.get('/auth/second-factor')).json, {
+      pending: 'second_factor',
+      methods: ['totp', 'recovery_code'],
+    });
+    for (const path of ['/account/passkeys/options', '/account/totp/start'])
+      assertEnvelope(await waiting.post(path, {}), 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
+    assert.equal((await down.sql`select 1 from passkey_credentials where identity_id = ${account.sub}`).length, 0);
+    // The way on is the factor the owner enrolled.
+    const stepped = await waiting.post('/auth/second-factor', { totp: totpCode(secret, down.clock.now()) });
+    assert.equal(stepped.status, 200, JSON.stringify(stepped.json));
+    assert.deepEqual(stepped.json?.amr, ['pwd', 'otp']);
+  });
+
+  test('two enrollment-only sessions finishing a factor at once: exactly one succeeds, the other must use it', async () => {
+    const account = await passwordAccount();
+    const withPasskey = await account.signIn();
+    const withTotp = await account.signIn();
+    const device = new SoftAuthenticator({ origin: down.url });
+    const options = await withPasskey.post('/account/passkeys/options', {});
+    assert.equal(options.status, 200, JSON.stringify(options.json));
+    const totp = await withTotp.post('/account/totp/start', {});
+    assert.equal(totp.status, 200);
+
+    // Both were allowed when they started; the identity's row is held while both finish, so both wait on it.
+    let finished: Promise<[Answer, Answer]> | undefined;
+    await down.sql.begin(async (tx) => {
+      await tx`select 1 from identities where id = ${account.sub} for update`;
+      finished = Promise.all([
+        withPasskey.post('/account/passkeys', {
+          challenge_id: options.json.challenge_id,
+          credential: device.register(options.json.options),
+        }),
+        withTotp.post('/account/totp/complete', { code: totpCode(totp.json.secret, down.clock.now()) }),
+      ]);
+      await untilBlocked(down.sql, finished, 2);
+    });
+    const answers = await (finished as Promise<[Answer, Answer]>);
+    const succeeded = answers.filter((a) => a.status === 200 || a.status === 201);
+    assert.equal(succeeded.length, 1, JSON.stringify(answers.map((a) => [a.status, a.json])));
+    const refused = answers.find((a) => !succeeded.includes(a)) as Answer;
+    assertEnvelope(refused, 403, 'second_factor_required', SECOND_FACTOR_REQUIRED);
+    const [factors] = await down.sql<{ passkeys: number; totp: number }[]>`
+      select (select count(*)::int from passkey_credentials where identity_id = ${account.sub}) as passkeys,
+             (select count(*)::int from totp_credentials where identity_id = ${account.sub} and confirmed_at is not null) as totp`;
+    assert.equal((factors?.passkeys ?? 0) + (factors?.totp ?? 0), 1);
+  });
+
+  test('a sign-in settled while a factor is being added waits for it, and then waits for the second step', async () => {
+    const person = await federatedPerson(down, 'settled-meanwhile@corp.dev');
+    let signedIn: ReturnType<typeof roundTrip> | undefined;
+    // What a TOTP enrollment's transaction writes (new-second-factor.ts), held open while the sign-in is settled.
+    await down.sql.begin(async (tx) => {
+      await tx`select 1 from identities where id = ${person.sub} for update`;
+      const seed = newTotpSeed(down.secrets.totp, person.sub);
+      await upsertPendingTotp(tx, person.sub, seed.sealed);
+      await confirmTotp(tx, person.sub, seed.sealed, 0, down.clock.now());
+      signedIn = roundTrip(down, person.upstreamCookie);
+      await untilBlocked(down.sql, signedIn);
+    });
+    const { done } = await (signedIn as ReturnType<typeof roundTrip>);
+    assert.ok(done.headers.get('location')?.startsWith('/second-factor?'), String(done.headers.get('location')));
+    assert.equal((await liveSessions(down, person.sub)).at(-1)?.pending_step, 'second_factor');
   });
 });

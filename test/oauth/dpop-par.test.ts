@@ -166,6 +166,35 @@ describe('DPoP-bound authorization codes: POST /oauth/par with a DPoP proof, dpo
     assert.equal(await pushedCount(), before);
   });
 
+  test('an unauthenticated push is invalid_client whatever its DPoP header, and spends no proof', async () => {
+    const { params } = await authorizationParams();
+    const push = (clientId: string, secret: string | null, dpop: string) => {
+      const body = new URLSearchParams(params);
+      body.set('client_id', clientId);
+      if (secret !== null) body.set('client_secret', secret);
+      return fetch(parEndpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop },
+        body,
+      });
+    };
+    const WRONG = 'Unknown client or wrong credentials';
+    const before = await pushedCount();
+    const { client: web } = await makeClient(t.sql, t.secrets.clientSecret, { redirectUris: [callbackUri] });
+    const dpop = await proof(await dpopKeys(), { htm: 'POST', htu: parEndpoint });
+    for (const [clientId, secret, description] of [
+      ['cli_unknown', null, WRONG],
+      [web.id, 'not-the-secret', WRONG],
+      [web.id, null, WRONG],
+    ] as const)
+      for (const header of ['garbage', dpop]) {
+        await envelope(await push(clientId, secret, header), 401, 'invalid_client', description);
+      }
+    assert.equal(await pushedCount(), before);
+    // The proof was not spent by the refusals: the real client's push with it is accepted.
+    assert.equal((await push(native.id, null, dpop)).status, 201);
+  });
+
   test("a push's proof made for the token endpoint is refused with invalid_dpop_proof (htu)", async () => {
     const dpop = await proof(await dpopKeys(), { htm: 'POST', htu: as.token_endpoint });
     await envelope(await rawPush(dpop), 400, 'invalid_dpop_proof', `The DPoP proof's htu must be ${parEndpoint}`);

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
 import { randomToken, tokenHash } from '../../src/crypto/primitives.ts';
 import { CACHE_SECONDS } from '../../src/oauth/client-directory.ts';
-import { revokeIdentityGrants } from '../../src/oauth/store.ts';
+import { revokeIdentityGrants } from '../../src/oauth/grant-store.ts';
 import { atHash } from '../../src/oauth/tokens.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';

@@ -51,8 +51,16 @@ function sampleOf(schema: Json | undefined, schemas: Record<string, Json>, depth
 
 const essenceOf = (type: string | undefined) => type?.split(';')[0]?.trim().toLowerCase();
 
-/** `content` is the operation's requestBody content (empty when it takes no body). */
-export function bodyVariants(content: Record<string, { schema: Json }>, schemas: Record<string, Json>, limit: number) {
+/**
+ * `content` is the operation's requestBody content (empty when it takes no body); `optional` says the requestBody is
+ * not required (it then also takes a request that sends nothing at all).
+ */
+export function bodyVariants(
+  content: Record<string, { schema: Json }>,
+  schemas: Record<string, Json>,
+  limit: number,
+  optional = false,
+) {
   const accepted = Object.keys(content);
   const takes = (type: string) => accepted.includes(type);
   const sample = sampleOf(content[JSON_TYPE]?.schema ?? content[FORM_TYPE]?.schema, schemas) ?? {};
@@ -65,9 +73,13 @@ export function bodyVariants(content: Record<string, { schema: Json }>, schemas:
     name,
     headers: type === null ? {} : { 'content-type': type },
     ...(payload === undefined ? {} : { payload }),
-    // An operation that takes a body takes the one type it names, and needs it named; one that takes none, none.
+    // An operation that takes a body takes the one type it names, and needs it named (unless its body is optional
+    // and nothing at all is sent); one that takes none, none.
     unsupportedBy: (method) =>
-      BODY_METHODS.has(method) && (accepted.length > 0 ? !takes(essenceOf(type ?? '') ?? '') : payload !== undefined),
+      BODY_METHODS.has(method) &&
+      (accepted.length > 0
+        ? !takes(essenceOf(type ?? '') ?? '') && !(optional && type === null && payload === undefined)
+        : payload !== undefined),
   });
   const nested = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
   return [

@@ -13,7 +13,7 @@ import { bodyVariants, type Variant } from './body-variants.ts';
 
 type Json = Record<string, unknown>;
 interface Operation {
-  requestBody?: { content: Record<string, { schema: Json }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: Json }> };
   security?: Json[];
 }
 
@@ -90,7 +90,12 @@ describe('every operation of /openapi.json with every content type', async () =>
       ? [fill(path, (name) => plausible(path, name)), ...GARBAGE.map((g) => fill(path, () => g))]
       : [path];
     for (const [index, url] of urls.entries()) {
-      const variants = bodyVariants(operation.requestBody?.content ?? {}, schemas, t.config.server.body_limit_bytes);
+      const variants = bodyVariants(
+        operation.requestBody?.content ?? {},
+        schemas,
+        t.config.server.body_limit_bytes,
+        operation.requestBody?.required === false,
+      );
       // Garbage paths get fewer bodies: what they test is the path, not the parsers.
       const chosen = index === 0 ? variants : variants.filter((v) => ['none', 'json', 'text'].includes(v.name));
       for (const variant of chosen)

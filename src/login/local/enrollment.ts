@@ -11,6 +11,7 @@ import { findIdentity, findPrimaryEmail, markEmailVerified } from '../../identit
 import type { SessionStart } from '../../session/http.ts';
 import { revokeIdentitySessions } from '../../session/store.ts';
 import type { Session } from '../../session/types.ts';
+import { addSecondFactor, assertMayAddSecondFactor } from '../step-up/new-second-factor.ts';
 import {
   confirmTotp,
   consumeEnrollmentToken,
@@ -86,6 +87,7 @@ export async function startTotpEnrollment(
 ): Promise<{ otpauthUri: string; secret: string }> {
   const existing = await findTotpCredential(deps.sql, session.identityId);
   if (existing?.confirmed) throw new GatehouseError('totp_already_enrolled');
+  await assertMayAddSecondFactor(deps.sql, session);
   const seed = newTotpSeed(deps.secrets.totp, session.identityId);
   if (!(await upsertPendingTotp(deps.sql, session.identityId, seed.sealed)))
     throw new GatehouseError('totp_already_enrolled');
@@ -113,21 +115,24 @@ export async function completeTotpEnrollment(
   if (pending.confirmed) throw new GatehouseError('totp_already_enrolled');
   const step = matchTotpStep(openTotpSeed(deps.secrets.totp, id, pending.sealedSeed), code, now);
   if (step === null) throw new GatehouseError('invalid_totp_code');
-  if (!(await confirmTotp(deps.sql, id, pending.sealedSeed, step, now)))
-    throw new GatehouseError('totp_enrollment_not_started', 'The enrollment changed meanwhile; start again.');
   const recoveryCodes = generateRecoveryCodes();
   const pepper = deps.secrets.recoveryPepper;
-  await replaceRecoveryCodes(
-    deps.sql,
-    id,
-    recoveryCodes.map((c) => recoveryCodeHash(pepper, id, c)),
-  );
+  // The identity's other single-factor sessions now wait for the authenticator (new-second-factor.ts).
+  const { sessionsAwaitingStep } = await addSecondFactor(deps.sql, session, async (tx) => {
+    if (!(await confirmTotp(tx, id, pending.sealedSeed, step, now)))
+      throw new GatehouseError('totp_enrollment_not_started', 'The enrollment changed meanwhile; start again.');
+    await replaceRecoveryCodes(
+      tx,
+      id,
+      recoveryCodes.map((c) => recoveryCodeHash(pepper, id, c)),
+    );
+  });
   await deps.audit.record({
     event: 'totp.enrolled',
     ...context,
     actor: id,
     subject: id,
-    details: { recovery_codes: recoveryCodes.length },
+    details: { recovery_codes: recoveryCodes.length, sessions_awaiting_step: sessionsAwaitingStep },
   });
   const amr = [...new Set([...session.amr, 'otp'])];
   return { recoveryCodes, start: { identityId: id, aal: 'aal2', amr, authTime: now, pending: null } };

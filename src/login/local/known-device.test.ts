@@ -39,4 +39,15 @@ describe('gatehouse_device cookie entries', () => {
     assert.equal(knownDeviceId(key, cookie, 'a@acme.test', at(DEVICE_COOKIE_SECONDS)), null);
     assert.equal(knownDeviceId(key, `${cookie}~${'x'.repeat(400)}`, 'a@acme.test', at(1)), null, 'oversized');
   });
+
+  it('keeps sign-in and second-step entries apart: one never passes for the other', () => {
+    const signIn = rememberDevice(key, null, 'usr_a', at(0));
+    assert.equal(knownDeviceId(key, signIn, 'usr_a', at(1), 'second-step'), null);
+    const both = rememberDevice(key, signIn, 'usr_a', at(2), 'second-step');
+    assert.equal(both.split('~').length, 2);
+    const stepId = knownDeviceId(key, both, 'usr_a', at(3), 'second-step');
+    assert.ok(stepId);
+    assert.notEqual(stepId, knownDeviceId(key, both, 'usr_a', at(3)));
+    assert.equal(knownDeviceId(key, both, 'usr_b', at(3), 'second-step'), null);
+  });
 });

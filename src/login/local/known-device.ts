@@ -1,6 +1,7 @@
 // Device cookies (OWASP "Slow Down Online Guessing Attacks with Device Cookies"): a browser that completed a full
-// sign-in (password plus second factor) to an account keeps a signed entry naming that account, so its later
-// attempts there are counted against a failure budget of its own instead of the one all unknown clients share.
+// sign-in (password plus second factor, or a second step after another method) to an account keeps a signed entry
+// naming that account, so its later attempts there are counted against a failure budget of its own instead of the
+// one all unknown clients share.
 // Strangers hammering an account then lock out only strangers; the owner's browsers keep signing in.
 //
 // An entry is `<id>.<expires>.<mac>`: a random 128-bit id (the key of the device's own throttle counter), the Unix
@@ -23,11 +24,21 @@ interface Entry {
   mac: string;
 }
 
+/**
+ * What an entry vouches for: a password sign-in of a typed subject (the normalized address), or the second step
+ * (src/login/step-up/second-factor.ts) of an identity, whose sign-in may have been by any method. Each has its own
+ * MAC label, so an entry made for one can never pass for the other whatever a typed subject holds.
+ */
+export type DevicePurpose = 'sign-in' | 'second-step';
+
+const LABELS: Record<DevicePurpose, string> = {
+  'sign-in': 'gatehouse-device-cookie\0',
+  'second-step': 'gatehouse-device-cookie-second-step\0',
+};
+
 // Truncated to 128 bits, which RFC 2104 §5 allows (not less than half the hash output).
-const macFor = (key: Buffer, subject: string, id: string, expires: number) =>
-  hmac(key, 'gatehouse-device-cookie\0', subject, '\0', id, '\0', String(expires))
-    .subarray(0, 16)
-    .toString('base64url');
+const macFor = (key: Buffer, purpose: DevicePurpose, subject: string, id: string, expires: number) =>
+  hmac(key, LABELS[purpose], subject, '\0', id, '\0', String(expires)).subarray(0, 16).toString('base64url');
 
 const format = (e: Entry) => `${e.id}.${e.expires}.${e.mac}`;
 
@@ -42,8 +53,16 @@ function liveEntries(value: string | null, now: Date): Entry[] {
 }
 
 /** The id of this browser's authentic, unexpired entry for `subject`, or null: then it is an unknown client. */
-export function knownDeviceId(key: Buffer, cookie: string | null, subject: string, now: Date): string | null {
-  const entry = liveEntries(cookie, now).find((e) => constantTimeEqual(e.mac, macFor(key, subject, e.id, e.expires)));
+export function knownDeviceId(
+  key: Buffer,
+  cookie: string | null,
+  subject: string,
+  now: Date,
+  purpose: DevicePurpose = 'sign-in',
+): string | null {
+  const entry = liveEntries(cookie, now).find((e) =>
+    constantTimeEqual(e.mac, macFor(key, purpose, subject, e.id, e.expires)),
+  );
   return entry?.id ?? null;
 }
 
@@ -51,11 +70,17 @@ export function knownDeviceId(key: Buffer, cookie: string | null, subject: strin
  * The cookie value after a full sign-in to `subject`: its entry (same id when the browser was already known, so its
  * counter carries on) renewed and put first, then the other live entries, at most DEVICE_ENTRIES_KEPT in all.
  */
-export function rememberDevice(key: Buffer, cookie: string | null, subject: string, now: Date): string {
-  const id = knownDeviceId(key, cookie, subject, now) ?? randomToken(16);
+export function rememberDevice(
+  key: Buffer,
+  cookie: string | null,
+  subject: string,
+  now: Date,
+  purpose: DevicePurpose = 'sign-in',
+): string {
+  const id = knownDeviceId(key, cookie, subject, now, purpose) ?? randomToken(16);
   const expires = Math.floor(now.getTime() / 1000) + DEVICE_COOKIE_SECONDS;
   const others = liveEntries(cookie, now).filter((e) => e.id !== id);
-  return [{ id, expires, mac: macFor(key, subject, id, expires) }, ...others]
+  return [{ id, expires, mac: macFor(key, purpose, subject, id, expires) }, ...others]
     .slice(0, DEVICE_ENTRIES_KEPT)
     .map(format)
     .join('~');

@@ -82,9 +82,12 @@ export async function admitAttempt(
   keys: ThrottleKeys,
   now: Date,
 ): Promise<Admission> {
-  const admission = await admitThrottledAttempt(sql, keys, THROTTLE_RULES, now);
+  const rules = keys.scope === 'device' ? { account: DEVICE_RULE, ip: IP_RULE } : THROTTLE_RULES;
+  const admission = await admitThrottledAttempt(sql, keys, rules, now);
   if (admission.admitted) return admission;
-  await audit.record({ event: 'attempt.throttled', ...context, details: { key: keys.account } });
+  // A known device's counter key is its cookie entry's id: the record names the budget, not the id.
+  const details: Record<string, string> = keys.scope === 'device' ? { budget: 'known_device' } : { key: keys.account };
+  await audit.record({ event: 'attempt.throttled', ...context, details });
   throw new RateLimited(admission.retryAfterSeconds, 'Too many attempts; retry later.');
 }
 

@@ -188,8 +188,9 @@ function countAttempts(sql: Executor, now: Date) {
 }
 
 /**
- * Counts an attempt that has no login transaction (re-authentication, mail-sending requests) against both keys, and
- * refuses it when either is locked. Same counters and rules as sign-in; callers choose key namespaces.
+ * Counts an attempt that has no login transaction (re-authentication, mail-sending requests, the second step) against
+ * both keys, and refuses it when either is locked. Same counters and rules as sign-in; callers choose key namespaces,
+ * and `keys.scope` whether `keys.account` is a shared counter or one known device's.
  */
 export async function admitThrottledAttempt(
   sql: Executor,
@@ -198,9 +199,10 @@ export async function admitThrottledAttempt(
   now: Date,
 ): Promise<Admission> {
   const { account: a, ip: i } = rules;
+  const scope = keys.scope ?? 'account';
   const rows = await sql<{ scope: string; locked_until: Date | null }[]>`
     with attempt as (
-      select ${keys.account}::text as key, 'account'::text as scope, ${a.threshold}::int as threshold,
+      select ${keys.account}::text as key, ${scope}::text as scope, ${a.threshold}::int as threshold,
              ${a.baseLockSeconds}::float8 as base, ${a.maxLockSeconds}::float8 as cap
       union all
       select ${keys.ip}, 'ip', ${i.threshold}, ${i.baseLockSeconds}, ${i.maxLockSeconds}
@@ -216,7 +218,7 @@ export async function admitThrottledAttempt(
     };
   const [lock] = await sql<{ until: Date | null }[]>`
     select max(locked_until) as until from login_throttle
-    where ((scope = 'account' and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip}))
+    where ((scope = ${scope} and key = ${keys.account}) or (scope = 'ip' and key = ${keys.ip}))
       and locked_until > ${now}`;
   const until = lock?.until?.getTime() ?? now.getTime() + 1000;
   return {

@@ -7,6 +7,7 @@ import { attachSignInMethodIn } from '../../identity/sign-in-methods.ts';
 import { findProfile } from '../../identity/store.ts';
 import type { Session } from '../../session/types.ts';
 import type { AttemptContext } from '../local/deps.ts';
+import { addSecondFactor, assertMayAddSecondFactor } from '../step-up/new-second-factor.ts';
 import { assertPasskeysAvailable, CEREMONY_SECONDS, expiresAt, newChallengeId, webauthn } from './ceremony.ts';
 import type { PasskeyDeps } from './deps.ts';
 import { consumeChallenge, ensureUserHandle, insertChallenge, insertPasskeyCredential, listPasskeys } from './store.ts';
@@ -23,6 +24,7 @@ const sessionBinding = (session: Session) => tokenHash(`passkey-registration:${s
 
 export async function startRegistration(deps: PasskeyDeps, session: Session): Promise<RegistrationStart> {
   assertPasskeysAvailable(deps);
+  await assertMayAddSecondFactor(deps.sql, session);
   const now = deps.clock();
   const identityId = session.identityId;
   const profile = await findProfile(deps.sql, identityId);
@@ -96,7 +98,8 @@ export async function finishRegistration(
   }
   const info = verified.registrationInfo;
   const name = answer.name?.trim() || 'Passkey';
-  const stored = await deps.sql.begin(async (tx) => {
+  // The identity's other single-factor sessions now wait for a passkey (new-second-factor.ts).
+  const { added: stored, sessionsAwaitingStep } = await addSecondFactor(deps.sql, session, async (tx) => {
     const { method, attached } = await attachSignInMethodIn(
       tx,
       deps.audit,
@@ -122,6 +125,9 @@ export async function finishRegistration(
     );
     return { methodId: method.id, event: { ...attached, details: { ...attached.details, name, aaguid: info.aaguid } } };
   });
-  await deps.audit.record(stored.event);
+  await deps.audit.record({
+    ...stored.event,
+    details: { ...stored.event.details, sessions_awaiting_step: sessionsAwaitingStep },
+  });
   return { methodId: stored.methodId, name };
 }

@@ -8,6 +8,7 @@
 //   second factor of everyone (login.require_second_factor): waits for enrollment;
 // - otherwise complete at aal1.
 import type { Executor } from '../../db/pool.ts';
+import { lockIdentity } from '../../identity/store.ts';
 import type { SessionStart } from '../../session/http.ts';
 import type { Session } from '../../session/types.ts';
 import { listSecondFactors } from './second-factors.ts';
@@ -19,6 +20,9 @@ export function createSessionSettler(options: { requireSecondFactor: boolean }) 
       const amr = followsStep ? [...new Set([...previous.amr, ...start.amr])] : start.amr;
       return { ...start, amr, pending: null };
     }
+    // Locked before the factors are read, as adding a factor locks it (new-second-factor.ts): a factor added
+    // meanwhile is either seen here or sees this session. SessionHttp.establish runs this in its transaction.
+    await lockIdentity(sql, start.identityId);
     if ((await listSecondFactors(sql, start.identityId)).length > 0) return { ...start, pending: 'second_factor' };
     if (start.pending === 'enrollment' || options.requireSecondFactor) return { ...start, pending: 'enrollment' };
     return { ...start, pending: null };

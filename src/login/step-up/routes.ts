@@ -9,6 +9,8 @@ import { SESSION } from '../../http/route-schema.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { attemptContext, type LocalLoginDeps } from '../local/deps.ts';
+import { DEVICE_COOKIE_SECONDS } from '../local/known-device.ts';
+import { readDeviceCookie, setDeviceCookie } from '../local/login-cookie.ts';
 import { finishSecondFactor } from './second-factor.ts';
 import { listSecondFactors } from './second-factors.ts';
 
@@ -71,7 +73,9 @@ export const stepUpRoutes: FastifyPluginAsyncTypebox<StepUpRouteOptions> = async
       throw new InvalidRequest('Send totp or recovery_code, exactly one');
     const session = await sessions.require(request, { partial: 'second_factor' });
     const code = totp !== undefined ? { totp } : { recoveryCode: recovery_code as string };
-    const start = await finishSecondFactor(deps, attemptContext(request), session, code);
-    return sessionStarted(await sessions.establish(request, reply, start));
+    const device = readDeviceCookie(request, deps.issuer);
+    const done = await finishSecondFactor(deps, attemptContext(request), session, code, device);
+    setDeviceCookie(reply, deps.issuer, done.deviceCookie, DEVICE_COOKIE_SECONDS);
+    return sessionStarted(await sessions.establish(request, reply, done.start));
   });
 };

@@ -5,14 +5,15 @@ import { normalizeEmptyPath } from '../../clients/uri-normalization.ts';
 import { tokenHash } from '../../crypto/primitives.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
+import { consumeAuthorizationCode, findAuthorizationCode } from '../code-store.ts';
 import { type DpopBinding, refreshBindingOf, requireBindingIfRegistered, requireCodeKey } from '../dpop.ts';
 import { InvalidGrant, InvalidTarget, UnauthorizedClient } from '../errors.ts';
 import { recordGrantRevoked } from '../grant-revoked-audit.ts';
+import { revokeGrantIfExists } from '../grant-store.ts';
 import { grantIdOfCode } from '../ids.ts';
 import { isCodeVerifier, s256Challenge } from '../pkce.ts';
 import { newRefreshToken } from '../refresh-token-value.ts';
 import { tokenRequestResource, tokenTarget } from '../resource-indicators.ts';
-import { consumeAuthorizationCode, findAuthorizationCode, revokeGrantIfExists } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant, GrantDeps } from './types.ts';
 

@@ -9,9 +9,9 @@ import { echoInput, InvalidRequest } from '../../http/errors.ts';
 import { authenticateClient } from '../client-auth.ts';
 import { requireBindingIfRegistered } from '../dpop.ts';
 import { InvalidScope, UnauthorizedClient } from '../errors.ts';
+import { type GrantFacts, narrowGrantScope } from '../grant-store.ts';
 import { rotateRefresh } from '../refresh-rotation.ts';
 import { tokenRequestResource, tokenTarget } from '../resource-indicators.ts';
-import { type GrantFacts, narrowGrantScope } from '../store.ts';
 import { userTokenResponse } from '../token-response.ts';
 import type { Grant } from './types.ts';
 
