@@ -9,7 +9,7 @@ import type { Sub } from '../identity/ids.ts';
 import { presentedToken } from '../oauth/bearer.ts';
 import { checkSenderConstraint, type DpopDeps } from '../oauth/dpop.ts';
 import { InsufficientScope, InvalidToken } from '../oauth/errors.ts';
-import { isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
+import { accessTokenRef, isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from '../oauth/tokens.ts';
 import { findActiveMemberFacts } from './member-facts.ts';
@@ -44,12 +44,6 @@ export interface Principal {
 
 const NO_ROLES: readonly string[] = Object.freeze([]);
 
-const tokenRef = (claims: AccessTokenClaims) => ({
-  grantId: claims.gid ?? null,
-  clientId: claims.client_id,
-  jti: claims.jti,
-});
-
 /** A person's token: an identity `sub` and the grant it came from (client-credentials tokens have neither). */
 const isUserToken = (claims: AccessTokenClaims) => claims.sub.startsWith('usr_') && claims.gid !== undefined;
 
@@ -57,8 +51,8 @@ const isUserToken = (claims: AccessTokenClaims) => claims.sub.startsWith('usr_')
 async function liveClaims(deps: AccessDeps, token: string): Promise<AccessTokenClaims> {
   const claims = deps.verifier.cachedClaims(token) ?? (await deps.verifier.verify(token));
   if (!claims) throw new InvalidToken();
-  if (isAccessTokenCachedLive(deps.tokenStates, tokenRef(claims))) return claims;
-  if (!(await isAccessTokenLive(deps, tokenRef(claims)))) throw new InvalidToken();
+  if (isAccessTokenCachedLive(deps.tokenStates, accessTokenRef(claims))) return claims;
+  if (!(await isAccessTokenLive(deps, accessTokenRef(claims)))) throw new InvalidToken();
   return claims;
 }
 

@@ -23,7 +23,7 @@ import {
 import { InvalidClient } from './errors.ts';
 import { tokenParameter } from './form.ts';
 import { findRefreshToken } from './store.ts';
-import { isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
+import { accessTokenRef, isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from './tokens.ts';
 
@@ -49,12 +49,6 @@ function mayIntrospect(caller: Client, claims: AccessTokenClaims): boolean {
     caller.kind === 'service' && audiences.some((aud) => typeof aud === 'string' && caller.audiences.includes(aud))
   );
 }
-
-const tokenRef = (claims: AccessTokenClaims) => ({
-  grantId: claims.gid ?? null,
-  clientId: claims.client_id,
-  jti: claims.jti,
-});
 
 // The active answer is a function of the verified claims alone, and the verifier hands out one frozen claims object
 // per token for as long as it keeps the token: serialized once per token, it is dropped with the claims.
@@ -102,7 +96,7 @@ function introspectCached(deps: IntrospectDeps, caller: Client, token: string): 
   const claims = token.includes('.') ? deps.verifier.cachedClaims(token) : undefined;
   if (!claims) return undefined;
   if (!mayIntrospect(caller, claims)) return INACTIVE;
-  return isAccessTokenCachedLive(deps.tokenStates, tokenRef(claims)) ? activeAnswer(claims) : undefined;
+  return isAccessTokenCachedLive(deps.tokenStates, accessTokenRef(claims)) ? activeAnswer(claims) : undefined;
 }
 
 async function introspect(deps: IntrospectDeps, caller: Client, token: string): Promise<IntrospectionAnswer> {
@@ -111,7 +105,7 @@ async function introspect(deps: IntrospectDeps, caller: Client, token: string): 
   if (token.includes('.')) {
     const claims = await deps.verifier.verify(token);
     if (!claims || !mayIntrospect(caller, claims)) return INACTIVE;
-    return (await isAccessTokenLive(deps, tokenRef(claims))) ? activeAnswer(claims) : INACTIVE;
+    return (await isAccessTokenLive(deps, accessTokenRef(claims))) ? activeAnswer(claims) : INACTIVE;
   }
   // A rotated token is inactive whether its row remains or is gone (refresh-rotation.ts).
   const state = await findRefreshToken(deps.sql, tokenHash(token));
