@@ -96,12 +96,20 @@ function checkAssurance(policy: RoutePolicy, identityAssurance: string, claims: 
   if (!met) throw new GatehouseError('insufficient_assurance', `This route requires assurance ${minimum} or higher`);
 }
 
+/** An allowed request: who it is forwarded as, and the token it presented (what an exchange starts from). */
+export interface Authorized {
+  principal: Principal;
+  /** The presented access token and its verified, live claims. */
+  token: string;
+  claims: AccessTokenClaims;
+}
+
 /** The principal the request may be forwarded as, or the GatehouseError that refuses it. */
 export async function authorizeRequest(
   deps: AccessDeps,
   policy: RoutePolicy,
   request: RequestCredentials,
-): Promise<Principal> {
+): Promise<Authorized> {
   const presented = presentedToken(request.authorization);
   const claims = await liveClaims(deps, presented.token);
   await checkSenderConstraint(deps.dpop, claims, presented, request);
@@ -116,12 +124,12 @@ export async function authorizeRequest(
         'insufficient_assurance',
         'A client-credentials token cannot satisfy an assurance requirement',
       );
-    return { ...principal, roles: NO_ROLES };
+    return { principal: { ...principal, roles: NO_ROLES }, token: presented.token, claims };
   }
   // From the node's cache, which a change to the identity or its memberships invalidates on every node (NOTIFY).
   const facts = await findActiveMemberFacts(deps, claims.sub as Sub);
   if (!facts) throw new InvalidToken();
   checkRoles(policy, facts.roles);
   checkAssurance(policy, facts.assurance, claims);
-  return { ...principal, roles: facts.roles };
+  return { principal: { ...principal, roles: facts.roles }, token: presented.token, claims };
 }
