@@ -380,7 +380,7 @@ function checkGateway(config: Config, problem: Report): void {
       const form = audienceFormProblem(policy.required_audience, config.server.issuer);
       if (form) problem(`${key}.required_audience`, form);
     }
-    exchangeProblems(config, policy).forEach((p) => problem(`${key}.exchange_audience`, p));
+    for (const exchange of exchangeProblems(config, policy)) problem(`${key}.exchange_audience`, exchange);
     if (pathProblem) return;
     const demands = requirements(policy);
     for (const method of new Set(policy.methods)) {
