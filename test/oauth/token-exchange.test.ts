@@ -205,6 +205,26 @@ describe('POST /oauth/token grant_type=urn:ietf:params:oauth:grant-type:token-ex
     assert.deepEqual(claims.act, { sub: billingApi.client.id, act: { sub: ordersApi.client.id } });
   });
 
+  test('a delegation chain stops after four exchanges with invalid_grant', async () => {
+    let token = (await signIn()).access_token;
+    // The orders API holds each token it exchanged for (issued to it), so it can exchange it once more.
+    for (let depth = 1; depth <= 4; depth++) {
+      token = (await exchange(ordersApi, token, billing.audience)).access_token;
+      let act = decodeJwt(token).act as { act?: unknown } | undefined;
+      let seen = 0;
+      for (; act; act = act.act as { act?: unknown } | undefined) seen++;
+      assert.equal(seen, depth);
+    }
+    await refused(
+      ordersApi,
+      { subject_token: token, subject_token_type: ACCESS_TOKEN, resource: billing.audience },
+      {
+        error: 'invalid_grant',
+        description: 'The subject token was already exchanged 4 times: the delegation chain is too long',
+      },
+    );
+  });
+
   test('scope asks for a part of the intersection; anything wider is invalid_scope, never narrowed', async () => {
     const subject = await signIn();
     const narrowed = await exchange(ordersApi, subject.access_token, billing.audience, { scope: 'billing:read' });
