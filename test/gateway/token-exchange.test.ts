@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { calculateJwkThumbprint, decodeJwt, exportJWK } from 'jose';
+import { WebSocket } from 'ws';
 import { testSecrets } from '../helpers/app.ts';
 import { ath, catchUpWithRealTime, dpopKeys, followRealTime, proof } from '../helpers/dpop.ts';
 import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
@@ -42,7 +43,7 @@ describe('gateway: routes that forward an exchanged token (exchange_audience)', 
     ],
     { token_exchange_client_id: gateway.client.id },
   );
-  const t = await startGateway(config, sql);
+  const t = await startGateway(config, sql, undefined, true);
   followRealTime(t.clock);
   const web = await makeClient(sql, secretKey, {
     kind: 'web',
@@ -140,6 +141,13 @@ describe('gateway: routes that forward an exchanged token (exchange_audience)', 
     assert.equal(second.statusCode, 200, second.body);
     assert.equal(forwardedToken(second), forwardedToken(first));
     assert.equal(await exchanges(), before + 1, 'one exchange, one audit record');
+    const scraped = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${t.secrets.metrics.toString('base64url')}` },
+    });
+    assert.match(scraped.body, /gatehouse_gateway_exchanged_tokens_total\{source="cache"\} [1-9]/);
+    assert.match(scraped.body, /gatehouse_token_exchanges_total\{via="gateway",outcome="issued"\} [1-9]/);
     const plain = await get('/app/p/plain/x', `Bearer ${person.access_token}`);
     assert.equal(plain.statusCode, 200, plain.body);
     assert.equal(forwardedToken(plain), person.access_token);
@@ -227,6 +235,24 @@ describe('gateway: routes that forward an exchanged token (exchange_audience)', 
     }
     const again = await get('/app/p/billing/a', `Bearer ${person.access_token}`);
     assert.equal(again.statusCode, 200, again.body);
+  });
+
+  test('a WebSocket handshake on such a route reaches the upstream with the exchanged token too', async () => {
+    const person = await signIn();
+    const socket = new WebSocket(`${t.url.replace('http:', 'ws:')}/app/p/billing/feed`, {
+      headers: { authorization: `Bearer ${person.access_token}` },
+    });
+    const greeting = await new Promise<string>((resolve, reject) => {
+      socket.once('message', (data) => resolve(data.toString()));
+      socket.once('error', reject);
+    });
+    socket.close();
+    assert.equal(greeting, `hello ${person.sub}`);
+    const handshake = upstream.received.at(-1);
+    const authorization = String(handshake?.headers.authorization);
+    assert.match(authorization, /^Bearer /);
+    const claims = decodeJwt(authorization.slice('Bearer '.length));
+    assert.deepEqual([claims.aud, claims.sub, claims.act], [billing.audience, person.sub, { sub: gateway.client.id }]);
   });
 
   test('a DPoP-bound caller token is forwarded as an exchanged token bound to the same key, without the proof', async () => {
