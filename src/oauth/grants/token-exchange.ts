@@ -3,7 +3,7 @@
 // access token Gatehouse issued to this client, or for an API it serves; the answer is an access token for the one
 // `resource`/`audience` asked, with `issued_token_type` (§2.2.1) and never a refresh token. A DPoP-bound subject
 // token is exchanged only with a DPoP proof, and the new token is bound to that proof's key: an exchange never turns
-// a sender-constrained token into a bearer one (docs/decisions.md "Token exchange and DPoP").
+// a sender-constrained token into a bearer one (docs/decisions.md "Token exchange (RFC 8693) for product APIs").
 
 import { isConfidential } from '../../clients/client-rules.ts';
 import { parseScope } from '../../clients/scopes.ts';
