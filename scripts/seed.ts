@@ -88,6 +88,7 @@ try {
     postLogoutRedirectUris: [],
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     audiences: [],
+    tokenExchangeAudiences: [],
     firstParty: true,
     createdAt: new Date(),
   });

@@ -409,6 +409,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       clock: deps.clock,
       trustedProxy: config.server.trusted_proxy,
       isClosing: () => closing,
+      audit,
+      onExchangedToken: metrics.gatewayExchangedToken,
     });
 
   return {

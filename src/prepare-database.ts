@@ -7,6 +7,7 @@ import type { LoadedConfig } from './config/load.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate, readMigrations } from './db/migrate.ts';
 import { createPool, type Sql } from './db/pool.ts';
+import { exchangeClientProblems } from './gateway/exchange-client.ts';
 import { UNREGISTERED_AUDIENCE, unregisteredAudiences } from './gateway/registered-audiences.ts';
 import { ensureBootstrap } from './identity/bootstrap.ts';
 import { issueFirstEnrollmentLink } from './login/local/enrollment-link.ts';
@@ -60,6 +61,11 @@ export async function prepareDatabase(
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     for (const missing of await unregisteredAudiences(sql, config))
       log.warn(missing, `${missing.key} ${UNREGISTERED_AUDIENCE}`);
+    for (const problem of await exchangeClientProblems(sql, config))
+      log.warn(
+        { key: 'gateway.token_exchange_client_id' },
+        `${problem}: routes with exchange_audience answer 403 token_exchange_refused until it is fixed`,
+      );
     if (loaded.development && options.bootstrap) {
       const installation = await ensureBootstrap(sql, {
         organizationId: config.organization.id,

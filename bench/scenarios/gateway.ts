@@ -96,6 +96,7 @@ export const scenario: Scenario = {
         postLogoutRedirectUris: [],
         scopes: ['read'],
         audiences: [AUDIENCE],
+        tokenExchangeAudiences: [],
         firstParty: true,
         tokenEndpointAuthMethod: 'client_secret_post',
         jwks: null,

@@ -1,7 +1,7 @@
 // Client registration: validation against the owning application and the registered resources, the secret shown
 // once (creation and rotation responses only), every change audited without the secret.
 
-import { type ClientSpec, clientProblems, isConfidential } from '../clients/client-rules.ts';
+import { type ClientSpec, clientProblems, isConfidential, namedAudiences } from '../clients/client-rules.ts';
 import { type ClientId, newClientId } from '../clients/ids.ts';
 import * as store from '../clients/store.ts';
 import type { Executor } from '../db/pool.ts';
@@ -29,6 +29,7 @@ export interface ClientInput {
   token_endpoint_auth_method?: store.TokenEndpointAuthMethod;
   jwks?: store.Client['jwks'];
   jwks_uri?: string | null;
+  token_exchange_audiences?: string[];
 }
 
 export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind' | 'token_endpoint_auth_method'>>;
@@ -50,13 +51,17 @@ export const presentClient = (c: store.Client) => ({
   require_pushed_authorization_requests: c.requirePushedAuthorizationRequests,
   backchannel_logout_uri: c.backchannelLogoutUri,
   backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
+  token_exchange_audiences: c.tokenExchangeAudiences,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
 });
 
 const unique = (values: string[]) => [...new Set(values)];
 
-type ClientLists = Pick<ClientSpec, 'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences'>;
+type ClientLists = Pick<
+  ClientSpec,
+  'redirectUris' | 'postLogoutRedirectUris' | 'scopes' | 'audiences' | 'tokenExchangeAudiences'
+>;
 
 /** RFC 7591 §2: a confidential client's default is client_secret_post, a public client's none. */
 const defaultMethod = (kind: store.ClientKind): store.TokenEndpointAuthMethod =>
@@ -68,6 +73,7 @@ const deduplicated = (lists: ClientSpec): ClientLists => ({
   postLogoutRedirectUris: unique(lists.postLogoutRedirectUris),
   scopes: unique(lists.scopes),
   audiences: unique(lists.audiences),
+  tokenExchangeAudiences: unique(lists.tokenExchangeAudiences),
 });
 
 /**
@@ -78,7 +84,7 @@ const deduplicated = (lists: ClientSpec): ClientLists => ({
 async function assertValid(tx: Executor, applicationId: string, spec: ClientSpec) {
   const application = await store.lockApplication(tx, applicationId, 'share');
   if (!application) throw invalidFields([{ path: 'body.application_id', problem: 'is not a registered application' }]);
-  const resources = await store.lockResourcesByAudience(tx, unique(spec.audiences));
+  const resources = await store.lockResourcesByAudience(tx, namedAudiences(spec));
   const problems = clientProblems(spec, application.environment, resources);
   if (problems.length > 0) throw invalidFields(problems);
 }
@@ -101,6 +107,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     jwks: input.jwks ?? null,
     jwksUri: input.jwks_uri ?? null,
     backchannelLogoutUri: input.backchannel_logout_uri ?? null,
+    tokenExchangeAudiences: input.token_exchange_audiences ?? [],
   };
   const client = {
     id: options.id ?? newClientId(),
@@ -162,6 +169,7 @@ const CLIENT_FIELDS = {
   backchannelLogoutSessionRequired: 'backchannel_logout_session_required',
   jwks: 'jwks',
   jwksUri: 'jwks_uri',
+  tokenExchangeAudiences: 'token_exchange_audiences',
 } as const;
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
@@ -186,6 +194,7 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         jwksUri: changes.jwks_uri !== undefined ? changes.jwks_uri : changes.jwks ? null : current.jwksUri,
         backchannelLogoutUri:
           changes.backchannel_logout_uri !== undefined ? changes.backchannel_logout_uri : current.backchannelLogoutUri,
+        tokenExchangeAudiences: changes.token_exchange_audiences ?? current.tokenExchangeAudiences,
       };
       // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
       await assertValid(tx, current.applicationId, sent);

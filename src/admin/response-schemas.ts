@@ -39,6 +39,9 @@ const clientProperties = {
   require_pushed_authorization_requests: Type.Boolean(),
   backchannel_logout_uri: Nullable(Type.String()),
   backchannel_logout_session_required: Type.Boolean(),
+  token_exchange_audiences: Type.Array(Type.String(), {
+    description: "RFC 8693: registered audiences the client may exchange a person's access token for; empty: none.",
+  }),
   created_at: Instant,
   updated_at: Instant,
 };

@@ -19,6 +19,10 @@ const BackchannelLogout = {
   backchannel_logout_uri: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 254 }), Type.Null()])),
   backchannel_logout_session_required: Type.Optional(Type.Boolean()),
 };
+/** RFC 8693: registered audiences a confidential client may exchange a person's token for; empty by default. */
+const TokenExchange = {
+  token_exchange_audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
+};
 const KeyRegistration = {
   jwks: Type.Optional(Type.Union([Jwks, Type.Null()])),
   jwks_uri: Type.Optional(Type.Union([Uri, Type.Null()])),
@@ -49,6 +53,7 @@ export const ClientCreate = Type.Object(
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
     ...BackchannelLogout,
+    ...TokenExchange,
     token_endpoint_auth_method: Type.Optional(Type.Enum(['none', 'client_secret_post', 'private_key_jwt'])),
     ...KeyRegistration,
   },
@@ -65,6 +70,7 @@ export const ClientUpdate = Type.Object(
     dpop_bound_access_tokens: Type.Optional(Type.Boolean()),
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
     ...BackchannelLogout,
+    ...TokenExchange,
     ...KeyRegistration,
   },
   { additionalProperties: false },

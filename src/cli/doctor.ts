@@ -9,6 +9,7 @@ import type { Sql } from '../db/pool.ts';
 import { type Check, check, formatCheck } from '../delivery/check.ts';
 import type { DnsResolver } from '../delivery/dns-report.ts';
 import { gatewayChecks } from '../gateway/doctor-checks.ts';
+import { exchangeClientChecks, exchangeClientProblems } from '../gateway/exchange-client.ts';
 import { audienceChecks, unregisteredAudiences } from '../gateway/registered-audiences.ts';
 import { directoryChecks } from '../login/ldap/doctor-checks.ts';
 import { samlConnectionChecks } from '../login/saml/doctor-checks.ts';
@@ -50,6 +51,9 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
   const missing = report.database.reachable
     ? await deps.withDatabase(config.database.url, config.data.dir, (sql) => unregisteredAudiences(sql, config))
     : [];
+  const exchangeProblems = report.database.reachable
+    ? await deps.withDatabase(config.database.url, config.data.dir, (sql) => exchangeClientProblems(sql, config))
+    : [];
   const ethereum = await ethereumRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
   const farcaster = await farcasterRpcChecks(config, deps.checkTimeoutMs ?? 15_000);
   return [
@@ -57,6 +61,7 @@ export async function runDoctor(loaded: LoadedConfig, deps: DoctorDeps): Promise
     ...statusChecks(report),
     ...gatewayChecks(config),
     ...(report.database.reachable ? audienceChecks(config, missing) : []),
+    ...(report.database.reachable ? exchangeClientChecks(config, exchangeProblems) : []),
     ...(await directoryChecks(config)),
     ...samlConnectionChecks(config, clock()),
     ...ethereum,

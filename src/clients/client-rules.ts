@@ -17,6 +17,8 @@ export interface ClientSpec {
   jwksUri: string | null;
   /** OIDC Back-Channel Logout 1.0 §2.2. */
   backchannelLogoutUri: string | null;
+  /** RFC 8693: registered audiences the client may exchange a person's access token for (confidential only). */
+  tokenExchangeAudiences: string[];
 }
 
 export const isConfidential = (kind: ClientKind) => kind === 'web' || kind === 'service';
@@ -87,7 +89,31 @@ function authenticationProblems(spec: ClientSpec): FieldProblem[] {
   return problems;
 }
 
-/** `resources` are the registered resources named in `spec.audiences`. */
+/**
+ * RFC 8693 token exchange is for confidential clients (docs/oauth.md "Token exchange"): an API's backend exchanging the
+ * token it received. Each audience is a registered resource, as a token is only ever issued for one.
+ */
+function tokenExchangeProblems(spec: ClientSpec, resources: Resource[]): FieldProblem[] {
+  if (spec.tokenExchangeAudiences.length > 0 && !isConfidential(spec.kind))
+    return [
+      {
+        path: 'body.token_exchange_audiences',
+        problem: `must be empty for a ${spec.kind} client: only web and service clients may exchange tokens`,
+      },
+    ];
+  return spec.tokenExchangeAudiences.flatMap((audience, i) =>
+    resources.some((r) => r.audience === audience)
+      ? []
+      : [{ path: `body.token_exchange_audiences.${i}`, problem: 'is not a registered resource audience' }],
+  );
+}
+
+/** The audiences whose resources a client write must find registered: its audiences and its exchange audiences. */
+export const namedAudiences = (spec: Pick<ClientSpec, 'audiences' | 'tokenExchangeAudiences'>) => [
+  ...new Set([...spec.audiences, ...spec.tokenExchangeAudiences]),
+];
+
+/** `resources` are the registered resources named in `spec.audiences` and `spec.tokenExchangeAudiences`. */
 export function clientProblems(spec: ClientSpec, environment: Environment, resources: Resource[]): FieldProblem[] {
   const problems: FieldProblem[] = redirectProblems(spec, environment).map(({ path, problem }) => ({ path, problem }));
   problems.push(...authenticationProblems(spec));
@@ -98,8 +124,12 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
     if (!resources.some((r) => r.audience === audience))
       problems.push({ path: `body.audiences.${i}`, problem: 'is not a registered resource audience' });
   });
+  problems.push(...tokenExchangeProblems(spec, resources));
+  // A client's scopes come from the resources it may hold tokens for, by sign-in, client credentials or exchange:
+  // a scope of an exchange audience serves only exchanges (client credentials and sign-in check their own audiences).
+  const reachable = namedAudiences(spec);
   const ofAudiences = (scope: string) =>
-    resources.some((r) => spec.audiences.includes(r.audience) && r.scopes.includes(scope));
+    resources.some((r) => reachable.includes(r.audience) && r.scopes.includes(scope));
 
   if (spec.kind === 'service') {
     // A service client has no user and no browser: it only uses client_credentials (SPEC.md "Client kinds"), so

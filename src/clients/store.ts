@@ -1,5 +1,6 @@
 // The only SQL for oauth_applications, oauth_clients and oauth_resources: what the admin API registers and the
 // OAuth engine reads. Uniqueness is the database's job (unique constraints), so two racing creates cannot both win.
+// Past 400 lines: the three tables' statements are one registry, and resource changes must see client rows directly.
 import type { Executor, Transaction } from '../db/pool.ts';
 import type { Position } from '../identity/directory-store.ts';
 import type { ClientId } from './ids.ts';
@@ -40,6 +41,11 @@ export interface Client {
   requirePushedAuthorizationRequests: boolean;
   /** OIDC Back-Channel Logout 1.0 §2.2: where logout tokens are POSTed; null for none. */
   backchannelLogoutUri: string | null;
+  /**
+   * RFC 8693: registered resource audiences this (confidential) client may exchange a person's access token for.
+   * Empty: the client may not use token exchange at all.
+   */
+  tokenExchangeAudiences: string[];
   /** §2.2: the client needs `sid` in its logout tokens (sent always; recorded for the client's registration). */
   backchannelLogoutSessionRequired: boolean;
   createdAt: Date;
@@ -84,6 +90,7 @@ const toClient = (r: Record<string, unknown>): Client => ({
   requirePushedAuthorizationRequests: r.require_pushed_authorization_requests as boolean,
   backchannelLogoutUri: (r.backchannel_logout_uri as string | null) ?? null,
   backchannelLogoutSessionRequired: r.backchannel_logout_session_required as boolean,
+  tokenExchangeAudiences: (r.token_exchange_audiences as string[] | undefined) ?? [],
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
 });
@@ -187,12 +194,13 @@ export async function insertClient(sql: Executor, c: NewClient): Promise<Client>
     insert into oauth_clients (id, application_id, name, kind, secret_hmac, redirect_uris, post_logout_redirect_uris,
                                scopes, audiences, first_party, token_endpoint_auth_method, jwks, jwks_uri,
                                dpop_bound_access_tokens, require_pushed_authorization_requests, backchannel_logout_uri,
-                               backchannel_logout_session_required, created_at, updated_at)
+                               backchannel_logout_session_required, token_exchange_audiences, created_at,
+                               updated_at)
     values (${c.id}, ${c.applicationId}, ${c.name}, ${c.kind}, ${c.secretHmac}, ${c.redirectUris},
             ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.tokenEndpointAuthMethod},
             ${c.jwks === null ? null : sql.json(c.jwks as never)}, ${c.jwksUri}, ${c.dpopBoundAccessTokens},
             ${c.requirePushedAuthorizationRequests}, ${c.backchannelLogoutUri}, ${c.backchannelLogoutSessionRequired},
-            ${c.createdAt}, ${c.createdAt})
+            ${c.tokenExchangeAudiences}, ${c.createdAt}, ${c.createdAt})
     returning *`;
   return toClient(row as Record<string, unknown>);
 }
@@ -259,6 +267,7 @@ export type ClientChanges = Partial<
     | 'backchannelLogoutSessionRequired'
     | 'jwks'
     | 'jwksUri'
+    | 'tokenExchangeAudiences'
   >
 >;
 
@@ -271,6 +280,7 @@ export async function updateClient(sql: Executor, id: string, next: Client, now:
       require_pushed_authorization_requests = ${next.requirePushedAuthorizationRequests},
       backchannel_logout_uri = ${next.backchannelLogoutUri},
       backchannel_logout_session_required = ${next.backchannelLogoutSessionRequired},
+      token_exchange_audiences = ${next.tokenExchangeAudiences},
       jwks = ${next.jwks === null ? null : sql.json(next.jwks as never)}, jwks_uri = ${next.jwksUri}, updated_at = ${now}
     where id = ${id} returning *`;
   return row ? toClient(row) : null;
@@ -348,9 +358,9 @@ export interface HeldScope {
 }
 
 /**
- * Updates a resource unless its new scopes drop one that a client provisioned for it still holds and no other
- * resource of that client defines (scopes are not namespaced, so another audience of the client may carry it); the
- * check and the update are one statement (see lockResource).
+ * Updates a resource unless its new scopes drop one that a client provisioned for it (an audience, or a token
+ * exchange audience) still holds and no other resource of that client defines (scopes are not namespaced, so another
+ * audience of the client may carry it); the check and the update are one statement (see lockResource).
  */
 export async function updateResource(
   sql: Executor,
@@ -366,9 +376,10 @@ export async function updateResource(
     ),
     held as (
       select c.id as client_id, d.s as scope from oauth_clients c, target, dropped d
-      where target.audience = any(c.audiences) and d.s = any(c.scopes)
+      where target.audience = any(c.audiences || c.token_exchange_audiences) and d.s = any(c.scopes)
         and not exists (select 1 from oauth_resources o
-                        where o.id <> target.id and o.audience = any(c.audiences) and d.s = any(o.scopes))
+                        where o.id <> target.id and o.audience = any(c.audiences || c.token_exchange_audiences)
+                          and d.s = any(o.scopes))
       order by c.id, d.s limit 1
     ),
     updated as (
@@ -383,11 +394,15 @@ export async function updateResource(
   return toResource(row);
 }
 
-/** Deletes a resource no client is provisioned for; the check and the delete are one statement (see lockResource). */
+/**
+ * Deletes a resource no client is provisioned for, as an audience or a token exchange audience; the check and the
+ * delete are one statement (see lockResource).
+ */
 export async function deleteResource(sql: Executor, id: string): Promise<'deleted' | 'missing' | 'in_use'> {
   const [row] = await sql`
     with target as (select audience from oauth_resources where id = ${id}),
-    blocked as (select 1 from oauth_clients, target where target.audience = any(audiences) limit 1),
+    blocked as (select 1 from oauth_clients, target
+                where target.audience = any(audiences || token_exchange_audiences) limit 1),
     removed as (delete from oauth_resources where id = ${id} and not exists (select 1 from blocked) returning id)
     select (select count(*) from target)::int as found, (select count(*) from removed)::int as removed`;
   if (!row || row.found === 0) return 'missing';

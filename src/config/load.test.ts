@@ -144,6 +144,26 @@ describe('configuration file', () => {
       "auth.route_policies[0].required_audience: must be the issuer exactly as server.issuer writes it (http://localhost:8080), the audience of the service's own tokens",
     ],
     [
+      '[gateway]\ntoken_exchange_client_id = "cli_x"\n[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nexchange_audience = "https://billing.acme.test/"',
+      'auth.route_policies[0].exchange_audience: needs required_audience: the gateway exchanges only tokens issued for this route',
+    ],
+    [
+      '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "https://app.acme.test/"\nexchange_audience = "https://billing.acme.test/"',
+      'auth.route_policies[0].exchange_audience: needs gateway.token_exchange_client_id: the client the gateway exchanges tokens as',
+    ],
+    [
+      '[gateway]\ntoken_exchange_client_id = "cli_x"\n[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "https://app.acme.test/"\nexchange_audience = "http://localhost:8080"',
+      "auth.route_policies[0].exchange_audience: must be a registered resource, not the issuer: the service's own tokens are not exchanged for",
+    ],
+    [
+      '[gateway]\ntoken_exchange_client_id = "cli_x"\n[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_audience = "https://app.acme.test/"\nexchange_audience = "https://Billing.acme.test"',
+      'auth.route_policies[0].exchange_audience: must be written in normalized form: https://billing.acme.test/',
+    ],
+    [
+      '[gateway]\ntoken_exchange_client_id = "gateway"',
+      'gateway.token_exchange_client_id: must be a client id as the admin API shows it (cli_…)',
+    ],
+    [
       '[[auth.route_policies]]\npath_prefix = "/app/a"\nmethods = ["GET"]\nrequired_scope = "two scopes"',
       'auth.route_policies[0].required_scope: must be a single scope token (RFC 6749 §3.3)',
     ],
@@ -289,8 +309,23 @@ required_audience = "https://api.acme.com/reports"
         minimum_assurance: 'ial2',
         required_scope: 'reports:read',
         required_audience: 'https://api.acme.com/reports',
+        exchange_audience: '',
       },
     );
+  });
+
+  test('accepts a route policy that forwards an exchanged token, with the client the gateway exchanges as', () => {
+    const { config } = parse(`
+[gateway]
+token_exchange_client_id = "cli_gateway-1"
+[[auth.route_policies]]
+path_prefix = "/app/billing"
+methods = ["GET"]
+required_audience = "https://app.acme.com/"
+exchange_audience = "https://billing.acme.com/"
+`);
+    assert.equal(config.gateway.token_exchange_client_id, 'cli_gateway-1');
+    assert.equal(config.auth.route_policies[0]?.exchange_audience, 'https://billing.acme.com/');
   });
 
   const placeholders: [string, string, string][] = [

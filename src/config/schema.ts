@@ -549,6 +549,9 @@ export const ConfigSchema = Type.Object(
         description:
           'Client request headers never forwarded to the upstream, in addition to the built-in list of identity-like headers (docs/gateway.md "Headers": X-User-*, Remote-*, X-Auth-*, OIDC_*, X-Vouch-*, X-Real-IP, X-Original-URL, X-Envoy-Original-*...). Header names, or a name prefix ending in * (X-Acme-Auth-*); compared without case, with _ read as -. Name here any header your upstream trusts to say who is calling, so only the X-Gatehouse-* headers the gateway sets can say it.',
       }),
+      token_exchange_client_id: text(
+        "The registered client (web or service, cli_…) the gateway acts as when a route policy sets exchange_audience: it exchanges the caller's token for one audienced to the route's API (RFC 8693, docs/gateway.md \"Forwarding an exchanged token\"), named in that token's act claim. Which audiences it may exchange for is that client's token_exchange_audiences (admin API, console); until an administrator allows one, such routes answer 403 token_exchange_refused. Required when any route policy sets exchange_audience; empty otherwise. The start warns and doctor fails when it names no client allowed those audiences.",
+      ),
     }),
     auth: Type.Object(
       {
@@ -591,6 +594,9 @@ export const ConfigSchema = Type.Object(
               required_scope: text('Scope the access token must carry; empty for none.'),
               required_audience: text(
                 'Audience the access token must carry, written as its aud is: a registered resource in normalized form (https://api.example.com/, with the slash), or the issuer as server.issuer writes it; empty for none. The start warns and doctor fails when it names no registered resource.',
+              ),
+              exchange_audience: text(
+                "Forward, instead of the token the caller presented, one exchanged for this audience (RFC 8693 token exchange as gateway.token_exchange_client_id): the same person, scopes within their grant, an act claim naming the gateway's client, never outliving the presented token. The upstream then holds a token valid only at its own API, not one the caller could use elsewhere. A registered resource in normalized form, not the issuer; needs required_audience (the gateway exchanges only tokens issued for this route). Empty (the default): the presented token is forwarded as it is.",
               ),
             },
             { additionalProperties: false },

@@ -331,6 +331,7 @@ function requirements(policy: RoutePolicy): string {
     policy.minimum_assurance,
     policy.required_scope,
     policy.required_audience,
+    policy.exchange_audience,
   ]);
 }
 
@@ -362,6 +363,8 @@ function checkGateway(config: Config, problem: Report): void {
   });
   if (auth.enabled && auth.organization_id === '')
     problem('auth.organization_id', 'is required when auth.enabled is true');
+  if (gateway.token_exchange_client_id !== '' && !/^cli_[A-Za-z0-9_-]{1,60}$/.test(gateway.token_exchange_client_id))
+    problem('gateway.token_exchange_client_id', 'must be a client id as the admin API shows it (cli_…)');
   // Method + comparable prefix → the first policy covering it, to find two that would both match one request.
   const covered = new Map<string, { index: number; requirements: string }>();
   auth.route_policies.forEach((policy, index) => {
@@ -378,6 +381,7 @@ function checkGateway(config: Config, problem: Report): void {
       const form = audienceFormProblem(policy.required_audience, config.server.issuer);
       if (form) problem(`${key}.required_audience`, form);
     }
+    for (const exchange of exchangeProblems(config, policy)) problem(`${key}.exchange_audience`, exchange);
     if (pathProblem) return;
     const demands = requirements(policy);
     for (const method of new Set(policy.methods)) {
@@ -391,6 +395,23 @@ function checkGateway(config: Config, problem: Report): void {
         );
     }
   });
+}
+
+/** What is wrong with a route policy's exchange_audience (docs/gateway.md "Forwarding an exchanged token"). */
+function exchangeProblems(config: Config, policy: RoutePolicy): string[] {
+  const audience = policy.exchange_audience;
+  if (audience === '') return [];
+  if (!absoluteUri(audience)) return ['must be an absolute URI, e.g. https://billing.example.com/'];
+  if (audience.replace(/\/$/, '') === config.server.issuer.replace(/\/$/, ''))
+    return ["must be a registered resource, not the issuer: the service's own tokens are not exchanged for"];
+  const problems: string[] = [];
+  const form = audienceFormProblem(audience, config.server.issuer);
+  if (form) problems.push(form);
+  if (policy.required_audience === '')
+    problems.push('needs required_audience: the gateway exchanges only tokens issued for this route');
+  if (config.gateway.token_exchange_client_id === '')
+    problems.push('needs gateway.token_exchange_client_id: the client the gateway exchanges tokens as');
+  return problems;
 }
 
 /** RFC 3986 §4.3 absolute-URI: a scheme, and no fragment. */

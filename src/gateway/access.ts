@@ -9,7 +9,7 @@ import type { Sub } from '../identity/ids.ts';
 import { presentedToken } from '../oauth/bearer.ts';
 import { checkSenderConstraint, type DpopDeps } from '../oauth/dpop.ts';
 import { InsufficientScope, InvalidToken } from '../oauth/errors.ts';
-import { isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
+import { accessTokenRef, isAccessTokenCachedLive, isAccessTokenLive } from '../oauth/token-state.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from '../oauth/tokens.ts';
 import { findActiveMemberFacts } from './member-facts.ts';
@@ -44,12 +44,6 @@ export interface Principal {
 
 const NO_ROLES: readonly string[] = Object.freeze([]);
 
-const tokenRef = (claims: AccessTokenClaims) => ({
-  grantId: claims.gid ?? null,
-  clientId: claims.client_id,
-  jti: claims.jti,
-});
-
 /** A person's token: an identity `sub` and the grant it came from (client-credentials tokens have neither). */
 const isUserToken = (claims: AccessTokenClaims) => claims.sub.startsWith('usr_') && claims.gid !== undefined;
 
@@ -57,8 +51,8 @@ const isUserToken = (claims: AccessTokenClaims) => claims.sub.startsWith('usr_')
 async function liveClaims(deps: AccessDeps, token: string): Promise<AccessTokenClaims> {
   const claims = deps.verifier.cachedClaims(token) ?? (await deps.verifier.verify(token));
   if (!claims) throw new InvalidToken();
-  if (isAccessTokenCachedLive(deps.tokenStates, tokenRef(claims))) return claims;
-  if (!(await isAccessTokenLive(deps, tokenRef(claims)))) throw new InvalidToken();
+  if (isAccessTokenCachedLive(deps.tokenStates, accessTokenRef(claims))) return claims;
+  if (!(await isAccessTokenLive(deps, accessTokenRef(claims)))) throw new InvalidToken();
   return claims;
 }
 
@@ -102,12 +96,20 @@ function checkAssurance(policy: RoutePolicy, identityAssurance: string, claims: 
   if (!met) throw new GatehouseError('insufficient_assurance', `This route requires assurance ${minimum} or higher`);
 }
 
+/** An allowed request: who it is forwarded as, and the token it presented (what an exchange starts from). */
+export interface Authorized {
+  principal: Principal;
+  /** The presented access token and its verified, live claims. */
+  token: string;
+  claims: AccessTokenClaims;
+}
+
 /** The principal the request may be forwarded as, or the GatehouseError that refuses it. */
 export async function authorizeRequest(
   deps: AccessDeps,
   policy: RoutePolicy,
   request: RequestCredentials,
-): Promise<Principal> {
+): Promise<Authorized> {
   const presented = presentedToken(request.authorization);
   const claims = await liveClaims(deps, presented.token);
   await checkSenderConstraint(deps.dpop, claims, presented, request);
@@ -122,12 +124,12 @@ export async function authorizeRequest(
         'insufficient_assurance',
         'A client-credentials token cannot satisfy an assurance requirement',
       );
-    return { ...principal, roles: NO_ROLES };
+    return { principal: { ...principal, roles: NO_ROLES }, token: presented.token, claims };
   }
   // From the node's cache, which a change to the identity or its memberships invalidates on every node (NOTIFY).
   const facts = await findActiveMemberFacts(deps, claims.sub as Sub);
   if (!facts) throw new InvalidToken();
   checkRoles(policy, facts.roles);
   checkAssurance(policy, facts.assurance, claims);
-  return { ...principal, roles: facts.roles };
+  return { principal: { ...principal, roles: facts.roles }, token: presented.token, claims };
 }

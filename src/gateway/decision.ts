@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { type AccessDeps, authorizeRequest, type Principal } from './access.ts';
+import type { ExchangedTokens, ForwardAttempt } from './exchanged-tokens.ts';
 import { refuseRepeatedHeaders } from './repeated-headers.ts';
 import { judgeTarget } from './request-path.ts';
 import { matchRoute, type RouteTable } from './route-table.ts';
@@ -11,6 +12,8 @@ import { matchRoute, type RouteTable } from './route-table.ts';
 export interface DecisionDeps {
   table: RouteTable;
   access: AccessDeps;
+  /** Null when gateway.token_exchange_client_id is empty, which config validation allows only with no exchange_audience. */
+  exchanged: ExchangedTokens | null;
 }
 
 /** What the gateway reads of a request: Node's IncomingMessage has these fields. */
@@ -26,6 +29,8 @@ export interface GatewayDecision {
   /** The canonical path the policy judged, which is the path the upstream must receive. */
   forwardPath: string;
   principal: Principal | null;
+  /** The Authorization header the upstream gets instead of the client's (an exchanged token); null: the client's. */
+  authorization: string | null;
 }
 
 /**
@@ -49,7 +54,11 @@ function refuseQueryToken(query: string): void {
 }
 
 /** Judges one request; throws the refusal (a GatehouseError). */
-export async function decide(deps: DecisionDeps, request: GatewayRequest): Promise<GatewayDecision> {
+export async function decide(
+  deps: DecisionDeps,
+  request: GatewayRequest,
+  attempt: ForwardAttempt,
+): Promise<GatewayDecision> {
   refuseRepeatedHeaders(request.rawHeaders);
   const target = judgeTarget(request.url);
   refuseQueryToken(target.query);
@@ -62,17 +71,23 @@ export async function decide(deps: DecisionDeps, request: GatewayRequest): Promi
     case 'no_policy':
       throw new GatehouseError('no_route_policy');
     case 'unprotected':
-      return { forwardPath: target.path, principal: null };
-    case 'policy':
+      return { forwardPath: target.path, principal: null, authorization: null };
+    case 'policy': {
+      const allowed = await authorizeRequest(deps.access, match.policy, {
+        method: request.method,
+        // A DPoP proof's htu is the URL the client sent (RFC 9449 §4.3), before our normalisation.
+        path: request.url.slice(0, request.url.length - target.query.length),
+        authorization: request.headers.authorization,
+        dpop: request.headers.dpop,
+      });
+      const audience = match.policy.exchangeAudience;
+      if (audience === null || deps.exchanged === null)
+        return { forwardPath: target.path, principal: allowed.principal, authorization: null };
       return {
         forwardPath: target.path,
-        principal: await authorizeRequest(deps.access, match.policy, {
-          method: request.method,
-          // A DPoP proof's htu is the URL the client sent (RFC 9449 §4.3), before our normalisation.
-          path: request.url.slice(0, request.url.length - target.query.length),
-          authorization: request.headers.authorization,
-          dpop: request.headers.dpop,
-        }),
+        principal: allowed.principal,
+        authorization: await deps.exchanged.authorizationFor(allowed.token, allowed.claims, audience, attempt),
       };
+    }
   }
 }

@@ -54,6 +54,11 @@ export interface ForwardContext {
   upgrade?: boolean;
   /** Client headers an upstream could take for identity (identity-headers.ts). */
   stripped: HeaderFilter;
+  /**
+   * An exchanged token's Authorization header, sent instead of the client's; the client's DPoP proof goes too (it was
+   * checked here and names the client's token, RFC 9449 §4.2 ath). Null or absent: the client's are forwarded.
+   */
+  authorization?: string | null;
 }
 
 export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: ForwardContext): OutgoingHttpHeaders {
@@ -64,6 +69,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: F
     const value = incoming[name];
     if (value === undefined || isHopByHop(name, listed)) continue;
     if (context.stripped(name)) continue;
+    if (context.authorization && (name === 'authorization' || name === 'dpop')) continue;
     if (name === 'cookie') {
       const kept = withoutOwnCookies(Array.isArray(value) ? value.join('; ') : value);
       if (kept !== '') headers.cookie = kept;
@@ -71,6 +77,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: F
     }
     headers[name] = value;
   }
+  if (context.authorization) headers.authorization = context.authorization;
   if (context.upgrade) {
     headers.connection = 'Upgrade';
     headers.upgrade = incoming.upgrade;

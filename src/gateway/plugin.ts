@@ -2,14 +2,17 @@
 // startup before the listener opens, checkGatewayOrganization), the policy table compiled, the verifier made, the routes and the WebSocket
 // upgrade handler registered.
 import type { FastifyInstance } from 'fastify';
+import type { Audit } from '../audit/audit.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
 import { findOrganization } from '../identity/directory-store.ts';
+import { createClientDirectory } from '../oauth/client-directory.ts';
 import type { JtiReplayGuard } from '../oauth/jti-replay-guard.ts';
 import type { Keyring } from '../oauth/keyring.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
-import { createAccessTokenVerifier } from '../oauth/tokens.ts';
+import { createAccessTokenVerifier, createTokenSigner } from '../oauth/tokens.ts';
+import { createExchangedTokens, type ExchangedTokens } from './exchanged-tokens.ts';
 import { strippedHeaderFilter } from './identity-headers.ts';
 import { compileRouteTable } from './route-table.ts';
 import { gatewayRoutes } from './routes.ts';
@@ -24,6 +27,10 @@ export interface GatewayDeps {
   clock: () => Date;
   trustedProxy: boolean;
   isClosing: () => boolean;
+  /** Records the exchanges of routes with exchange_audience (oauth.token_exchanged, …_refused). */
+  audit: Audit;
+  /** Told whether a forwarded exchanged token was kept or exchanged for the request (metrics). */
+  onExchangedToken: (reused: boolean) => void;
 }
 
 /**
@@ -41,19 +48,56 @@ export async function checkGatewayOrganization(sql: Sql, config: Config, configF
   ]);
 }
 
+/** What routes with exchange_audience forward (exchanged-tokens.ts); null without gateway.token_exchange_client_id. */
+function exchangedTokens(
+  app: FastifyInstance,
+  deps: GatewayDeps,
+  verifier: ReturnType<typeof createAccessTokenVerifier>,
+): ExchangedTokens | null {
+  const { config } = deps;
+  if (config.gateway.token_exchange_client_id === '') return null;
+  return createExchangedTokens({
+    sql: deps.sql,
+    tokenStates: deps.tokenStates,
+    clients: createClientDirectory({ sql: deps.sql, clock: deps.clock }),
+    signer: createTokenSigner({
+      keyring: deps.keyring,
+      issuer: config.server.issuer,
+      clock: deps.clock,
+      accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
+      idTokenTtlSeconds: config.tokens.id_token_ttl_seconds,
+    }),
+    verifier,
+    clock: deps.clock,
+    audit: deps.audit,
+    clientId: config.gateway.token_exchange_client_id,
+    onForward: deps.onExchangedToken,
+    onRefused: (error, audience) =>
+      app.log.warn(
+        { client_id: config.gateway.token_exchange_client_id, audience, error: error.code, reason: error.message },
+        'gateway token exchange refused',
+      ),
+  });
+}
+
 export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const { config } = deps;
   if (!config.auth.enabled)
     app.log.warn({ route_prefix: config.gateway.route_prefix }, 'gateway without auth: proxying with no policy checks');
   const { gateway } = config;
   const host = gateway.upstream_host.includes(':') ? `[${gateway.upstream_host}]` : gateway.upstream_host;
+  const verifier = createAccessTokenVerifier({
+    keyring: deps.keyring,
+    issuer: config.server.issuer,
+    clock: deps.clock,
+  });
   const routeDeps = {
     table: compileRouteTable(config),
     strippedHeaders: strippedHeaderFilter(gateway.strip_request_headers),
     access: {
       sql: deps.sql,
       tokenStates: deps.tokenStates,
-      verifier: createAccessTokenVerifier({ keyring: deps.keyring, issuer: config.server.issuer, clock: deps.clock }),
+      verifier,
       organizationId: config.auth.organization_id,
       // Nonces are served and required by the token endpoint and userinfo only (docs/decisions.md "DPoP").
       dpop: { usedJtis: deps.usedJtis, issuer: config.server.issuer, clock: deps.clock, nonces: null },
@@ -64,6 +108,7 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
     },
     routePrefix: gateway.route_prefix,
     bodyLimitBytes: gateway.body_limit_bytes,
+    exchanged: exchangedTokens(app, deps, verifier),
   };
   await app.register(gatewayRoutes, routeDeps);
   handleUpgrades(app, { ...routeDeps, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing });

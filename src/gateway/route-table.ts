@@ -19,6 +19,8 @@ export interface RoutePolicy {
   minimumAssurance: Assurance | null;
   requiredScope: string | null;
   requiredAudience: string | null;
+  /** RFC 8693: the audience of the token forwarded instead of the presented one; null forwards the presented one. */
+  exchangeAudience: string | null;
 }
 
 export interface RouteTable {
@@ -48,6 +50,7 @@ function compilePolicy(policy: RoutePolicyConfig, index: number): RoutePolicy {
     minimumAssurance: policy.minimum_assurance === '' ? null : policy.minimum_assurance,
     requiredScope: policy.required_scope === '' ? null : policy.required_scope,
     requiredAudience: policy.required_audience === '' ? null : policy.required_audience,
+    exchangeAudience: policy.exchange_audience === '' ? null : policy.exchange_audience,
   };
 }
 
@@ -120,8 +123,9 @@ export function describeRouteTable(table: RouteTable): string[] {
         policy.requiredScope ? `scope ${policy.requiredScope}` : null,
         policy.requiredAudience ? `audience ${policy.requiredAudience}` : null,
       ].filter((d) => d !== null);
+      const forwards = policy.exchangeAudience ? `; forwards a token exchanged for ${policy.exchangeAudience}` : '';
       lines.push(
-        `${methods.join(',')} ${policy.prefix} [policy ${policy.index}]: ${demands.length > 0 ? demands.join(', ') : 'any valid access token'}`,
+        `${methods.join(',')} ${policy.prefix} [policy ${policy.index}]: ${demands.length > 0 ? demands.join(', ') : 'any valid access token'}${forwards}`,
       );
     }
   }

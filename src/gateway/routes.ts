@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who a gateway request is forwarded as (null on unprotected routes), set once the request is allowed. */
     gatewayPrincipal: Principal | null;
+    /** The Authorization header the upstream gets instead of the client's (an exchanged token), or null. */
+    gatewayAuthorization: string | null;
   }
 }
 
@@ -80,6 +82,7 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
         requestId: request.id,
         principal: request.gatewayPrincipal,
         stripped: deps.strippedHeaders,
+        authorization: request.gatewayAuthorization,
       }) as IncomingHttpHeaders,
     rewriteHeaders: (headers) => downstreamResponseHeaders(headers as IncomingHttpHeaders) as IncomingHttpHeaders,
     onError,
@@ -88,6 +91,7 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
     retryDelay: () => null,
   };
   app.decorateRequest('gatewayPrincipal', null);
+  app.decorateRequest('gatewayAuthorization', null);
   // A request the gateway cannot judge (ambiguous path, repeated Host...) is worth a line of its own: it is rarely an
   // honest client. The path only, as in the access log: a query string can carry secrets.
   app.addHook('onError', async (request, _reply, error) => {
@@ -96,8 +100,10 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayRouteDeps
   });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { forwardPath, principal } = await decide(deps, request.raw as GatewayRequest);
+    const attempt = { requestId: request.id, clientIp: request.clientIp };
+    const { forwardPath, principal, authorization } = await decide(deps, request.raw as GatewayRequest, attempt);
     request.gatewayPrincipal = principal;
+    request.gatewayAuthorization = authorization;
     return reply.from(forwardPath, fromOptions);
   };
   const prefix = deps.routePrefix.replace(/\/$/, '');

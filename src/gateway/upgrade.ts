@@ -104,7 +104,11 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
       const url = request.url ?? '/';
       if (!underGateway(url)) throw new GatehouseError('not_found');
       const method = request.method ?? 'GET';
-      const decision = await decide(deps, { method, url, headers: request.headers, rawHeaders: request.rawHeaders });
+      const decision = await decide(
+        deps,
+        { method, url, headers: request.headers, rawHeaders: request.rawHeaders },
+        { requestId, clientIp },
+      );
       const query = url.indexOf('?');
       const headers = upstreamRequestHeaders(request.headers, {
         clientIp,
@@ -112,6 +116,7 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
         principal: decision.principal,
         upgrade: true,
         stripped: deps.strippedHeaders,
+        authorization: decision.authorization,
       });
       headers.host = new URL(origin).host;
       const upstreamRequest = transport.request(

@@ -247,6 +247,11 @@ export const errorCatalogue = {
     description: 'This route requires a higher identity or sign-in assurance level.',
   },
   wrong_audience: { status: 403, description: 'The access token was not issued for this API (audience).' },
+  token_exchange_refused: {
+    status: 403,
+    description:
+      'The gateway could not exchange the access token for one this route forwards (token exchange refused; an administrator can see why).',
+  },
   upstream_unavailable: {
     status: 502,
     description: 'The product service behind the gateway is not reachable or failed; retry later.',

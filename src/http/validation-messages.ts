@@ -40,6 +40,7 @@ const LABELS: Record<string, string> = {
   require_pushed_authorization_requests: 'Require pushed authorization requests',
   backchannel_logout_uri: 'Back-channel logout URL',
   backchannel_logout_session_required: 'Back-channel logout session required',
+  token_exchange_audiences: 'Token exchange audiences',
   roles: 'Roles',
   ial: 'Identity assurance',
   totp: 'Authentication code',

@@ -1,4 +1,4 @@
-// Which gatehouse_sign_ins_total series each audited sign-in event counts under.
+// Which gatehouse_sign_ins_total and gatehouse_token_exchanges_total series each audited event counts under.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Audit } from '../audit/audit.ts';
@@ -6,7 +6,7 @@ import type { Sql } from '../db/pool.ts';
 import { countAuditedOutcomes } from './audit-outcomes.ts';
 import { createMetrics } from './registry.ts';
 
-describe('sign-in audit events as gatehouse_sign_ins_total', () => {
+describe('audited events as metrics', () => {
   test('counts a failure under the method its record names, and a password failure under password', async () => {
     const metrics = createMetrics({} as Sql);
     const sink: Audit = { record: async () => {}, recordIn: async () => {}, chainPending: async () => 0 };
@@ -20,6 +20,25 @@ describe('sign-in audit events as gatehouse_sign_ins_total', () => {
       'other credentials 2',
       'other success 1',
       'password credentials 1',
+    ]);
+  });
+
+  test('token exchange records count as gatehouse_token_exchanges_total by where and how they ended', async () => {
+    const metrics = createMetrics({} as Sql);
+    const sink: Audit = { record: async () => {}, recordIn: async () => {}, chainPending: async () => 0 };
+    const audit = countAuditedOutcomes(sink, metrics);
+    await audit.record({ event: 'oauth.token_exchanged', details: { via: 'token_endpoint' } });
+    await audit.record({ event: 'oauth.token_exchanged', details: { via: 'gateway' } });
+    await audit.record({ event: 'oauth.token_exchange_refused', details: { via: 'gateway', error: 'invalid_scope' } });
+    await audit.record({ event: 'oauth.token_exchange_refused', details: { via: 'token_endpoint', error: 'odd' } });
+    // A record without a known `via` grows no label set.
+    await audit.record({ event: 'oauth.token_exchanged', details: { via: 'elsewhere' } });
+    const counted = (await metrics.registry.getSingleMetric('gatehouse_token_exchanges_total')?.get())?.values ?? [];
+    assert.deepEqual(counted.map((v) => `${v.labels.via} ${v.labels.outcome} ${v.value}`).sort(), [
+      'gateway invalid_scope 1',
+      'gateway issued 1',
+      'token_endpoint issued 1',
+      'token_endpoint other 1',
     ]);
   });
 });

@@ -1,8 +1,17 @@
-// Sign-in outcomes and lockouts are counted where they are already recorded: every sign-in result is an audit event
-// (`signin.succeeded` with its method, `signin.failed` with its reason, `signin.throttled`, `signin.locked`). Wrapping
-// the audit once keeps the sign-in code free of metrics calls and cannot miss a path that audits.
+// Sign-in outcomes, lockouts and token exchanges are counted where they are already recorded: every sign-in result is
+// an audit event (`signin.succeeded` with its method, `signin.failed` with its reason, `signin.throttled`,
+// `signin.locked`), as is every token exchange (`oauth.token_exchanged`, `oauth.token_exchange_refused`). Wrapping the
+// audit once keeps the sign-in and exchange code free of metrics calls and cannot miss a path that audits.
 import type { Audit, AuditEvent } from '../audit/audit.ts';
-import type { Metrics, SignInMethod, SignInOutcome } from './registry.ts';
+import {
+  EXCHANGE_OUTCOMES,
+  EXCHANGE_VIAS,
+  type ExchangeOutcome,
+  type ExchangeVia,
+  type Metrics,
+  type SignInMethod,
+  type SignInOutcome,
+} from './registry.ts';
 
 const FAILURE_REASONS = new Set<string>(['credentials', 'login_transaction']);
 const METHODS = new Set<string>(['password', 'federated']);
@@ -12,6 +21,14 @@ const methodOf = (event: AuditEvent): SignInMethod => {
   const method = String(event.details?.method ?? '');
   return METHODS.has(method) ? (method as SignInMethod) : 'other';
 };
+
+/** A token exchange's audit record (src/oauth/token-exchange.ts) as its metric's labels, unknown values bounded. */
+function countExchange(metrics: Metrics, event: AuditEvent, outcome: string): void {
+  const via = String(event.details?.via ?? '');
+  if (!(EXCHANGE_VIAS as readonly string[]).includes(via)) return;
+  const known = (EXCHANGE_OUTCOMES as readonly string[]).includes(outcome);
+  metrics.tokenExchange(via as ExchangeVia, known ? (outcome as ExchangeOutcome) : 'other');
+}
 
 function count(metrics: Metrics, event: AuditEvent): void {
   switch (event.event) {
@@ -31,6 +48,12 @@ function count(metrics: Metrics, event: AuditEvent): void {
       return;
     case 'signin.locked':
       metrics.lockout();
+      return;
+    case 'oauth.token_exchanged':
+      countExchange(metrics, event, 'issued');
+      return;
+    case 'oauth.token_exchange_refused':
+      countExchange(metrics, event, String(event.details?.error ?? ''));
       return;
   }
 }

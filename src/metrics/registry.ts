@@ -16,6 +16,21 @@ export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];
  */
 export const SIGN_IN_METHODS = ['password', 'federated', 'other'] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
+/** Where a token exchange (RFC 8693) was asked for: the token endpoint, or the gateway for a route's upstream. */
+export const EXCHANGE_VIAS = ['token_endpoint', 'gateway'] as const;
+export type ExchangeVia = (typeof EXCHANGE_VIAS)[number];
+/** `issued`, or the OAuth error code it was refused with. */
+export const EXCHANGE_OUTCOMES = [
+  'issued',
+  'unauthorized_client',
+  'invalid_target',
+  'invalid_grant',
+  'invalid_scope',
+  'invalid_request',
+  'invalid_dpop_proof',
+  'other',
+] as const;
+export type ExchangeOutcome = (typeof EXCHANGE_OUTCOMES)[number];
 
 export interface Metrics {
   readonly registry: Registry;
@@ -26,6 +41,9 @@ export interface Metrics {
   tokenIssued(grantType: string): void;
   signIn(method: SignInMethod, outcome: SignInOutcome): void;
   lockout(): void;
+  tokenExchange(via: ExchangeVia, outcome: ExchangeOutcome): void;
+  /** The gateway forwarded an exchanged token it already held (true) or had to exchange first (false). */
+  gatewayExchangedToken(reused: boolean): void;
 }
 
 /** Request latency buckets (seconds): most routes answer within milliseconds, password checks take ~50 ms. */
@@ -59,6 +77,18 @@ export function createMetrics(sql: Sql): Metrics {
   const lockouts = new Counter({
     name: 'gatehouse_lockouts_total',
     help: 'Sign-in locks started (the unknown clients of an account, a known browser or an address reached its failure threshold).',
+    registers: [registry],
+  });
+  const exchanges = new Counter({
+    name: 'gatehouse_token_exchanges_total',
+    help: 'Token exchanges (RFC 8693) by where they were asked for (token_endpoint, gateway) and outcome: issued, or the OAuth error code of the refusal.',
+    labelNames: ['via', 'outcome'] as const,
+    registers: [registry],
+  });
+  const gatewayTokens = new Counter({
+    name: 'gatehouse_gateway_exchanged_tokens_total',
+    help: 'Requests the gateway forwarded with an exchanged token, by source: cache (a token it held for this caller token and audience) or exchange (a new one).',
+    labelNames: ['source'] as const,
     registers: [registry],
   });
   // Read from PostgreSQL on scrape: every node reports the same shared queue.
@@ -102,5 +132,7 @@ export function createMetrics(sql: Sql): Metrics {
     tokenIssued: (grantType) => tokens.inc({ grant_type: grantType }),
     signIn: (method, outcome) => signIns.inc({ method, outcome }),
     lockout: () => lockouts.inc(),
+    tokenExchange: (via, outcome) => exchanges.inc({ via, outcome }),
+    gatewayExchangedToken: (reused) => gatewayTokens.inc({ source: reused ? 'cache' : 'exchange' }),
   };
 }

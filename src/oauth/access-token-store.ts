@@ -8,11 +8,15 @@ export interface AccessTokenRef {
   grantId: string | null;
   clientId: string;
   jti: string;
+  /** Issued by token exchange (RFC 8693, `act`): its client, the actor, must still exist too. */
+  exchanged: boolean;
 }
 
 export interface AccessTokenState {
   /** A user token's live grant's identity, or a client-credentials token's existing client; null when gone. */
   subject: string | null;
+  /** An exchanged token's client while it exists; null when it is gone or the token was not exchanged. */
+  actor: string | null;
   /** Listed as revoked (RFC 7009). */
   revoked: boolean;
 }
@@ -21,16 +25,18 @@ export interface AccessTokenState {
  * One indexed round trip: what decides whether a signature-valid access token is still live. A user token's grant
  * must exist (deleting its client or identity deletes it) and be unrevoked (code reuse, refresh replay, RFC 7009
  * revocation of the refresh token); a client-credentials token's client must still exist; and the token itself must
- * not be listed as revoked (RFC 7009). The facts come back separately so the token state cache can keep each.
+ * not be listed as revoked (RFC 7009). A token issued by exchange lives by its grant too, and also only while the
+ * client that exchanged for it exists. The facts come back separately so the token state cache can keep each.
  */
 export async function findAccessTokenState(sql: Executor, t: AccessTokenRef): Promise<AccessTokenState> {
-  const [row] = await sql<{ subject: string | null; revoked: boolean }[]>`
+  const [row] = await sql<{ subject: string | null; actor: string | null; revoked: boolean }[]>`
     select case when ${t.grantId}::text is null
              then (select id from oauth_clients where id = ${t.clientId})
              else (select identity_id from oauth_grants where id = ${t.grantId} and revoked_at is null)
            end as subject,
+           case when ${t.exchanged}::boolean then (select id from oauth_clients where id = ${t.clientId}) end as actor,
            exists (select 1 from oauth_revoked_access_tokens where jti = ${t.jti}) as revoked`;
-  return { subject: row?.subject ?? null, revoked: row?.revoked ?? true };
+  return { subject: row?.subject ?? null, actor: row?.actor ?? null, revoked: row?.revoked ?? true };
 }
 
 export interface UserinfoState {

@@ -23,7 +23,8 @@ import {
 import { InvalidClient } from './errors.ts';
 import { tokenParameter } from './form.ts';
 import { findRefreshToken } from './refresh-token-store.ts';
-import { isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
+import { holdsToken } from './token-holder.ts';
+import { accessTokenRef, isAccessTokenCachedLive, isAccessTokenLive } from './token-state.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
 import type { AccessTokenClaims, AccessTokenVerifier } from './tokens.ts';
 
@@ -40,21 +41,6 @@ export interface IntrospectDeps extends ClientAuthDeps {
 
 /** An answer as the JSON text the endpoint sends (RFC 7662 §2.2): the active one is built once per token. */
 export type IntrospectionAnswer = string;
-
-/** The client a token was issued to, or a service client provisioned for (one of) its audience(s). */
-function mayIntrospect(caller: Client, claims: AccessTokenClaims): boolean {
-  if (claims.client_id === caller.id) return true;
-  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  return (
-    caller.kind === 'service' && audiences.some((aud) => typeof aud === 'string' && caller.audiences.includes(aud))
-  );
-}
-
-const tokenRef = (claims: AccessTokenClaims) => ({
-  grantId: claims.gid ?? null,
-  clientId: claims.client_id,
-  jti: claims.jti,
-});
 
 // The active answer is a function of the verified claims alone, and the verifier hands out one frozen claims object
 // per token for as long as it keeps the token: serialized once per token, it is dropped with the claims.
@@ -101,8 +87,8 @@ function introspectFor(
 function introspectCached(deps: IntrospectDeps, caller: Client, token: string): IntrospectionAnswer | undefined {
   const claims = token.includes('.') ? deps.verifier.cachedClaims(token) : undefined;
   if (!claims) return undefined;
-  if (!mayIntrospect(caller, claims)) return INACTIVE;
-  return isAccessTokenCachedLive(deps.tokenStates, tokenRef(claims)) ? activeAnswer(claims) : undefined;
+  if (!holdsToken(caller, claims)) return INACTIVE;
+  return isAccessTokenCachedLive(deps.tokenStates, accessTokenRef(claims)) ? activeAnswer(claims) : undefined;
 }
 
 async function introspect(deps: IntrospectDeps, caller: Client, token: string): Promise<IntrospectionAnswer> {
@@ -110,8 +96,8 @@ async function introspect(deps: IntrospectDeps, caller: Client, token: string): 
   // caches).
   if (token.includes('.')) {
     const claims = await deps.verifier.verify(token);
-    if (!claims || !mayIntrospect(caller, claims)) return INACTIVE;
-    return (await isAccessTokenLive(deps, tokenRef(claims))) ? activeAnswer(claims) : INACTIVE;
+    if (!claims || !holdsToken(caller, claims)) return INACTIVE;
+    return (await isAccessTokenLive(deps, accessTokenRef(claims))) ? activeAnswer(claims) : INACTIVE;
   }
   // A rotated token is inactive whether its row remains or is gone (refresh-rotation.ts).
   const state = await findRefreshToken(deps.sql, tokenHash(token));

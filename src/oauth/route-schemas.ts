@@ -37,14 +37,23 @@ const authorizationParameters = {
 export const AuthorizeQuery = form(authorizationParameters);
 
 export const TokenForm = form({
-  grant_type: Type.String({ description: 'authorization_code, refresh_token or client_credentials.' }),
+  grant_type: Type.String({
+    description:
+      'authorization_code, refresh_token, client_credentials or urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693).',
+  }),
   ...clientAuthentication,
   code: text('authorization_code: the code.'),
   redirect_uri: text('authorization_code: the redirect URI the authorization request named.'),
   code_verifier: text('authorization_code: the PKCE verifier.'),
   refresh_token: text('refresh_token: the refresh token (rotated on use).'),
-  scope: text('refresh_token, client_credentials: the scopes wanted.'),
-  resource: text('RFC 8707 resource indicator.'),
+  scope: text('refresh_token, client_credentials, token exchange: the scopes wanted.'),
+  resource: text('RFC 8707 resource indicator; token exchange: the API the new token is for.'),
+  subject_token: text('token exchange: the access token to exchange.'),
+  subject_token_type: text('token exchange: urn:ietf:params:oauth:token-type:access_token.'),
+  audience: text('token exchange (RFC 8693 §2.1): the API the new token is for, as resource names it.'),
+  requested_token_type: text('token exchange: urn:ietf:params:oauth:token-type:access_token, the only one issued.'),
+  actor_token: text('token exchange: not supported (the authenticated client is the actor); refused.'),
+  actor_token_type: text('token exchange: not supported; refused.'),
 });
 
 export const TokenAnswer = answer({
@@ -54,6 +63,9 @@ export const TokenAnswer = answer({
   scope: Type.String(),
   id_token: Type.Optional(Type.String()),
   refresh_token: Type.Optional(Type.String()),
+  issued_token_type: Type.Optional(
+    Type.String({ description: 'Token exchange (RFC 8693 §2.2.1): urn:ietf:params:oauth:token-type:access_token.' }),
+  ),
 });
 
 export const TokenErrors = errorResponses(

@@ -79,6 +79,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     sql,
     clients,
     signer,
+    verifier,
+    tokenStates,
     issuer,
     clock,
     audit,

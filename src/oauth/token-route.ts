@@ -26,7 +26,8 @@ export interface TokenRouteDeps extends GrantDeps {
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
   allowPreflight(app, '/oauth/token', 'POST');
   const schema = {
-    summary: 'Token endpoint (RFC 6749 §3.2): exchanges a code, a refresh token or client credentials',
+    summary:
+      'Token endpoint (RFC 6749 §3.2): exchanges a code, a refresh token, client credentials or an access token (RFC 8693)',
     tags: ['oauth'],
     security: CLIENT,
     handlerParses: { form: TokenForm },

@@ -5,6 +5,7 @@ import type { Sql } from '../db/pool.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
 import { type AccessTokenRef, findAccessTokenState, findUserinfoState } from './access-token-store.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
+import type { AccessTokenClaims } from './tokens.ts';
 
 export interface TokenStateDeps {
   sql: Sql;
@@ -22,9 +23,21 @@ const UNREVOKED = true;
 
 const subjectKey = (t: AccessTokenRef) => (t.grantId === null ? clientKey(t.clientId) : grantKey(t.grantId));
 
+/** What decides whether a verified access token is live, read from its claims. */
+export const accessTokenRef = (claims: AccessTokenClaims): AccessTokenRef => ({
+  grantId: claims.gid ?? null,
+  clientId: claims.client_id,
+  jti: claims.jti,
+  exchanged: claims.act !== undefined,
+});
+
 /** True when the node's cache shows the token live; false when only isAccessTokenLive can tell. */
 export function isAccessTokenCachedLive(cache: TokenStateCache, t: AccessTokenRef): boolean {
-  return cache.get(subjectKey(t)) !== undefined && cache.get(jtiKey(t.jti)) === UNREVOKED;
+  return (
+    cache.get(subjectKey(t)) !== undefined &&
+    cache.get(jtiKey(t.jti)) === UNREVOKED &&
+    (!t.exchanged || cache.get(clientKey(t.clientId)) !== undefined)
+  );
 }
 
 export async function isAccessTokenLive(deps: TokenStateDeps, t: AccessTokenRef): Promise<boolean> {
@@ -33,8 +46,10 @@ export async function isAccessTokenLive(deps: TokenStateDeps, t: AccessTokenRef)
   const epoch = cache.beginRead();
   const state = await findAccessTokenState(deps.sql, t);
   if (state.subject !== null) cache.store(epoch, subjectKey(t), state.subject);
+  // A client's key holds its id whether it is a client-credentials token's subject or an exchanged token's actor.
+  if (state.actor !== null) cache.store(epoch, clientKey(t.clientId), state.actor);
   if (!state.revoked) cache.store(epoch, jtiKey(t.jti), UNREVOKED);
-  return state.subject !== null && !state.revoked;
+  return state.subject !== null && !state.revoked && (!t.exchanged || state.actor !== null);
 }
 
 /**

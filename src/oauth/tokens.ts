@@ -28,6 +28,16 @@ export interface AccessTokenInput {
   amr?: string[];
   /** RFC 9449 §6.1: the JWK thumbprint of the DPoP key the token is bound to (`cnf.jkt`). */
   jkt?: string;
+  /** RFC 8693 §4.1: who acts for `sub` (a token issued by exchange), prior actors nested inside. */
+  act?: ActorClaim;
+  /** Epoch seconds the token must not outlive (an exchanged token ends with its subject token); absent: ttl only. */
+  notAfter?: number;
+}
+
+/** RFC 8693 §4.1 `act`: the current actor, and nested in it the actor before it. */
+export interface ActorClaim {
+  sub: string;
+  act?: ActorClaim;
 }
 
 export interface AccessTokenClaims extends JWTPayload {
@@ -40,6 +50,8 @@ export interface AccessTokenClaims extends JWTPayload {
   gid?: string;
   /** RFC 9449 §6.1 / RFC 7800: the key a DPoP-bound token is bound to. */
   cnf?: { jkt: string };
+  /** RFC 8693 §4.1: present on a token issued by token exchange. */
+  act?: ActorClaim;
 }
 
 export interface IdTokenInput {
@@ -59,13 +71,13 @@ const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 export const atHash = (accessToken: string) => sha256(accessToken).subarray(0, 16).toString('base64url');
 
 export function createTokenSigner(deps: TokenSignerDeps) {
-  async function sign(claims: JWTPayload, typ: string, ttlSeconds: number): Promise<string> {
+  async function sign(claims: JWTPayload, typ: string, ttlSeconds: number, notAfter = Infinity): Promise<string> {
     const key = await deps.keyring.signingKey();
     const now = seconds(deps.clock());
     return signRs256(
       key.privateKey,
       { typ, kid: key.kid },
-      { iss: deps.issuer, ...claims, iat: now, exp: now + ttlSeconds },
+      { iss: deps.issuer, ...claims, iat: now, exp: Math.min(now + ttlSeconds, notAfter) },
     );
   }
 
@@ -84,7 +96,8 @@ export function createTokenSigner(deps: TokenSignerDeps) {
       if (input.acr) claims.acr = input.acr;
       if (input.amr) claims.amr = input.amr;
       if (input.jkt) claims.cnf = { jkt: input.jkt };
-      return sign(claims, 'at+jwt', deps.accessTokenTtlSeconds);
+      if (input.act) claims.act = input.act;
+      return sign(claims, 'at+jwt', deps.accessTokenTtlSeconds, input.notAfter);
     },
     signIdToken(input: IdTokenInput): Promise<string> {
       const claims: JWTPayload = {
@@ -133,6 +146,16 @@ export const looksLikeJwt = (token: string) => token.length < MAX_JWT_LENGTH && 
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** How deeply `act` claims may nest: deeper than any chain token exchange issues (token-exchange.ts), bounded. */
+const MAX_ACT_NESTING = 16;
+
+/** RFC 8693 §4.1: an object with a string `sub`, and possibly the prior actor nested the same way. */
+function isActorClaim(value: unknown, depth = 1): value is ActorClaim {
+  if (depth > MAX_ACT_NESTING || typeof value !== 'object' || value === null) return false;
+  const { sub, act } = value as { sub?: unknown; act?: unknown };
+  return isString(sub) && (act === undefined || isActorClaim(act, depth + 1));
+}
 
 /** RFC 9068 §2.1: `typ` is `at+jwt` (or the full media type), compared case-insensitively. */
 const isAccessTokenType = (typ: unknown) =>
@@ -191,6 +214,7 @@ export function createAccessTokenVerifier(deps: TokenVerifierDeps): AccessTokenV
     if (![claims.sub, claims.jti, claims.client_id, claims.scope].every(isString)) return null;
     if (claims.gid !== undefined && !isString(claims.gid)) return null;
     if (claims.cnf !== undefined && !isString((claims.cnf as { jkt?: unknown } | null)?.jkt)) return null;
+    if (claims.act !== undefined && !isActorClaim(claims.act)) return null;
     // Shared by every request presenting this token: frozen so no caller can alter what the next one sees.
     const frozen = Object.freeze(claims) as AccessTokenClaims;
     verified.set(cacheKey, { token, claims: frozen, kid, key });

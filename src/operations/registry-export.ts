@@ -65,6 +65,7 @@ export async function exportRegistry(deps: AdminDeps, clock: () => Date = () => 
       require_pushed_authorization_requests: c.require_pushed_authorization_requests,
       backchannel_logout_uri: c.backchannel_logout_uri,
       backchannel_logout_session_required: c.backchannel_logout_session_required,
+      token_exchange_audiences: c.token_exchange_audiences,
     })),
   };
 }

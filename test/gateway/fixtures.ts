@@ -13,6 +13,7 @@ export const policy = (p: Partial<RoutePolicyConfig> & Pick<RoutePolicyConfig, '
   minimum_assurance: '',
   required_scope: '',
   required_audience: '',
+  exchange_audience: '',
   ...p,
 });
 

@@ -90,6 +90,7 @@ export interface ClientOverrides {
   /** private_key_jwt with these keys (inline, or the URL): no secret. */
   jwks?: { keys: Record<string, unknown>[] };
   jwksUri?: string;
+  tokenExchangeAudiences?: string[];
 }
 
 /** A client and, for confidential kinds, its secret. */
@@ -116,6 +117,7 @@ export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides
     requirePushedAuthorizationRequests: o.requirePushedAuthorizationRequests ?? false,
     backchannelLogoutUri: o.backchannelLogoutUri ?? null,
     backchannelLogoutSessionRequired: false,
+    tokenExchangeAudiences: o.tokenExchangeAudiences ?? [],
     createdAt: new Date(),
   });
   return { client, secret };

@@ -383,7 +383,12 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
     const doc = JSON.parse(d.body);
     assert.deepEqual(doc.response_types_supported, ['code']);
     assert.deepEqual(doc.id_token_signing_alg_values_supported, ['RS256']);
-    assert.deepEqual(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+    assert.deepEqual(doc.grant_types_supported, [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]);
     const j = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
     assert.equal(j.headers['cache-control'], 'public, max-age=300');
     for (const key of JSON.parse(j.body).keys) {

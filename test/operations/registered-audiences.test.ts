@@ -75,7 +75,11 @@ describe('auth.route_policies required_audience against the registered resources
     ]);
     await makeResource(database.sql, REPORTS);
     assert.deepEqual(await audienceLines(), [
-      { status: 'ok', name: 'audiences', detail: '2 required_audience value(s), each a registered resource' },
+      {
+        status: 'ok',
+        name: 'audiences',
+        detail: '2 required_audience/exchange_audience value(s), each a registered resource',
+      },
     ]);
   });
 });

@@ -2,9 +2,15 @@
 import { authorizationCodeGrant } from './authorization-code.ts';
 import { clientCredentialsGrant } from './client-credentials.ts';
 import { refreshTokenGrant } from './refresh-token.ts';
+import { tokenExchangeGrant } from './token-exchange.ts';
 import type { Grant } from './types.ts';
 
-export const grants: readonly Grant[] = [authorizationCodeGrant, refreshTokenGrant, clientCredentialsGrant] as Grant[];
+export const grants: readonly Grant[] = [
+  authorizationCodeGrant,
+  refreshTokenGrant,
+  clientCredentialsGrant,
+  tokenExchangeGrant,
+] as Grant[];
 
 export const grantTypes = grants.map((g) => g.grantType);
 

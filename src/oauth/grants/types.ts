@@ -5,11 +5,15 @@ import type { Sql } from '../../db/pool.ts';
 import type { AttemptContext } from '../../login/local/deps.ts';
 import type { ClientAuthDeps } from '../client-auth.ts';
 import type { DpopBinding } from '../dpop.ts';
-import type { TokenSigner } from '../tokens.ts';
+import type { TokenStateCache } from '../token-state-cache.ts';
+import type { AccessTokenVerifier, TokenSigner } from '../tokens.ts';
 
 export interface GrantDeps extends ClientAuthDeps {
   sql: Sql;
   signer: TokenSigner;
+  /** Checks a subject token (token exchange) as introspection checks any access token. */
+  verifier: AccessTokenVerifier;
+  tokenStates: TokenStateCache;
   issuer: string;
   clock: () => Date;
   /** The signing secret: seals a rotated refresh token's successor for the grace window and MACs token values. */
@@ -30,6 +34,8 @@ export interface TokenResponse {
   scope: string;
   id_token?: string;
   refresh_token?: string;
+  /** RFC 8693 §2.2.1: what a token exchange issued. */
+  issued_token_type?: string;
 }
 
 export interface Grant<P extends string = string> {

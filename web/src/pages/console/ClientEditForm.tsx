@@ -9,6 +9,7 @@ import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox }
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
 import { FormButtons } from './RowActions.tsx';
+import { TokenExchangeField } from './TokenExchangeField.tsx';
 import { type Client, splitList } from './types.ts';
 
 /**
@@ -36,6 +37,8 @@ export function ClientEditForm({
   const [dpopBound, setDpopBound] = useState(client.dpop_bound_access_tokens);
   const [requirePar, setRequirePar] = useState(client.require_pushed_authorization_requests);
   const [backchannel, setBackchannel] = useState(client.backchannel_logout_uri ?? '');
+  const [exchangeAudiences, setExchangeAudiences] = useState(client.token_exchange_audiences.join(' '));
+  const confidential = client.kind === 'web' || client.kind === 'service';
   const keyed = client.token_endpoint_auth_method === 'private_key_jwt';
   const [keys, setKeys] = useState<KeysDraft>({
     jwks: client.jwks ? JSON.stringify(client.jwks, null, 2) : '',
@@ -47,6 +50,7 @@ export function ClientEditForm({
     post_logout_redirect_uris: splitList(logoutRedirects),
     scopes: splitList(scopes),
     audiences: splitList(audiences),
+    token_exchange_audiences: splitList(exchangeAudiences),
   };
   const problem = (field: keyof typeof sent | 'name') =>
     problemFor(action.error, field, field === 'name' ? [] : sent[field]);
@@ -56,7 +60,13 @@ export function ClientEditForm({
     const sentKeys = keyed ? keysBody(keys) : {};
     setKeysError(typeof sentKeys === 'string' ? sentKeys : undefined);
     if (typeof sentKeys === 'string') return;
-    const common = { name, scopes: sent.scopes, audiences: sent.audiences, dpop_bound_access_tokens: dpopBound };
+    const common = {
+      name,
+      scopes: sent.scopes,
+      audiences: sent.audiences,
+      dpop_bound_access_tokens: dpopBound,
+      ...(confidential ? { token_exchange_audiences: sent.token_exchange_audiences } : {}),
+    };
     const body = service
       ? { ...common, ...sentKeys }
       : {
@@ -80,7 +90,14 @@ export function ClientEditForm({
       <EditHeading id="edit-client" text={`Edit client ${client.name}`} />
       <ErrorNotice
         error={action.error}
-        shownFields={['name', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'audiences']}
+        shownFields={[
+          'name',
+          'redirect_uris',
+          'post_logout_redirect_uris',
+          'scopes',
+          'audiences',
+          'token_exchange_audiences',
+        ]}
       />
       <Field id="edit-client-name" label="Name" required value={name} onValue={setName} error={problem('name')} />
       <Field
@@ -143,6 +160,14 @@ export function ClientEditForm({
           onDraft={setKeys}
           error={action.error}
           localError={keysError}
+        />
+      )}
+      {confidential && (
+        <TokenExchangeField
+          id="edit-client-exchange-audiences"
+          value={exchangeAudiences}
+          onValue={setExchangeAudiences}
+          error={problem('token_exchange_audiences')}
         />
       )}
       <DpopCheckbox id="edit-client-dpop" checked={dpopBound} onChecked={setDpopBound} />

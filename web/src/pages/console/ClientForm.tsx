@@ -7,6 +7,7 @@ import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
 import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
 import { problemFor } from './field-problems.ts';
+import { TokenExchangeField } from './TokenExchangeField.tsx';
 import { type Application, type Client, type ClientKind, splitList } from './types.ts';
 
 const KINDS: [ClientKind, string][] = [
@@ -39,13 +40,19 @@ export function ClientForm({
   const [dpopBound, setDpopBound] = useState(false);
   const [requirePar, setRequirePar] = useState(false);
   const [backchannel, setBackchannel] = useState('');
+  const [exchangeAudiences, setExchangeAudiences] = useState('');
   const confidential = kind === 'web' || kind === 'service';
   // The select must hold a real application id; an empty value would match no option and block the form.
   useEffect(() => {
     if (!applications.some((a) => a.id === applicationId)) setApplicationId(applications[0]?.id ?? '');
   }, [applications]);
 
-  const lists = { redirect_uris: splitList(redirectUris), scopes: splitList(scopes), audiences: splitList(audiences) };
+  const lists = {
+    redirect_uris: splitList(redirectUris),
+    scopes: splitList(scopes),
+    audiences: splitList(audiences),
+    token_exchange_audiences: splitList(exchangeAudiences),
+  };
   const problem = (field: keyof typeof lists | 'name') =>
     problemFor(action.error, field, field in lists ? lists[field as keyof typeof lists] : []);
 
@@ -62,6 +69,7 @@ export function ClientForm({
       audiences: lists.audiences,
       dpop_bound_access_tokens: dpopBound,
       ...(confidential && keyed ? { token_endpoint_auth_method: 'private_key_jwt', ...sentKeys } : {}),
+      ...(confidential ? { token_exchange_audiences: lists.token_exchange_audiences } : {}),
       ...(kind === 'service'
         ? {}
         : {
@@ -81,7 +89,10 @@ export function ClientForm({
   return (
     <form onSubmit={submit} aria-labelledby="new-client" ref={outcome.ref}>
       <h2 id="new-client">New client</h2>
-      <ErrorNotice error={action.error} shownFields={['name', 'redirect_uris', 'scopes', 'audiences']} />
+      <ErrorNotice
+        error={action.error}
+        shownFields={['name', 'redirect_uris', 'scopes', 'audiences', 'token_exchange_audiences']}
+      />
       <div class="field">
         <label for="client-application">Application</label>
         <select
@@ -172,6 +183,14 @@ export function ClientForm({
           onDraft={setKeys}
           error={action.error}
           localError={keysError}
+        />
+      )}
+      {confidential && (
+        <TokenExchangeField
+          id="client-exchange-audiences"
+          value={exchangeAudiences}
+          onValue={setExchangeAudiences}
+          error={problem('token_exchange_audiences')}
         />
       )}
       <DpopCheckbox id="client-dpop" checked={dpopBound} onChecked={setDpopBound} />

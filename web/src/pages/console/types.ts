@@ -27,6 +27,8 @@ export interface Client {
   require_pushed_authorization_requests: boolean;
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
+  /** RFC 8693: registered audiences the client may exchange a person's access token for; empty: none. */
+  token_exchange_audiences: string[];
   created_at: string;
   client_secret?: string;
 }
