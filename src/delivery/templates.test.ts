@@ -8,7 +8,7 @@ const variables = { verificationId: 'vrf_abc', secret: 'S3cr3t-Token_x', expires
 
 describe('message templates', () => {
   test('a password reset carries the link (secret in the fragment) and the code, only in the body', () => {
-    const message = renderMessage({ template: 'password_reset', to: 'a@acme.dev', variables }, context);
+    const message = renderMessage({ template: 'password_reset', to: 'a@acme.dev', locale: 'en', variables }, context);
     assert.equal(message.subject, 'Reset your Acme <Robotics> & Co password');
     assert.equal(
       message.text,
@@ -26,7 +26,12 @@ describe('message templates', () => {
   test('an invitation carries the enrollment link and its expiry, no code, and the token stays out of the subject', () => {
     const url = 'https://id.acme.dev/enroll?return_to=%2Fsettings#token=Tok3n_abc';
     const message = renderMessage(
-      { template: 'invitation', to: 'a@acme.dev', variables: { url, expiresAt: new Date('2026-02-08T09:00:00Z') } },
+      {
+        template: 'invitation',
+        to: 'a@acme.dev',
+        locale: 'en',
+        variables: { url, expiresAt: new Date('2026-02-08T09:00:00Z') },
+      },
       context,
     );
     assert.equal(message.subject, 'You are invited to Acme <Robotics> & Co');
@@ -44,7 +49,10 @@ describe('message templates', () => {
   });
 
   test('HTML escapes the organization name and the link', () => {
-    const message = renderMessage({ template: 'signup_verification', to: 'a@acme.dev', variables }, context);
+    const message = renderMessage(
+      { template: 'signup_verification', to: 'a@acme.dev', locale: 'en', variables },
+      context,
+    );
     assert.ok(message.html.includes('Acme &lt;Robotics&gt; &amp; Co'));
     assert.ok(!message.html.includes('<Robotics>'));
     assert.ok(
@@ -57,11 +65,11 @@ describe('message templates', () => {
   test('each template has its own subject; notices carry no link or code', () => {
     const subjects = (
       [
-        { template: 'signup_verification', to: 'a@acme.dev', variables },
-        { template: 'email_change_verification', to: 'a@acme.dev', variables },
-        { template: 'email_change_notice', to: 'a@acme.dev' },
-        { template: 'password_reset', to: 'a@acme.dev', variables },
-        { template: 'signup_attempt_notice', to: 'a@acme.dev' },
+        { template: 'signup_verification', to: 'a@acme.dev', locale: 'en', variables },
+        { template: 'email_change_verification', to: 'a@acme.dev', locale: 'en', variables },
+        { template: 'email_change_notice', to: 'a@acme.dev', locale: 'en' },
+        { template: 'password_reset', to: 'a@acme.dev', locale: 'en', variables },
+        { template: 'signup_attempt_notice', to: 'a@acme.dev', locale: 'en' },
       ] satisfies MessageRequest[]
     ).map((request) => {
       const message = renderMessage(request, { ...context, organizationName: 'Acme' });
@@ -79,11 +87,14 @@ describe('message templates', () => {
 
   test('long lifetimes are said in hours; oversized variables are refused', () => {
     const day = { ...variables, expiresAt: new Date('2026-02-02T09:00:00Z') };
-    const message = renderMessage({ template: 'signup_verification', to: 'a@acme.dev', variables: day }, context);
+    const message = renderMessage(
+      { template: 'signup_verification', to: 'a@acme.dev', locale: 'en', variables: day },
+      context,
+    );
     assert.match(message.text, /This expires in 24 hours\./);
     const huge = { ...variables, secret: 'x'.repeat(129) };
     assert.throws(
-      () => renderMessage({ template: 'password_reset', to: 'a@acme.dev', variables: huge }, context),
+      () => renderMessage({ template: 'password_reset', to: 'a@acme.dev', locale: 'en', variables: huge }, context),
       RangeError,
     );
   });
