@@ -68,7 +68,13 @@ function decodeHeader(value: string): string {
     .replace(/=\?([\w-]+)\?([BQ])\?([^?]*)\?=/gi, (_m, _charset: string, encoding: string, text: string) =>
       encoding.toUpperCase() === 'B'
         ? Buffer.from(text, 'base64').toString('utf8')
-        : decodeQuotedPrintable(text.replace(/_/g, ' ')).toString('utf8'),
+        : // RFC 2047 §4.2 "Q": _ is a space, =XX a byte (a QP decoder would drop a trailing space).
+          Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
     );
 }
 
