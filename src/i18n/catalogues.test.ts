@@ -53,7 +53,8 @@ function placeholders(nodes: AstNode[], into = new Set<string>()): Set<string> {
   for (const node of nodes) {
     if (node.type === TYPE.literal || node.type === TYPE.pound) continue;
     const kind = KIND_NAMES[node.type];
-    const options = node.type === TYPE.select ? `{${Object.keys(node.options ?? {}).sort().join(',')}}` : '';
+    const selects = Object.keys(node.options ?? {}).sort();
+    const options = node.type === TYPE.select ? `{${selects.join(',')}}` : '';
     into.add(`${node.value} ${kind}${options}`);
     for (const option of Object.values(node.options ?? {})) placeholders(option.value, into);
     if (node.children) placeholders(node.children, into);
