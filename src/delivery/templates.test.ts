@@ -98,4 +98,28 @@ describe('message templates', () => {
       RangeError,
     );
   });
+
+  test("a message is written in the request's language, with that language's plural forms and text direction", () => {
+    const render = (locale: 'de' | 'ja' | 'ar', minutes: number) =>
+      renderMessage(
+        {
+          template: 'password_reset',
+          to: 'a@acme.dev',
+          locale,
+          variables: { ...variables, expiresAt: new Date(now.getTime() + minutes * 60_000) },
+        },
+        { ...context, organizationName: 'Acme' },
+      );
+    const german = render('de', 1);
+    assert.equal(german.subject, 'Passwort für Acme zurücksetzen');
+    assert.match(german.text, /Oder geben Sie diesen Code ein: S3cr3t-Token_x/);
+    assert.match(german.text, /Gültig für 1 Minute\./);
+    assert.match(render('de', 30).text, /Gültig für 30 Minuten\./);
+    assert.match(german.html, /^<!doctype html><html lang="de" dir="ltr">/);
+    assert.match(render('ja', 30).text, /有効期限は 30 分です。/);
+    // Arabic has six plural forms: two minutes is the dual, three to ten the "few" form.
+    assert.match(render('ar', 2).text, /خلال دقيقتين\./);
+    assert.match(render('ar', 5).text, /خلال 5 دقائق\./);
+    assert.match(render('ar', 30).html, /^<!doctype html><html lang="ar" dir="rtl">/);
+  });
 });
