@@ -32,6 +32,7 @@ import { clientErrorHandler, expectationFailedHandler } from './http/client-erro
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
 import { routerErrorHandler } from './http/router-errors.ts';
+import { createLocaleResolver } from './i18n/request-locale.ts';
 import { findIdentityLabels } from './identity/store.ts';
 import { buildProviderRegistry } from './login/federated/registry.ts';
 import { federatedRoutes } from './login/federated/routes.ts';
@@ -69,6 +70,7 @@ import { sessionRoutes } from './session/routes.ts';
 import { statusRoutes } from './status/routes.ts';
 import { VERSION } from './version.ts';
 import { ACCENT_PATH, brandHeaderHtml, brandIndex, loadBranding } from './web/branding.ts';
+import { localizedIndex } from './web/localized-index.ts';
 import { htmlNotFound } from './web/not-found.ts';
 import { webRoutes } from './web/routes.ts';
 import { readUiBuild } from './web/ui-build.ts';
@@ -153,23 +155,6 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   // JSON.stringify, so a schema that missed a field never silently drops it (docs/decisions.md, "OpenAPI").
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
-  const ui = readUiBuild();
-  const branding = loadBranding(config);
-  const page = ui.index === null ? null : brandIndex(ui.index, branding);
-  // What the server-rendered protocol pages (consent, logout, errors) share with the UI's pages.
-  const shell = {
-    stylesheets: [ui.stylesheet, ACCENT_PATH].filter((s) => s !== null),
-    header: brandHeaderHtml(branding),
-    siteName: branding.organizationName,
-  };
-  await app.register(httpPlugin, {
-    trustedProxy: config.server.trusted_proxy,
-    tls,
-    isClosing: () => closing,
-    htmlNotFound: htmlNotFound(() => page),
-    observe: (method, route, status, seconds) =>
-      metrics.observeRequest(method, route ?? UNMATCHED_ROUTE, status, seconds),
-  });
   const sessions = createSessionHttp({
     sql: deps.sql,
     audit,
@@ -178,6 +163,26 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     clock: deps.clock,
     onSignOut: queueSessionLogoutTokens,
     settle: createSessionSettler({ requireSecondFactor: config.login.require_second_factor }),
+  });
+  // The language of hosted pages and of the mails a request causes (src/i18n/request-locale.ts).
+  const localeOf = createLocaleResolver({ sql: deps.sql, sessions, fallback: config.branding.default_locale });
+  const ui = readUiBuild();
+  const branding = loadBranding(config);
+  const pageFor = localizedIndex(ui.index === null ? null : brandIndex(ui.index, branding));
+  // What the server-rendered protocol pages (consent, logout, errors) share with the UI's pages.
+  const shell = {
+    stylesheets: [ui.stylesheet, ACCENT_PATH].filter((s) => s !== null),
+    header: brandHeaderHtml(branding),
+    siteName: branding.organizationName,
+    localeOf,
+  };
+  await app.register(httpPlugin, {
+    trustedProxy: config.server.trusted_proxy,
+    tls,
+    isClosing: () => closing,
+    htmlNotFound: htmlNotFound(pageFor, localeOf),
+    observe: (method, route, status, seconds) =>
+      metrics.observeRequest(method, route ?? UNMATCHED_ROUTE, status, seconds),
   });
   // Before any route is registered: onRoute hooks see only the routes added after them.
   app.addHook('onRoute', requireSessionCookieFirst(sessions));
@@ -209,7 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
 
   // Feature modules: each registers its own routes with the dependencies it needs, passed explicitly.
   await app.register(healthRoutes, { sql: deps.sql, migrations: deps.migrations });
-  await app.register(webRoutes, { dist: ui.dist, page, branding });
+  await app.register(webRoutes, { dist: ui.dist, pageFor, localeOf, branding });
   const samlConnections = loadSamlConnections(config);
   // Those made through the admin API: read when the app is ready (not while building it: `npm run openapi` builds it
   // without a database) and again whenever any node changes one (the NOTIFY below) or the LISTEN connection returns.
@@ -313,6 +318,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     config,
     secrets: deps.secrets,
     outbox,
+    localeOf,
   };
   await app.register(accountRoutes, { sessions, deps: accountDeps });
   await app.register(passkeyRoutes, {
@@ -355,7 +361,11 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     accessTokenTtlSeconds: config.tokens.access_token_ttl_seconds,
     log: app.log,
     requireAdmin: services.requireAdmin,
-    invitations: { deliveryReady: deliveryStatus(config).state === 'ready', outbox },
+    invitations: {
+      deliveryReady: deliveryStatus(config).state === 'ready',
+      outbox,
+      defaultLocale: config.branding.default_locale,
+    },
   };
   await app.register(adminRoutes, adminDeps);
   await app.register(auditRoutes, {

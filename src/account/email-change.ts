@@ -3,6 +3,7 @@
 // cannot quietly move an account away. Changing needs the current password or a recent sign-in with any method, so
 // people without a password can change their address too.
 import { GatehouseError } from '../http/errors.ts';
+import type { Locale } from '../i18n/locales.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import { deletePendingIdentity, findProfile, findSignInMethodOwner, replacePrimaryEmail } from '../identity/store.ts';
 import { PASSWORD_PROVIDER } from '../login/local/credential-store.ts';
@@ -20,7 +21,7 @@ export async function startEmailChange(
   deps: AccountDeps,
   facts: RequestFacts,
   session: Session,
-  input: { newEmail: string; password: string | undefined },
+  input: { newEmail: string; password: string | undefined; locale: Locale },
 ): Promise<void> {
   const identityId = session.identityId;
   const address = acceptTypedAddress(deps.config, input.newEmail, 'body.new_email');
@@ -28,7 +29,7 @@ export async function startEmailChange(
   await confirmRecentOrPassword(deps, facts, session, input.password);
   const now = deps.clock();
   await deps.sql.begin(async (tx) => {
-    await sendVerification(tx, deps.outbox, { purpose: 'email_change', identityId, email: address }, now);
+    await sendVerification(tx, deps.outbox, { purpose: 'email_change', identityId, email: address }, now, input.locale);
   });
   await deps.audit.record({ event: 'email_change.requested', actor: identityId, subject: identityId, ...facts });
 }
@@ -45,7 +46,7 @@ export async function completeEmailChange(
   deps: AccountDeps,
   facts: RequestFacts,
   identityId: Sub,
-  input: { verificationId: string; secret: string },
+  input: { verificationId: string; secret: string; locale: Locale },
 ): Promise<{ email: string }> {
   const named = await findVerification(deps.sql, input.verificationId);
   if (named?.purpose === 'email_change' && named.identity_id !== identityId)
@@ -56,7 +57,11 @@ export async function completeEmailChange(
   const now = deps.clock();
   const outcome = await deps.sql
     .begin(async (tx) => {
-      const result = await consumeVerification(tx, { ...input, purpose: 'email_change' }, now);
+      const result = await consumeVerification(
+        tx,
+        { verificationId: input.verificationId, secret: input.secret, purpose: 'email_change' },
+        now,
+      );
       if (!result.ok) return result;
       // A sign-up nobody verified holds no address (signup.ts), and the mailbox owner has just proved this one.
       const pending = await findSignInMethodOwner(tx, 'password', PASSWORD_PROVIDER, normalizeEmail(result.email));
@@ -65,7 +70,7 @@ export async function completeEmailChange(
       if (!(await replacePrimaryEmail(tx, result.identityId, result.email, now)))
         throw new GatehouseError('email_taken');
       if (previous && normalizeEmail(previous) !== normalizeEmail(result.email))
-        await deps.outbox.enqueue(tx, { template: 'email_change_notice', to: previous });
+        await deps.outbox.enqueue(tx, { template: 'email_change_notice', to: previous, locale: input.locale });
       return result;
     })
     .catch((error: unknown) => {

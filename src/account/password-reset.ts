@@ -2,6 +2,8 @@
 // whether or not the address belongs to an account (enumeration-safe); the link goes to the address on record,
 // not the spelling typed. A reset link works once, expires, and ends every session and every OAuth grant of the
 // account: whoever knew the old password must not keep a refresh token either.
+import type { Locale } from '../i18n/locales.ts';
+import { recipientLocale } from '../i18n/request-locale.ts';
 import { newSub, normalizeEmail } from '../identity/ids.ts';
 import { findIdentity, findPrimaryEmail, findSignInMethodOwner } from '../identity/store.ts';
 import { findPasswordLogin, PASSWORD_PROVIDER, upsertPasswordCredential } from '../login/local/credential-store.ts';
@@ -16,7 +18,13 @@ import type { AccountDeps, RequestFacts } from './deps.ts';
 import { admitMailRequest } from './mail-throttle.ts';
 import { hashAllowedPassword } from './password.ts';
 
-export async function requestPasswordReset(deps: AccountDeps, facts: RequestFacts, typed: string): Promise<void> {
+/** `locale`: the request's language; the link goes out in the account's chosen language if it has one. */
+export async function requestPasswordReset(
+  deps: AccountDeps,
+  facts: RequestFacts,
+  typed: string,
+  locale: Locale,
+): Promise<void> {
   const email = acceptTypedAddress(deps.config, typed, 'body.email');
   await admitMailRequest(deps, facts, email);
   const now = deps.clock();
@@ -28,8 +36,15 @@ export async function requestPasswordReset(deps: AccountDeps, facts: RequestFact
   const active = identity?.state === 'active' ? identity : null;
   const onRecord = await findPrimaryEmail(deps.sql, active?.id ?? nobody);
   if (!active || !onRecord) {
-    await deps.sql.begin((tx) =>
-      rehearseSendVerification(tx, deps.outbox, { purpose: 'password_reset', identityId: nobody, email }, now),
+    // The same read of a saved language as a known account gets, so the two paths stay alike in time.
+    await deps.sql.begin(async (tx) =>
+      rehearseSendVerification(
+        tx,
+        deps.outbox,
+        { purpose: 'password_reset', identityId: nobody, email },
+        now,
+        await recipientLocale(tx, nobody, locale),
+      ),
     );
     await deps.audit.record({ event: 'password.reset_requested_unknown', actor: null, subject: null, ...facts });
     return;
@@ -40,6 +55,7 @@ export async function requestPasswordReset(deps: AccountDeps, facts: RequestFact
       deps.outbox,
       { purpose: 'password_reset', identityId: active.id, email: onRecord.address },
       now,
+      await recipientLocale(tx, active.id, locale),
     );
   });
   await deps.audit.record({ event: 'password.reset_requested', actor: null, subject: active.id, ...facts });

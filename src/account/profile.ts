@@ -1,8 +1,9 @@
 // GET and PATCH /account/profile.
 import { assertDisplayText } from '../http/display-text.ts';
 import { NotFound } from '../http/errors.ts';
+import { isLocale, type Locale } from '../i18n/locales.ts';
 import type { Sub } from '../identity/ids.ts';
-import { findProfile, updateDisplayName } from '../identity/store.ts';
+import { findIdentityLocale, findProfile, updateDisplayName, updateIdentityLocale } from '../identity/store.ts';
 import { findPasswordLogin } from '../login/local/credential-store.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
 
@@ -13,6 +14,8 @@ export interface ProfileView {
   email_verified: boolean;
   assurance: string;
   password_set: boolean;
+  /** The language chosen for pages and messages; null follows the browser's. */
+  locale: Locale | null;
   created_at: string;
 }
 
@@ -26,20 +29,28 @@ export async function readProfile(deps: AccountDeps, identityId: Sub): Promise<P
     email_verified: profile.emailVerified,
     assurance: profile.assurance,
     password_set: (await findPasswordLogin(deps.sql, identityId)) !== null,
+    locale: await savedLocale(deps, identityId),
     created_at: profile.createdAt.toISOString(),
   };
+}
+
+/** A stored language this version no longer ships reads as "follow the browser". */
+async function savedLocale(deps: AccountDeps, identityId: Sub): Promise<Locale | null> {
+  const locale = await findIdentityLocale(deps.sql, identityId);
+  return isLocale(locale) ? locale : null;
 }
 
 export async function changeProfile(
   deps: AccountDeps,
   facts: RequestFacts,
   identityId: Sub,
-  changes: { displayName?: string },
+  changes: { displayName?: string; locale?: Locale | null },
 ): Promise<ProfileView> {
   assertDisplayText(changes.displayName, 'body.display_name');
-  if (changes.displayName !== undefined) {
+  if (changes.displayName !== undefined)
     await updateDisplayName(deps.sql, identityId, changes.displayName.trim(), deps.clock());
+  if (changes.locale !== undefined) await updateIdentityLocale(deps.sql, identityId, changes.locale, deps.clock());
+  if (changes.displayName !== undefined || changes.locale !== undefined)
     await deps.audit.record({ event: 'profile.updated', actor: identityId, subject: identityId, ...facts });
-  }
   return await readProfile(deps, identityId);
 }

@@ -1,8 +1,10 @@
 // What the account self-service routes answer (routes.ts), for the published contract. Lists name the members a
 // client relies on and allow more (docs/api.md lists which answers are described in part).
+
 import { type TSchema, Type } from 'typebox';
 import { type DocumentedError, errorResponses, SIGNED_IN_ERRORS } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
+import { LOCALES } from '../i18n/locales.ts';
 
 const closed = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 const open = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: true });
@@ -50,6 +52,8 @@ export const Profile = closed({
   assurance: Type.Enum(['ial1', 'ial2']),
   /** Whether the account has a password sign-in method; without one, changes are confirmed by signing in again. */
   password_set: Type.Boolean(),
+  /** The language chosen for hosted pages and messages; null follows the browser (Accept-Language). */
+  locale: Type.Union([Type.Enum([...LOCALES]), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });
 export const EmailChangeStarted = closed({ verification_required: Type.Literal(true) });

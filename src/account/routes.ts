@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { assertSelfServiceAvailable } from '../delivery/status.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
 import { noBody } from '../http/route-schema.ts';
+import { LOCALES } from '../i18n/locales.ts';
 import { attemptContext } from '../login/local/deps.ts';
 import type { SessionHttp } from '../session/http.ts';
 import type { Session } from '../session/types.ts';
@@ -69,6 +70,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
         email: request.body.email,
         password: request.body.password,
         displayName: request.body.display_name,
+        locale: await deps.localeOf(request),
       });
       return reply.code(201).send({ identity_id: identityId, verification_required: true });
     },
@@ -119,7 +121,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       },
     },
     async (request, reply) => {
-      await requestPasswordReset(deps, attemptContext(request), request.body.email);
+      await requestPasswordReset(deps, attemptContext(request), request.body.email, await deps.localeOf(request));
       return reply.code(202).send({ status: 'sent_if_registered' });
     },
   );
@@ -179,13 +181,21 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
     '/account/profile',
     {
       schema: {
-        body: body({ display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
+        body: body({
+          display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          locale: Type.Optional(
+            Type.Union([Type.Enum([...LOCALES]), Type.Null()], {
+              description: 'The language of hosted pages and messages for you; null follows the browser.',
+            }),
+          ),
+        }),
         ...signedInDoc('Changes your profile', { 200: answers.Profile }),
       },
     },
     async (request) =>
       changeProfile(deps, attemptContext(request), (await signedIn(request)).identityId, {
         displayName: request.body.display_name,
+        locale: request.body.locale,
       }),
   );
 
@@ -209,6 +219,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       await startEmailChange(deps, attemptContext(request), await signedIn(request), {
         newEmail: request.body.new_email,
         password: request.body.password,
+        locale: await deps.localeOf(request),
       });
       return reply.code(202).send({ verification_required: true });
     },
@@ -231,6 +242,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteOptions> = asy
       completeEmailChange(deps, attemptContext(request), (await signedIn(request)).identityId, {
         verificationId: request.body.verification_id,
         secret: request.body.secret,
+        locale: await deps.localeOf(request),
       }),
   );
 

@@ -8,6 +8,8 @@ import type { AuditEvent } from '../audit/audit.ts';
 import type { Executor } from '../db/pool.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError } from '../http/errors.ts';
+import type { Locale } from '../i18n/locales.ts';
+import { recipientLocale } from '../i18n/request-locale.ts';
 import { newSub, normalizeEmail, type Sub } from '../identity/ids.ts';
 import { attachSignInMethodIn } from '../identity/sign-in-methods.ts';
 import {
@@ -35,6 +37,8 @@ export interface SignupInput {
   email: string;
   password: string;
   displayName: string;
+  /** The language of the sign-up request: the verification is written in it (the account has no choice yet). */
+  locale: Locale;
 }
 
 type Outcome = { created: Sub; attached: AuditEvent | null } | { existing: Sub | null; notify: string | null };
@@ -90,7 +94,7 @@ export async function signUp(deps: AccountDeps, facts: RequestFacts, input: Sign
         label: 'Password',
       });
       await upsertPasswordCredential(tx, method.id, identityId, phc);
-      await sendVerification(tx, deps.outbox, { purpose: 'signup', identityId, email: address }, now);
+      await sendVerification(tx, deps.outbox, { purpose: 'signup', identityId, email: address }, now, input.locale);
       return { created: identityId, attached: attached ? { ...attached, actor: identityId } : null };
     })
     .catch(async (error: unknown): Promise<Outcome> => {
@@ -107,7 +111,10 @@ export async function signUp(deps: AccountDeps, facts: RequestFacts, input: Sign
   const onRecord =
     outcome.notify ??
     (outcome.existing ? ((await findPrimaryEmail(deps.sql, outcome.existing))?.address ?? null) : null);
-  if (onRecord) await deps.outbox.enqueue(deps.sql, { template: 'signup_attempt_notice', to: onRecord });
+  if (onRecord) {
+    const locale = await recipientLocale(deps.sql, outcome.existing, input.locale);
+    await deps.outbox.enqueue(deps.sql, { template: 'signup_attempt_notice', to: onRecord, locale });
+  }
   await deps.audit.record({ event: 'signup.existing_address', actor: null, subject: outcome.existing, ...facts });
   // An id that names no identity: the caller cannot tell this answer from a real one.
   return { identityId: newSub() };

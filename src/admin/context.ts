@@ -1,9 +1,11 @@
 // What every admin operation needs: its dependencies and who is acting, for the audit record.
+
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql, Transaction } from '../db/pool.ts';
 import type { Outbox } from '../delivery/outbox.ts';
+import type { Locale } from '../i18n/locales.ts';
 
 export interface AdminDeps {
   sql: Sql;
@@ -19,7 +21,11 @@ export interface AdminDeps {
   accessTokenTtlSeconds: number;
   log: Pick<FastifyBaseLogger, 'warn'>;
   /** Invitations: whether delivery can send the link (else it is shown once), and the outbox that sends it. */
-  invitations: { deliveryReady: boolean; outbox: Outbox };
+  /**
+   * Invitations and reset links: whether they can be mailed, the outbox, and the language of a message to someone
+   * who has chosen none (the administrator's browser says nothing about the recipient's: the organization's default).
+   */
+  invitations: { deliveryReady: boolean; outbox: Outbox; defaultLocale: Locale };
 }
 
 export interface Actor {

@@ -9,6 +9,7 @@
 import { acceptsLocalAddresses, checkRecipient, InvalidRecipient } from '../delivery/recipient.ts';
 import { assertDisplayText } from '../http/display-text.ts';
 import { GatehouseError, InvalidRequest, NotFound } from '../http/errors.ts';
+import { recipientLocale } from '../i18n/request-locale.ts';
 import { normalizeEmail, type Sub } from '../identity/ids.ts';
 import {
   deletePendingIdentity,
@@ -77,6 +78,7 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
         await deps.invitations.outbox.enqueue(tx, {
           template: 'invitation',
           to: address,
+          locale: deps.invitations.defaultLocale,
           variables: { url: link.url, expiresAt: link.expiresAt },
         });
       return { taken: false, sub, link };
@@ -134,6 +136,7 @@ export async function issueResetLink(deps: AdminDeps, actor: Actor, sub: Sub) {
         await deps.invitations.outbox.enqueue(tx, {
           template: 'enrollment_link',
           to: email.address,
+          locale: await recipientLocale(tx, sub, deps.invitations.defaultLocale),
           variables: { url: link.url, expiresAt: link.expiresAt },
         });
       return { refused: null, link };

@@ -1,7 +1,9 @@
 // The whole configuration, once. Each option carries its default and a description that says what it does,
 // why the default, and its security impact; docs/configuration.md is generated from these descriptions
 // (`npm run docs`) and src/http/error-catalogue.test.ts fails when the file is stale.
+
 import { type Static, Type } from 'typebox';
+import { DEFAULT_LOCALE, LOCALES } from '../i18n/locales.ts';
 
 const text = (description: string, defaultValue = '') => Type.String({ default: defaultValue, description });
 const flag = (description: string, defaultValue = false) => Type.Boolean({ default: defaultValue, description });
@@ -270,6 +272,11 @@ export const ConfigSchema = Type.Object(
       logo_file: text(
         'A PNG, JPEG or WebP logo (at most 256 KiB) shown above every hosted page, served from /branding/logo. Relative paths resolve against the config file. SVG is refused because it can carry script. Empty: no logo, the organization name alone.',
       ),
+      default_locale: Type.Enum([...LOCALES], {
+        default: DEFAULT_LOCALE,
+        description:
+          'Language of the hosted pages and messages for a person who has not chosen one on their account page and whose browser asks for none of the shipped languages (en, de, fr, es, ja, ar). The administration console stays in English.',
+      }),
     }),
     self_service: section('Account self-service.', {
       enabled: flag('Allow people to sign up and manage their own accounts. Also needs delivery to be configured.'),

@@ -8,7 +8,7 @@ const variables = { verificationId: 'vrf_abc', secret: 'S3cr3t-Token_x', expires
 
 describe('message templates', () => {
   test('a password reset carries the link (secret in the fragment) and the code, only in the body', () => {
-    const message = renderMessage({ template: 'password_reset', to: 'a@acme.dev', variables }, context);
+    const message = renderMessage({ template: 'password_reset', to: 'a@acme.dev', locale: 'en', variables }, context);
     assert.equal(message.subject, 'Reset your Acme <Robotics> & Co password');
     assert.equal(
       message.text,
@@ -26,7 +26,12 @@ describe('message templates', () => {
   test('an invitation carries the enrollment link and its expiry, no code, and the token stays out of the subject', () => {
     const url = 'https://id.acme.dev/enroll?return_to=%2Fsettings#token=Tok3n_abc';
     const message = renderMessage(
-      { template: 'invitation', to: 'a@acme.dev', variables: { url, expiresAt: new Date('2026-02-08T09:00:00Z') } },
+      {
+        template: 'invitation',
+        to: 'a@acme.dev',
+        locale: 'en',
+        variables: { url, expiresAt: new Date('2026-02-08T09:00:00Z') },
+      },
       context,
     );
     assert.equal(message.subject, 'You are invited to Acme <Robotics> & Co');
@@ -44,7 +49,10 @@ describe('message templates', () => {
   });
 
   test('HTML escapes the organization name and the link', () => {
-    const message = renderMessage({ template: 'signup_verification', to: 'a@acme.dev', variables }, context);
+    const message = renderMessage(
+      { template: 'signup_verification', to: 'a@acme.dev', locale: 'en', variables },
+      context,
+    );
     assert.ok(message.html.includes('Acme &lt;Robotics&gt; &amp; Co'));
     assert.ok(!message.html.includes('<Robotics>'));
     assert.ok(
@@ -57,11 +65,11 @@ describe('message templates', () => {
   test('each template has its own subject; notices carry no link or code', () => {
     const subjects = (
       [
-        { template: 'signup_verification', to: 'a@acme.dev', variables },
-        { template: 'email_change_verification', to: 'a@acme.dev', variables },
-        { template: 'email_change_notice', to: 'a@acme.dev' },
-        { template: 'password_reset', to: 'a@acme.dev', variables },
-        { template: 'signup_attempt_notice', to: 'a@acme.dev' },
+        { template: 'signup_verification', to: 'a@acme.dev', locale: 'en', variables },
+        { template: 'email_change_verification', to: 'a@acme.dev', locale: 'en', variables },
+        { template: 'email_change_notice', to: 'a@acme.dev', locale: 'en' },
+        { template: 'password_reset', to: 'a@acme.dev', locale: 'en', variables },
+        { template: 'signup_attempt_notice', to: 'a@acme.dev', locale: 'en' },
       ] satisfies MessageRequest[]
     ).map((request) => {
       const message = renderMessage(request, { ...context, organizationName: 'Acme' });
@@ -79,12 +87,39 @@ describe('message templates', () => {
 
   test('long lifetimes are said in hours; oversized variables are refused', () => {
     const day = { ...variables, expiresAt: new Date('2026-02-02T09:00:00Z') };
-    const message = renderMessage({ template: 'signup_verification', to: 'a@acme.dev', variables: day }, context);
+    const message = renderMessage(
+      { template: 'signup_verification', to: 'a@acme.dev', locale: 'en', variables: day },
+      context,
+    );
     assert.match(message.text, /This expires in 24 hours\./);
     const huge = { ...variables, secret: 'x'.repeat(129) };
     assert.throws(
-      () => renderMessage({ template: 'password_reset', to: 'a@acme.dev', variables: huge }, context),
+      () => renderMessage({ template: 'password_reset', to: 'a@acme.dev', locale: 'en', variables: huge }, context),
       RangeError,
     );
+  });
+
+  test("a message is written in the request's language, with that language's plural forms and text direction", () => {
+    const render = (locale: 'de' | 'ja' | 'ar', minutes: number) =>
+      renderMessage(
+        {
+          template: 'password_reset',
+          to: 'a@acme.dev',
+          locale,
+          variables: { ...variables, expiresAt: new Date(now.getTime() + minutes * 60_000) },
+        },
+        { ...context, organizationName: 'Acme' },
+      );
+    const german = render('de', 1);
+    assert.equal(german.subject, 'Passwort für Acme zurücksetzen');
+    assert.match(german.text, /Oder geben Sie diesen Code ein: S3cr3t-Token_x/);
+    assert.match(german.text, /Gültig für 1 Minute\./);
+    assert.match(render('de', 30).text, /Gültig für 30 Minuten\./);
+    assert.match(german.html, /^<!doctype html><html lang="de" dir="ltr">/);
+    assert.match(render('ja', 30).text, /有効期限は 30 分です。/);
+    // Arabic has six plural forms: two minutes is the dual, three to ten the "few" form.
+    assert.match(render('ar', 2).text, /خلال دقيقتين\./);
+    assert.match(render('ar', 5).text, /خلال 5 دقائق\./);
+    assert.match(render('ar', 30).html, /^<!doctype html><html lang="ar" dir="rtl">/);
   });
 });

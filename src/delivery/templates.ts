@@ -1,7 +1,12 @@
-// The messages Gatehouse sends: plain text plus minimal HTML, with the organization name. A verification
+// The messages Gatehouse sends: plain text plus minimal HTML, with the organization name, in the recipient's language
+// (the words are in src/i18n/messages/, under `mail.`). A verification
 // secret appears only in the body (link and code), never in the subject, which relays and clients log.
 // The link carries the id and secret in the URL fragment: browsers never send a fragment to a server, so the
 // secret stays out of access logs and Referer headers; the account page reads it and POSTs it.
+import { htmlMessage } from '../http/html-page.ts';
+import { type Locale, textDirection } from '../i18n/locales.ts';
+import { type MessageKey, type Translate, translator } from '../i18n/translate.ts';
+
 export type TemplateName =
   | 'signup_verification'
   | 'email_change_verification'
@@ -26,11 +31,15 @@ export interface InvitationVariables {
   expiresAt: Date;
 }
 
-/** What the account routes pass to Outbox.enqueue: one member per template, so variables match the template. */
-export type MessageRequest =
+/**
+ * What the account routes pass to Outbox.enqueue: one member per template, so variables match the template, and the
+ * language it is written in (the recipient's choice, else the language of the request that caused it).
+ */
+export type MessageRequest = { locale: Locale } & (
   | { [T in VerificationTemplate]: { template: T; to: string; variables: VerificationVariables } }[VerificationTemplate]
   | { [T in NoticeTemplate]: { template: T; to: string } }[NoticeTemplate]
-  | { template: 'invitation' | 'enrollment_link'; to: string; variables: InvitationVariables };
+  | { template: 'invitation' | 'enrollment_link'; to: string; variables: InvitationVariables }
+);
 
 export interface RenderContext {
   organizationName: string;
@@ -60,13 +69,17 @@ interface Parts {
   action?: { label: string; url: string; code?: string; expires: string };
 }
 
-function expiresIn(expiresAt: Date, now: Date): string {
+/** "3 hours", "2 days": the largest unit that reads naturally, in the message's language and plural rules. */
+function expiresIn(t: Translate, expiresAt: Date, now: Date): string {
   const minutes = Math.max(1, Math.round((expiresAt.getTime() - now.getTime()) / 60_000));
-  if (minutes >= 2880) return `${Math.round(minutes / 1440)} days`;
-  return minutes >= 120 ? `${Math.round(minutes / 60)} hours` : `${minutes} minutes`;
+  if (minutes >= 2880) return t('mail.expires', { unit: 'days', count: Math.round(minutes / 1440) });
+  return minutes >= 120
+    ? t('mail.expires', { unit: 'hours', count: Math.round(minutes / 60) })
+    : t('mail.expires', { unit: 'minutes', count: minutes });
 }
 
 function verificationAction(
+  t: Translate,
   request: Extract<MessageRequest, { template: VerificationTemplate }>,
   context: RenderContext,
   label: string,
@@ -79,79 +92,73 @@ function verificationAction(
     label,
     url: `${context.issuer}${VERIFY_PAGES[request.template]}#${fragment}`,
     code: secret,
-    expires: expiresIn(expiresAt, context.now),
+    expires: expiresIn(t, expiresAt, context.now),
   };
 }
 
+/** Each template's words: subject, paragraphs and the action's label, by catalogue key. */
+const WORDS = {
+  // The link proves only the mailbox; the page asks for the sign-up's password (docs/account.md).
+  signup_verification: {
+    subject: 'mail.signupVerification.subject',
+    lines: ['mail.signupVerification.why', 'mail.signupVerification.how'],
+    action: 'mail.signupVerification.action',
+  },
+  // Only the account that asked can finish the change (account/email-change.ts).
+  email_change_verification: {
+    subject: 'mail.emailChangeVerification.subject',
+    lines: ['mail.emailChangeVerification.why', 'mail.emailChangeVerification.how'],
+    action: 'mail.emailChangeVerification.action',
+  },
+  password_reset: {
+    subject: 'mail.passwordReset.subject',
+    lines: ['mail.passwordReset.why'],
+    action: 'mail.passwordReset.action',
+  },
+  email_change_notice: {
+    subject: 'mail.emailChangeNotice.subject',
+    lines: ['mail.emailChangeNotice.why', 'mail.emailChangeNotice.how'],
+    action: null,
+  },
+  invitation: {
+    subject: 'mail.invitation.subject',
+    lines: ['mail.invitation.why', 'mail.invitation.how'],
+    action: 'mail.invitation.action',
+  },
+  enrollment_link: {
+    subject: 'mail.enrollmentLink.subject',
+    lines: ['mail.enrollmentLink.why', 'mail.enrollmentLink.how'],
+    action: 'mail.enrollmentLink.action',
+  },
+  signup_attempt_notice: {
+    subject: 'mail.signupAttemptNotice.subject',
+    lines: ['mail.signupAttemptNotice.why', 'mail.signupAttemptNotice.how'],
+    action: null,
+  },
+} as const satisfies Record<TemplateName, { subject: MessageKey; lines: MessageKey[]; action: MessageKey | null }>;
+
 function parts(request: MessageRequest, context: RenderContext): Parts {
-  const org = context.organizationName;
+  const t = translator(request.locale);
+  const org = { org: context.organizationName };
+  const words = WORDS[request.template];
+  const text = { subject: t(words.subject, org), lines: words.lines.map((key) => t(key, org)) };
   switch (request.template) {
     case 'signup_verification':
-      return {
-        subject: `Confirm your email address for ${org}`,
-        lines: [
-          `Someone, hopefully you, created an account at ${org} with this email address.`,
-          // The link proves only the mailbox; the page asks for the sign-up's password (docs/account.md).
-          'To confirm it, open the link and type the password you chose. If you did not sign up, ignore this message.',
-        ],
-        action: verificationAction(request, context, 'Confirm your email address'),
-      };
     case 'email_change_verification':
-      return {
-        subject: `Confirm your new email address for ${org}`,
-        lines: [
-          `Someone asked to use this address for their ${org} account.`,
-          // Only the account that asked can finish the change (account/email-change.ts).
-          'If it was you, open the link while signed in to that account. If not, ignore this message: nothing changes.',
-        ],
-        action: verificationAction(request, context, 'Confirm the new address'),
-      };
     case 'password_reset':
-      return {
-        subject: `Reset your ${org} password`,
-        lines: [`Someone asked to reset the password of the ${org} account that uses this address.`],
-        action: verificationAction(request, context, 'Choose a new password'),
-      };
-    case 'email_change_notice':
-      return {
-        subject: `The email address of your ${org} account is changing`,
-        lines: [
-          `Someone asked to move your ${org} account to a different email address.`,
-          'If this was not you, sign in and change your password now, then contact your administrator.',
-        ],
-      };
-    case 'invitation': {
-      const { url, expiresAt } = request.variables;
-      if (url.length > 2 * MAX_VARIABLE_LENGTH + 200) throw new RangeError('invitation link is too long');
-      return {
-        subject: `You are invited to ${org}`,
-        lines: [
-          `An administrator of ${org} created an account for you with this email address.`,
-          'Open the link to choose a password and set up two-factor sign-in. It works once.',
-        ],
-        action: { label: 'Set up your account', url, expires: expiresIn(expiresAt, context.now) },
-      };
-    }
+      return { ...text, action: verificationAction(t, request, context, t(WORDS[request.template].action)) };
+    case 'invitation':
     case 'enrollment_link': {
       const { url, expiresAt } = request.variables;
-      if (url.length > 2 * MAX_VARIABLE_LENGTH + 200) throw new RangeError('enrollment link is too long');
+      if (url.length > 2 * MAX_VARIABLE_LENGTH + 200) throw new RangeError(`${request.template} link is too long`);
       return {
-        subject: `Set a new password for ${org}`,
-        lines: [
-          `An administrator of ${org} sent you a link to set a new password and two-factor sign-in for your account.`,
-          'Using it replaces your current password, authenticator and recovery codes, and signs you out everywhere. It works once.',
-        ],
-        action: { label: 'Set a new password', url, expires: expiresIn(expiresAt, context.now) },
+        ...text,
+        action: { label: t(WORDS[request.template].action), url, expires: expiresIn(t, expiresAt, context.now) },
       };
     }
+    case 'email_change_notice':
     case 'signup_attempt_notice':
-      return {
-        subject: `Sign-up attempt at ${org}`,
-        lines: [
-          `Someone tried to create an account at ${org} with this email address, which already has one.`,
-          'If this was you, sign in or reset your password instead. Otherwise you can ignore this message.',
-        ],
-      };
+      return text;
   }
 }
 
@@ -160,25 +167,29 @@ const escapeHtml = (value: string) =>
 
 export function renderMessage(request: MessageRequest, context: RenderContext): RenderedMessage {
   if (context.organizationName.length > 200) throw new RangeError('organization name is too long');
+  const t = translator(request.locale);
   const { subject, lines, action } = parts(request, context);
-  const ignore = 'If you did not ask for this, you can ignore this message.';
   const textParts = [...lines];
   const htmlParts = lines.map((line) => `<p>${escapeHtml(line)}</p>`);
   if (action) {
     textParts.push(`${action.label}: ${action.url}`);
     htmlParts.push(`<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`);
     if (action.code !== undefined) {
-      textParts.push(`Or enter this code: ${action.code}`);
-      htmlParts.push(`<p>Or enter this code: <code>${escapeHtml(action.code)}</code></p>`);
+      textParts.push(t('mail.orEnterCode', { code: action.code }));
+      htmlParts.push(
+        `<p>${htmlMessage(t, 'mail.orEnterCode', { code: { html: `<code>${escapeHtml(action.code)}</code>` } })}</p>`,
+      );
     }
-    textParts.push(`This expires in ${action.expires}. ${ignore}`);
-    htmlParts.push(`<p>This expires in ${escapeHtml(action.expires)}. ${escapeHtml(ignore)}</p>`);
+    const ending = `${action.expires} ${t('mail.ignore')}`;
+    textParts.push(ending);
+    htmlParts.push(`<p>${escapeHtml(ending)}</p>`);
   }
   textParts.push(`-- ${context.organizationName}`);
   htmlParts.push(`<p>&mdash; ${escapeHtml(context.organizationName)}</p>`);
+  const dir = textDirection(request.locale);
   return {
     subject,
     text: `${textParts.join('\n\n')}\n`,
-    html: `<!doctype html><html><body>${htmlParts.join('')}</body></html>\n`,
+    html: `<!doctype html><html lang="${request.locale}" dir="${dir}"><body>${htmlParts.join('')}</body></html>\n`,
   };
 }

@@ -1,6 +1,8 @@
 // Server-rendered HTML pages (protocol error pages, consent, logout, federated sign-in outcomes). They link the web
 // UI's stylesheets and carry the organization's header; no script, no inline style, so the CSP stays strict.
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Locale, textDirection } from '../i18n/locales.ts';
+import { type LocaleOf, type Translate, translator } from '../i18n/translate.ts';
 
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -47,10 +49,15 @@ export interface PageShell {
   header: string;
   /** Shown after each page title in the browser's tab. */
   siteName: string;
+  /** The language each request is answered in (src/i18n/request-locale.ts). */
+  localeOf: LocaleOf;
 }
 
-const render = (page: HtmlPage, shell: PageShell) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+/** A page in the request's language: built from the translator the shell picks. */
+export type PageIn = (t: Translate) => HtmlPage;
+
+const render = (page: HtmlPage, shell: PageShell, locale: Locale) =>
+  `<!doctype html><html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8">` +
   `<meta name="viewport" content="width=device-width, initial-scale=1">` +
   // No favicon request (it would be a 404 on every page): the UI's index.html says the same.
   `<link rel="icon" href="data:,">` +
@@ -58,11 +65,53 @@ const render = (page: HtmlPage, shell: PageShell) =>
   shell.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('') +
   `</head><body>${shell.header}<main class="page"><h1>${escapeHtml(page.title)}</h1>${page.body}</main></body></html>`;
 
-export function sendPage(reply: FastifyReply, status: number, page: HtmlPage, shell: PageShell) {
+export async function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  pageIn: PageIn,
+  shell: PageShell,
+) {
+  const locale = await shell.localeOf(request);
+  const page = pageIn(translator(locale));
   return reply
     .code(status)
     .header('content-security-policy', pageCsp(page.formTargets))
     .header('cache-control', 'no-store')
+    .header('content-language', locale)
     .type('text/html; charset=utf-8')
-    .send(render(page, shell));
+    .send(render(page, shell, locale));
 }
+
+/** Markup handed into a message: inserted as is, after the message's own text was escaped. */
+export interface Markup {
+  html: string;
+}
+
+/**
+ * A translated message as HTML: its words escaped, with markup (a <strong> name, a <code> value, a button) in the
+ * places its placeholders mark. Each piece of markup stands in the message as a private-use marker first, so the
+ * translator's text and the values are escaped and the markup is not.
+ */
+export function htmlMessage(
+  t: Translate,
+  key: Parameters<Translate>[0],
+  values: Record<string, string | number | Markup> = {},
+): string {
+  const markup: string[] = [];
+  const plain: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'object') {
+      plain[name] = `\u{E000}${markup.length}\u{E001}`;
+      markup.push(value.html);
+    } else plain[name] = value;
+  }
+  return escapeHtml(t(key, plain)).replace(/\u{E000}(\d+)\u{E001}/gu, (_m, i: string) => markup[Number(i)] ?? '');
+}
+
+const code = (value: string) => ({ html: `<code>${escapeHtml(value)}</code>` });
+
+/** The code and request id an operator needs, under an error's description on every error page. */
+export const errorDetails = (t: Translate, errorCode: string, requestId: string) =>
+  `<p class="request-id">${htmlMessage(t, 'error.code', { code: code(errorCode) })}</p>` +
+  `<p class="request-id">${htmlMessage(t, 'error.requestId', { id: code(requestId) })}</p>`;

@@ -21,7 +21,7 @@ export interface HttpOptions {
    * Answers an unknown address a browser navigated to with an HTML page (404) that has a way back, or returns
    * null to keep the JSON envelope (API paths, API clients). Given by the web module.
    */
-  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
+  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | null>;
   /** Called once per answered request with the route pattern (null when no route matched); must stay cheap. */
   observe?: (method: string, route: string | null, status: number, seconds: number) => void;
 }
@@ -104,7 +104,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, reportError(request, error)));
 
-  app.setNotFoundHandler((request: FastifyRequest, reply) => {
+  app.setNotFoundHandler(async (request: FastifyRequest, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     // A route for this very method that answered "not found" itself (e.g. a missing static file) is a 404, not a 405.
     const routed = shadow.find(request.method as HTTPMethod, path) !== null;
@@ -116,7 +116,7 @@ async function http(app: FastifyInstance, options: HttpOptions): Promise<void> {
         new GatehouseError('method_not_allowed', undefined, { headers: { allow: allowed.join(', ') } }),
       );
     }
-    return options.htmlNotFound?.(request, reply) ?? sendError(request, reply, new GatehouseError('not_found'));
+    return (await options.htmlNotFound?.(request, reply)) ?? sendError(request, reply, new GatehouseError('not_found'));
   });
 }
 

@@ -289,6 +289,16 @@ export async function updateDisplayName(sql: Executor, id: Sub, displayName: str
   await sql`update identities set display_name = ${displayName}, updated_at = ${now} where id = ${id}`;
 }
 
+/** The language the person chose (src/i18n/locales.ts), or null to follow their browser. */
+export async function findIdentityLocale(sql: Executor, id: Sub): Promise<string | null> {
+  const [row] = await sql<{ locale: string | null }[]>`select locale from identities where id = ${id}`;
+  return row?.locale ?? null;
+}
+
+export async function updateIdentityLocale(sql: Executor, id: Sub, locale: string | null, now: Date): Promise<void> {
+  await sql`update identities set locale = ${locale}, updated_at = ${now} where id = ${id}`;
+}
+
 /**
  * A verified sign-up: pending_verification → active, and the address verified. False if it was not pending. The
  * mailbox owner proved the address, not any other way in, so every sign-in method but the sign-up's password goes

@@ -37,7 +37,7 @@ function send(
     case 'redirect':
       return reply.code(redirectStatus).header('location', outcome.location).send();
     case 'consent':
-      return sendPage(reply, 200, consentPage(outcome), deps.shell);
+      return sendPage(request, reply, 200, consentPage(outcome), deps.shell);
     case 'error-page':
       return sendErrorPage(request, reply, outcome.error, deps.shell, 'sign-in');
   }

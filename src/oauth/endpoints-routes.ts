@@ -131,14 +131,14 @@ export async function endpointRoutes(app: FastifyInstance, deps: EndpointDeps): 
     const plan: LogoutPlan = await planLogout(deps, params, await deps.sessions.current(request), confirmed);
     if (plan.kind === 'error-page') return logoutError(request, reply, plan.error);
     if (plan.kind === 'confirm')
-      return sendPage(reply, 200, logoutConfirmPage(plan.fields, plan.redirectTo), deps.shell);
+      return sendPage(request, reply, 200, logoutConfirmPage(plan.fields, plan.redirectTo), deps.shell);
     await deps.sessions.end(request, reply);
     return plan.location
       ? reply
           .code(confirmed ? 303 : 302)
           .header('location', plan.location)
           .send()
-      : sendPage(reply, 200, signedOutPage(), deps.shell);
+      : sendPage(request, reply, 200, signedOutPage(), deps.shell);
   };
   const logoutAnswers = {
     200: htmlPage('The confirmation page, or the signed-out page.'),

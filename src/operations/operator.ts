@@ -32,6 +32,7 @@ export function operatorDeps(
     invitations: {
       deliveryReady: deliveryStatus(config).state === 'ready',
       outbox: createOutbox({ config, deliveryKey: secrets.delivery, clock }),
+      defaultLocale: config.branding.default_locale,
     },
   };
 }

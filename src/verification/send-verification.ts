@@ -4,6 +4,7 @@
 import type { Executor } from '../db/pool.ts';
 import type { Outbox } from '../delivery/outbox.ts';
 import type { TemplateName } from '../delivery/templates.ts';
+import type { Locale } from '../i18n/locales.ts';
 import {
   type IssueRequest,
   issueVerification,
@@ -23,14 +24,17 @@ export interface SentVerification {
   expiresAt: Date;
 }
 
+/** `locale` is the language of the message (src/i18n/request-locale.ts recipientLocale). */
 export async function sendVerification(
   tx: Executor,
   outbox: Outbox,
   request: IssueRequest,
   now: Date,
+  locale: Locale,
 ): Promise<SentVerification> {
   const issued = await issueVerification(tx, request, now);
   const messageId = await outbox.enqueue(tx, {
+    locale,
     template: TEMPLATES[request.purpose],
     to: request.email,
     variables: { verificationId: issued.verificationId, secret: issued.secret, expiresAt: issued.expiresAt },
@@ -48,9 +52,11 @@ export async function rehearseSendVerification(
   outbox: Outbox,
   request: IssueRequest,
   now: Date,
+  locale: Locale,
 ): Promise<void> {
   const issued = await rehearseVerification(tx, request, now);
   outbox.rehearse({
+    locale,
     template: TEMPLATES[request.purpose],
     to: request.email,
     variables: { verificationId: issued.verificationId, secret: issued.secret, expiresAt: issued.expiresAt },

@@ -3,6 +3,8 @@
 // so a script never has to parse HTML; elsewhere a navigation (Accept names text/html, as browsers send for pages)
 // gets the page.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LocaleOf } from '../i18n/translate.ts';
+import { isConsolePath, type PageFor } from './localized-index.ts';
 import { PAGE_CSP } from './pages.ts';
 
 /** Paths that belong to an API, never to a page (the console's pages live under /admin/console). */
@@ -22,10 +24,12 @@ export function wantsHtmlPage(request: FastifyRequest): boolean {
 }
 
 /** The not-found answer for the http plugin; the UI's router shows its "Page not found" page at any unknown path. */
-export function htmlNotFound(page: () => string | null) {
-  return (request: FastifyRequest, reply: FastifyReply): FastifyReply | null => {
-    const html = page();
-    if (html === null || !wantsHtmlPage(request)) return null;
+export function htmlNotFound(pageFor: PageFor, localeOf: LocaleOf) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | null> => {
+    if (!wantsHtmlPage(request)) return null;
+    const path = request.url.split('?')[0] ?? '/';
+    const html = pageFor(isConsolePath(path) ? 'en' : await localeOf(request));
+    if (html === null) return null;
     return reply
       .code(404)
       .header('content-security-policy', PAGE_CSP)

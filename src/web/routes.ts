@@ -5,19 +5,23 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { htmlPage, mediaAnswer } from '../http/route-schema.ts';
+import type { LocaleOf } from '../i18n/translate.ts';
 import { ASSET_MEDIA_TYPES, readAssets } from './assets.ts';
 import { ACCENT_PATH, accentCss, type Branding, LOGO_MEDIA_TYPES, LOGO_PATH } from './branding.ts';
+import { isConsolePath, type PageFor } from './localized-index.ts';
 import { PAGE_CSP, PAGE_PATHS } from './pages.ts';
 
 export interface WebRouteOptions {
   dist: string;
-  /** index.html with the branding applied, or null when the UI is not built. */
-  page: string | null;
+  /** index.html with the branding applied, in a language, or null when the UI is not built. */
+  pageFor: PageFor;
+  /** The language a page request is answered in. */
+  localeOf: LocaleOf;
   branding: Branding;
 }
 
 export async function webRoutes(app: FastifyInstance, options: WebRouteOptions): Promise<void> {
-  const { dist, page, branding } = options;
+  const { dist, pageFor, localeOf, branding } = options;
   const assets = readAssets(`${dist}assets`);
   const asset = {
     summary: "A file of the web UI's build (content-hashed name)",
@@ -75,9 +79,19 @@ export async function webRoutes(app: FastifyInstance, options: WebRouteOptions):
     response: { 200: htmlPage('The page.'), ...errorResponses('not_ready') },
   };
   for (const path of PAGE_PATHS) {
-    app.get(path, { schema: pageSchema }, async (_request, reply) => {
+    app.get(path, { schema: pageSchema }, async (request, reply) => {
+      const locale = isConsolePath(request.url.split('?')[0] ?? '') ? 'en' : await localeOf(request);
+      const page = pageFor(locale);
       if (page === null) throw new GatehouseError('not_ready', 'The web UI is not built: run `npm run build:web`');
-      return reply.header('content-security-policy', PAGE_CSP).type('text/html; charset=utf-8').send(page);
+      return (
+        reply
+          .header('content-security-policy', PAGE_CSP)
+          .header('content-language', locale)
+          // The language depends on these: a shared cache must not hand one person's page to another.
+          .header('vary', 'Accept-Language, Cookie')
+          .type('text/html; charset=utf-8')
+          .send(page)
+      );
     });
   }
 }

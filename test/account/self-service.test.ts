@@ -118,6 +118,7 @@ describe('POST /account/signup and /account/email/verify', () => {
         email_verified: true,
         assurance: 'ial1',
         password_set: true,
+        locale: null,
         created_at: undefined,
       },
     );

@@ -78,7 +78,13 @@ describe('the account routes API', () => {
 
     assertDeliveryReady(ready);
     const sent = await sql.begin((tx) =>
-      sendVerification(tx, outbox, { purpose: 'password_reset', identityId, email: 'owner@acme.dev' }, clock.now()),
+      sendVerification(
+        tx,
+        outbox,
+        { purpose: 'password_reset', identityId, email: 'owner@acme.dev' },
+        clock.now(),
+        'en',
+      ),
     );
     assert.deepEqual(Object.keys(sent).sort(), ['expiresAt', 'messageId', 'verificationId'], 'no secret returned');
     assert.equal(sent.expiresAt.getTime() - clock.now().getTime(), 1_800_000);

@@ -27,7 +27,9 @@ const sql = createPool(env('CHILD_DATABASE_URL'), { max: 2, connectTimeoutSecond
 const deliveryKey = Buffer.from(env('DELIVERY_KEY'), 'base64url');
 
 const outbox = createOutbox({ config, deliveryKey, clock: () => new Date() });
-const id = await sql.begin((tx) => outbox.enqueue(tx, { template: 'signup_attempt_notice', to: 'kim@mail.acme.dev' }));
+const id = await sql.begin((tx) =>
+  outbox.enqueue(tx, { template: 'signup_attempt_notice', to: 'kim@mail.acme.dev', locale: 'en' }),
+);
 process.stdout.write(`${id}\n`);
 const worker = createDeliveryWorker({
   sql,

@@ -45,6 +45,7 @@ export async function signupLike(
       context.clock.now(),
     );
     const messageId = await outbox.enqueue(tx, {
+      locale: 'en',
       template: 'signup_verification',
       to: email,
       variables: { verificationId: issued.verificationId, secret: issued.secret, expiresAt: issued.expiresAt },

@@ -44,8 +44,16 @@ export interface TestPage {
   screenshot(name: string): Promise<void>;
 }
 
-export async function newPage(viewport = { width: 1024, height: 768 }): Promise<TestPage> {
-  const context = await (await launchBrowser()).newContext({ viewport });
+/** `locale` sets the browser's language (navigator.language and Accept-Language); `acceptLanguage` the exact header. */
+export async function newPage(
+  viewport = { width: 1024, height: 768 },
+  language: { locale?: string; acceptLanguage?: string } = {},
+): Promise<TestPage> {
+  const context = await (await launchBrowser()).newContext({
+    viewport,
+    ...(language.locale ? { locale: language.locale } : {}),
+    ...(language.acceptLanguage ? { extraHTTPHeaders: { 'accept-language': language.acceptLanguage } } : {}),
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {

@@ -61,10 +61,29 @@ export function deliveryWorker(
   });
 }
 
+/** A header value with its RFC 2047 encoded words decoded (a subject in German or Japanese arrives that way). */
+function decodeHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([\w-]+)\?([BQ])\?([^?]*)\?=/gi, (_m, _charset: string, encoding: string, text: string) =>
+      encoding.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : // RFC 2047 §4.2 "Q": _ is a space, =XX a byte (a QP decoder would drop a trailing space).
+          Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
+    );
+}
+
 /** The decoded text/plain part and subject of a raw RFC 5322 message. */
 export function readMail(raw: string, to: string[]): Mail {
-  const [head = '', ...rest] = raw.split(/\r?\n\r?\n/);
-  const subject = /^Subject: (.*)$/im.exec(head)?.[1]?.trim() ?? '';
+  const [folded = '', ...rest] = raw.split(/\r?\n\r?\n/);
+  // Long headers are folded onto continuation lines (RFC 5322 §2.2.3).
+  const head = folded.replace(/\r?\n[ \t]+/g, ' ');
+  const subject = decodeHeader(/^Subject: (.*)$/im.exec(head)?.[1]?.trim() ?? '');
   const body = rest.join('\n\n');
   const plain = /Content-Type: text\/plain[\s\S]*?\r?\n\r?\n([\s\S]*?)(?:\r?\n--|$)/i.exec(body);
   const part = plain?.[1] ?? body;

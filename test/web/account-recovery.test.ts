@@ -108,7 +108,7 @@ describe('hosted pages: getting back into an account (Chromium)', () => {
     await page.getByLabel('Recovery code').fill(code);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
-    await page.getByText('An authenticator app is set up. 9 unused recovery code(s) left.').waitFor();
+    await page.getByText('An authenticator app is set up. 9 unused recovery codes left.').waitFor();
 
     await page.context().clearCookies();
     await page.goto(`${t.url}/signin?return_to=%2Fsettings`);

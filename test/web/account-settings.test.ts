@@ -40,7 +40,7 @@ describe('GET /settings: two-factor sign-in section (Chromium)', () => {
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.waitForURL(`${t.url}/settings`);
-    await section.getByText('An authenticator app is set up. 10 unused recovery code(s) left.').waitFor();
+    await section.getByText('An authenticator app is set up. 10 unused recovery codes left.').waitFor();
     await screenshot('settings-totp-enrolled');
     assert.deepEqual(problems, []);
   });
@@ -59,7 +59,7 @@ describe('GET /settings: two-factor sign-in section (Chromium)', () => {
     await form.getByLabel('Current code').fill('000000');
     await form.getByRole('button', { name: 'Make new recovery codes' }).click();
     await section.getByRole('alert').getByText('The current password or code is not correct.').waitFor();
-    await section.getByText('An authenticator app is set up. 10 unused recovery code(s) left.').waitFor();
+    await section.getByText('An authenticator app is set up. 10 unused recovery codes left.').waitFor();
 
     t.clock.advance(30);
     await form.getByLabel('Current code').fill(totpCode(account.totpSeed as string, t.clock.now()));
@@ -73,7 +73,7 @@ describe('GET /settings: two-factor sign-in section (Chromium)', () => {
     );
     await screenshot('settings-new-recovery-codes');
     await page.getByRole('button', { name: 'I have saved them' }).click();
-    await section.getByText('An authenticator app is set up. 10 unused recovery code(s) left.').waitFor();
+    await section.getByText('An authenticator app is set up. 10 unused recovery codes left.').waitFor();
     // The password field was cleared: nothing of the re-authentication stays on the page.
     assert.equal(await form.getByLabel('Current password').inputValue(), '');
     assert.deepEqual(problems, []);

@@ -26,7 +26,7 @@ const t = await startTestApp({
   config: {
     ...base,
     organization: { ...base.organization, name: 'Acme <Robotics>' },
-    branding: { accent_color: '#7A1F5C', logo_file: logo },
+    branding: { ...base.branding, accent_color: '#7A1F5C', logo_file: logo },
   },
 });
 const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
@@ -97,10 +97,13 @@ describe('branding', () => {
   test('an SVG logo is refused at startup, naming the key', () => {
     const svg = path.join(dir, 'logo.svg');
     writeFileSync(svg, '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
-    assert.throws(() => loadBranding({ ...base, branding: { accent_color: '#0b5cad', logo_file: svg } }), {
-      name: BrandingError.name,
-      message: 'branding.logo_file must be a PNG, JPEG or WebP image (SVG is refused: it can carry script)',
-    });
+    assert.throws(
+      () => loadBranding({ ...base, branding: { ...base.branding, accent_color: '#0b5cad', logo_file: svg } }),
+      {
+        name: BrandingError.name,
+        message: 'branding.logo_file must be a PNG, JPEG or WebP image (SVG is refused: it can carry script)',
+      },
+    );
   });
 
   test('an accent too light for white button text is a configuration error naming branding.accent_color', () => {

@@ -1,6 +1,8 @@
 // Talks to Gatehouse's JSON API. Every failure becomes an ApiError carrying the envelope's code, message and request
 // id, so each page can show what went wrong and the id an operator needs to find it in the logs.
 
+import { t } from './i18n/i18n.ts';
+
 export interface FieldProblem {
   /** Where in the request, e.g. `body.redirect_uris.0`. */
   path: string;
@@ -57,7 +59,7 @@ export async function api<T>(
       0,
       {
         error: 'network_error',
-        error_description: 'Gatehouse could not be reached. Check your connection and try again.',
+        error_description: t('error.network'),
         request_id: '',
       },
       null,
@@ -71,7 +73,7 @@ export async function api<T>(
       ? data
       : {
           error: 'unexpected_response',
-          error_description: `Unexpected answer (HTTP ${response.status}).`,
+          error_description: t('error.unexpected', { status: response.status }),
           request_id: response.headers.get('x-request-id') ?? '',
         };
     throw new ApiError(response.status, envelope, retry ? Number(retry) : null);

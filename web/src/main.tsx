@@ -18,12 +18,13 @@ function Home() {
 const VerifyNewEmail = () => (
   <VerifyEmail
     endpoint="/account/email/change/verify"
-    done="Your new email address is confirmed; sign in with it from now on."
-    retry={{ href: '/settings', label: 'Ask again from your account' }}
-    signInFirst="Only the account that asked for this change can finish it: sign in to that account in this browser, then open the link from the message again."
+    done={t('verifyEmail.newDone')}
+    retry={{ href: '/settings', label: t('verifyEmail.newRetry') }}
+    signInFirst={t('verifyEmail.newSignInFirst')}
   />
 );
 
+import { loadLanguage, t } from './i18n/i18n.ts';
 import { NotFound } from './pages/NotFound.tsx';
 import { SecondFactor } from './pages/SecondFactor.tsx';
 import { SignIn } from './pages/SignIn.tsx';
@@ -49,5 +50,7 @@ function App() {
   );
 }
 
+// The catalogue of the page's language first (one small request, none for English), so no page ever shows in
+// one language and then another.
 const root = document.getElementById('app');
-if (root) render(<App />, root);
+if (root) void loadLanguage().then(() => render(<App />, root));

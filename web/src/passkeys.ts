@@ -10,6 +10,7 @@ import {
   WebAuthnAbortService,
 } from '@simplewebauthn/browser';
 import { ApiError, api } from './api.ts';
+import { t } from './i18n/i18n.ts';
 
 export interface PasskeySignInResult {
   aal: string;
@@ -26,10 +27,10 @@ function browserError(caught: unknown): ApiError {
   const name = caught instanceof Error ? caught.name : '';
   const description =
     name === 'NotAllowedError' || name === 'AbortError'
-      ? 'The passkey request was cancelled or timed out.'
+      ? t('passkey.cancelled')
       : name === 'InvalidStateError'
-        ? 'This device already holds a passkey for your account.'
-        : `The browser could not use a passkey: ${caught instanceof Error ? caught.message : String(caught)}`;
+        ? t('passkey.alreadyHere')
+        : t('passkey.browserFailed', { reason: caught instanceof Error ? caught.message : String(caught) });
   return new ApiError(0, { error: 'passkey_cancelled', error_description: description, request_id: '' }, null);
 }
 

@@ -112,9 +112,9 @@ export async function federatedRoutes(app: FastifyInstance, { deps, sessions, sh
       case 'linked':
         return reply.code(303).header('location', outcome.returnTo).send();
       case 'email_in_use':
-        return sendPage(reply, 409, emailInUsePage(outcome.provider.name, outcome.provider.id), shell);
+        return sendPage(request, reply, 409, emailInUsePage(outcome.provider.name, outcome.provider.id), shell);
       case 'signup_closed':
-        return sendPage(reply, 403, signupClosedPage(outcome.provider.name), shell);
+        return sendPage(request, reply, 403, signupClosedPage(outcome.provider.name), shell);
     }
   };
   const callbackParameters = Type.Object(

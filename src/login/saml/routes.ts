@@ -156,7 +156,7 @@ export async function samlRoutes(app: FastifyInstance, { deps, sessions, shell }
     const outcome = await signInWithAssertion(deps, facts, connection, assertion, session?.identityId ?? null);
     if (outcome.kind === 'signup_closed') {
       if (!wantsHtml(request)) throw new GatehouseError('saml_signup_closed');
-      return sendPage(reply, 403, signupClosedPage(connection.config.name), shell);
+      return sendPage(request, reply, 403, signupClosedPage(connection.config.name), shell);
     }
     if (outcome.kind === 'linked') return reply.code(303).header('location', assertion.request.returnTo).send();
     const signedIn = await sessions.establish(request, reply, outcome.start);

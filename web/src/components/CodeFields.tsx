@@ -1,3 +1,4 @@
+import { t } from '../i18n/i18n.ts';
 import { Field } from './Field.tsx';
 
 type TotpFieldProps = Pick<
@@ -27,19 +28,19 @@ export function SecondFactorField(props: {
     <Field
       key="recovery-code"
       id="recovery-code"
-      label="Recovery code"
+      label={t('code.recoveryLabel')}
       autoComplete="off"
       required
       value={value}
       onValue={onValue}
-      hint="Each recovery code works once."
+      hint={t('code.recoveryHint')}
       autoFocus={autoFocus}
     />
   ) : (
     <TotpField
       key="totp"
       id="totp"
-      label="Authentication code"
+      label={t('code.totpLabel')}
       required={props.totpRequired}
       value={value}
       onValue={onValue}

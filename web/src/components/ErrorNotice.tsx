@@ -1,6 +1,11 @@
 import type { ApiError } from '../api.ts';
+import { errorMessage } from '../i18n/error-messages.ts';
+import { t, tx } from '../i18n/i18n.ts';
 
-const formatWait = (seconds: number) => (seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
+const waitWords = (seconds: number) =>
+  seconds < 90
+    ? t('error.tryAgainIn', { unit: 'seconds', count: seconds })
+    : t('error.tryAgainIn', { unit: 'minutes', count: Math.ceil(seconds / 60) });
 
 /** True when the problem's path is `body.<field>` or an entry of it (`body.<field>.2`). */
 const under = (path: string, field: string) => path === `body.${field}` || path.startsWith(`body.${field}.`);
@@ -12,8 +17,8 @@ const under = (path: string, field: string) => path === `body.${field}` || path.
 function summary(error: ApiError, shownFields: string[]): string {
   const { fields } = error;
   if (fields.length === 0 || !fields.every((f) => shownFields.some((name) => under(f.path, name))))
-    return error.message;
-  return fields.length === 1 ? 'Check the field marked below.' : `Check the ${fields.length} fields marked below.`;
+    return errorMessage(error);
+  return t('error.checkFields', { count: fields.length });
 }
 
 /**
@@ -25,12 +30,8 @@ export function ErrorNotice({ error, shownFields = [] }: { error: ApiError | nul
   return (
     <div class="notice notice-error" role="alert" tabIndex={-1} data-outcome>
       <p>{summary(error, shownFields)}</p>
-      {error.retryAfter !== null && <p>Try again in about {formatWait(error.retryAfter)}.</p>}
-      {error.requestId && (
-        <p class="request-id">
-          Request ID: <code>{error.requestId}</code>
-        </p>
-      )}
+      {error.retryAfter !== null && <p>{waitWords(error.retryAfter)}</p>}
+      {error.requestId && <p class="request-id">{tx('error.requestId', { id: <code>{error.requestId}</code> })}</p>}
     </div>
   );
 }

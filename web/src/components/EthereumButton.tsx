@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useAction } from '../hooks/use-api.ts';
+import { t } from '../i18n/i18n.ts';
 import { type DiscoveredWallet, discoverWallets, signWithEthereum } from '../wallet/ethereum.ts';
 import { ErrorNotice } from './ErrorNotice.tsx';
 import { ProviderMark } from './ProviderMark.tsx';
@@ -27,8 +28,7 @@ export function EthereumButton({
     });
     if (signed) done();
   };
-  if (wallets.length === 0)
-    return <p class="hint">To use an Ethereum wallet, install or unlock one in this browser.</p>;
+  if (wallets.length === 0) return <p class="hint">{t('wallet.installEthereum')}</p>;
   return (
     <>
       <ErrorNotice error={action.error} />

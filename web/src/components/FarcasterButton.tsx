@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
 import { asApiError } from '../hooks/use-api.ts';
+import { t, tx } from '../i18n/i18n.ts';
 import { channelDone, type FarcasterChannel, openChannel, POLL_MS } from '../wallet/farcaster.ts';
 import { ErrorNotice } from './ErrorNotice.tsx';
 import { ProviderMark } from './ProviderMark.tsx';
@@ -69,21 +70,23 @@ export function FarcasterButton({ base, label, done }: { base: string; label: st
     );
   return (
     <div class="farcaster-channel">
-      <p role="status">Waiting for you to approve in the Farcaster app…</p>
+      <p role="status">{t('farcaster.waiting')}</p>
       {/* An <img>, not inline markup: the server's SVG is shown as a picture and can run nothing. */}
       <img
         class="farcaster-qr"
         src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(open.qr_svg)}`}
-        alt="QR code: scan it with your phone's camera to open the Farcaster app"
+        alt={t('farcaster.qrAlt')}
         width={200}
         height={200}
       />
       <p class="hint">
-        Scan the code with your phone, or <a href={open.url}>open Farcaster on this device</a>. The request expires in{' '}
-        {Math.round(open.expires_in / 60)} minutes.
+        {tx('farcaster.scan', {
+          link: (chunks) => <a href={open.url}>{chunks}</a>,
+          minutes: Math.round(open.expires_in / 60),
+        })}
       </p>
       <button type="button" class="secondary" onClick={() => setOpen(null)}>
-        Cancel
+        {t('common.cancel')}
       </button>
     </div>
   );

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useAction, useApi } from '../hooks/use-api.ts';
 import { useOutcomeFocus } from '../hooks/use-outcome-focus.ts';
+import { dateTime, type MessageKey, pageLocale, t, tx } from '../i18n/i18n.ts';
 import { ErrorNotice } from './ErrorNotice.tsx';
 import { LoadState } from './Loading.tsx';
 import { StatusNotice } from './StatusNotice.tsx';
@@ -38,19 +39,39 @@ export interface GrantedAccess {
   sessions: GrantSessionView[];
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'unknown');
+const when = (iso: string | null) => (iso ? dateTime(iso) : t('grants.unknownTime'));
 
-/** "Know who you are; see your name": the consent page's words, as one sentence. */
+/** Our own scopes in the page's language; a resource's scope as the server words it. */
+const SCOPE_KEYS: Record<string, MessageKey> = {
+  openid: 'scope.openid',
+  profile: 'scope.profile',
+  email: 'scope.email',
+  offline_access: 'scope.offline_access',
+};
+const described = (s: ScopeView) => {
+  const key = SCOPE_KEYS[s.scope];
+  return key ? t(key) : s.description;
+};
+
+/**
+ * "Know who you are; see your name": the consent page's words, as one sentence. Only English lowers the later
+ * capitals: German capitalizes its nouns and its polite "Sie", so lowering there would misspell.
+ */
 const sentence = (scopes: ScopeView[]) =>
-  scopes.map((s, i) => (i === 0 ? s.description : s.description.charAt(0).toLowerCase() + s.description.slice(1)));
+  scopes
+    .map(described)
+    .map((d, i) => (i === 0 || pageLocale() !== 'en' ? d : d.charAt(0).toLowerCase() + d.slice(1)))
+    .join('; ');
 
 /** "Authorized from Safari on iPhone at 198.51.100.23, signed in …": one line per session the client came from. */
 function sessionLabel(s: GrantSessionView, showIds: boolean): string {
-  const browser = s.current ? 'this browser' : (s.user_agent ?? 'an unknown browser');
-  const where = s.client_ip ? ` at ${s.client_ip}` : '';
-  const since = s.signed_in_at ? `, signed in ${when(s.signed_in_at)}` : '';
-  const ended = s.live ? '' : ' (since signed out)';
-  return `Authorized from ${browser}${where}${since}${ended}${showIds ? ` · session ${s.id}` : ''}`;
+  const label = t('grants.session', {
+    browser: s.current ? 'current' : (s.user_agent ?? 'unknown'),
+    ip: s.client_ip ?? 'none',
+    signedIn: s.signed_in_at ? when(s.signed_in_at) : 'none',
+    live: s.live ? 'yes' : 'no',
+  });
+  return showIds ? `${label} · ${t('grants.sessionId', { id: s.id })}` : label;
 }
 
 function Entry(props: { grant: GrantedAccess; admin: boolean; busy: boolean; onRevoke: () => void }) {
@@ -61,31 +82,35 @@ function Entry(props: { grant: GrantedAccess; admin: boolean; busy: boolean; onR
       <p>
         <strong>{name}</strong>{' '}
         <span class={g.first_party ? 'badge badge-info' : 'badge badge-warn'}>
-          {g.first_party ? 'First party' : 'Third party'}
+          {g.first_party ? t('grants.firstParty') : t('grants.thirdParty')}
         </span>
       </p>
       {g.active_grants > 0 ? (
-        <p>Can: {sentence(g.scopes).join('; ')}.</p>
+        <p>{t('grants.can', { scopes: sentence(g.scopes) })}</p>
       ) : (
-        <p>Holds no tokens now, but may get these again without asking: {sentence(g.consented_scopes).join('; ')}.</p>
+        <p>{t('grants.holdsNone', { scopes: sentence(g.consented_scopes) })}</p>
       )}
       {props.admin && (
         <p class="hint">
-          Scopes held: <code>{g.scopes.map((s) => s.scope).join(' ') || 'none'}</code>
+          {tx('grants.scopesHeld', {
+            scopes: <code>{g.scopes.map((s) => s.scope).join(' ') || t('grants.noScopes')}</code>,
+          })}
           {!g.first_party && (
             <>
-              {' '}
-              · consented: <code>{g.consented_scopes.map((s) => s.scope).join(' ') || 'none'}</code>
+              {' · '}
+              {tx('grants.consented', {
+                scopes: <code>{g.consented_scopes.map((s) => s.scope).join(' ') || t('grants.noScopes')}</code>,
+              })}
             </>
           )}
         </p>
       )}
       <p class="hint">
-        First used {when(g.first_used_at)}, last used {when(g.last_used_at)}
+        {t('grants.used', { first: when(g.first_used_at), last: when(g.last_used_at) })}
         {props.admin && (
           <>
-            {' '}
-            · client <code>{g.client_id}</code>
+            {' · '}
+            {tx('grants.client', { id: <code>{g.client_id}</code> })}
           </>
         )}
       </p>
@@ -97,11 +122,11 @@ function Entry(props: { grant: GrantedAccess; admin: boolean; busy: boolean; onR
       <button
         type="button"
         class="secondary"
-        aria-label={`Remove access for ${g.application_name}`}
+        aria-label={t('grants.removeFor', { application: g.application_name })}
         onClick={props.onRevoke}
         disabled={props.busy}
       >
-        Remove access
+        {t('grants.remove')}
       </button>
     </li>
   );
@@ -138,12 +163,8 @@ export function GrantedAccessList({ path, revokePath, admin, reloadWith }: Grant
       return true;
     });
     if (ended) {
-      const whose = admin ? 'this account' : 'your account';
-      setDone(
-        g.first_party
-          ? `${g.application_name} no longer has access to ${whose}.`
-          : `${g.application_name} no longer has access to ${whose} and must ask again before it gets any.`,
-      );
+      const words = { application: g.application_name, whose: admin ? 'admin' : 'mine' };
+      setDone(g.first_party ? t('grants.removed', words) : t('grants.removedMustAsk', words));
       list.reload();
     }
     outcome.settled();
@@ -155,9 +176,7 @@ export function GrantedAccessList({ path, revokePath, admin, reloadWith }: Grant
       <StatusNotice message={done} />
       <LoadState loading={list.loading && !list.data} error={list.error} />
       {list.data && grants.length === 0 && (
-        <p data-testid="no-grants">
-          {admin ? 'No application has access to this account.' : 'No application has access to your account.'}
-        </p>
+        <p data-testid="no-grants">{admin ? t('grants.noneAdmin') : t('grants.noneMine')}</p>
       )}
       {grants.length > 0 && (
         <ul class="sessions" data-testid="grants">

@@ -1,4 +1,5 @@
 import type { ApiError } from '../api.ts';
+import { t } from '../i18n/i18n.ts';
 
 /** The codes that mean "this emailed link is spent": expired, already used or unknown, or guessed at too often. */
 const LINK_ERRORS = new Set(['verification_invalid', 'verification_expired', 'verification_attempts_exceeded']);
@@ -14,16 +15,14 @@ export interface Forward {
 export function LinkForward({ next }: { next: Forward }) {
   return (
     <section class="link-forward" aria-labelledby="link-forward-heading">
-      <h2 id="link-forward-heading">What now?</h2>
-      <p>
-        Links in our messages work once and for a limited time. Ask for a new one, or sign in if you already used it.
-      </p>
+      <h2 id="link-forward-heading">{t('link.whatNow')}</h2>
+      <p>{t('link.explain')}</p>
       <p>
         <a class="button" href={next.href}>
           {next.label}
         </a>
         <a class="button secondary" href="/signin">
-          Sign in
+          {t('common.signIn')}
         </a>
       </p>
     </section>

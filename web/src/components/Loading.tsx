@@ -1,4 +1,5 @@
 import type { ApiError } from '../api.ts';
+import { t } from '../i18n/i18n.ts';
 import { ErrorNotice } from './ErrorNotice.tsx';
 
 /** Loading and error states for a list: announced politely, never a blank page. */
@@ -7,7 +8,7 @@ export function LoadState({ loading, error }: { loading: boolean; error: ApiErro
   if (loading)
     return (
       <p class="loading" role="status">
-        Loading…
+        {t('common.loading')}
       </p>
     );
   return null;

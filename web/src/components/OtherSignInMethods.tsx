@@ -1,4 +1,5 @@
 import type { SignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { t } from '../i18n/i18n.ts';
 import { continueAfterSignIn } from '../second-step.ts';
 import { EthereumButton } from './EthereumButton.tsx';
 import { FarcasterButton } from './FarcasterButton.tsx';
@@ -12,7 +13,7 @@ import { ProviderMark } from './ProviderMark.tsx';
 export function OtherSignInMethods({
   methods,
   returnTo,
-  heading = 'Other ways to sign in',
+  heading = t('methods.heading'),
 }: {
   methods: SignInMethods | null;
   returnTo: string;
@@ -36,7 +37,7 @@ export function OtherSignInMethods({
             {/* target=_top: a full navigation to the server's start route, not the client-side router (which would
                 render its not-found page for a path it does not know). The page is never framed, so it stays here. */}
             <a class="button secondary" href={withReturn(p.start_url ?? '')} target="_top">
-              <ProviderMark name={p.name} /> Continue with {p.name}
+              <ProviderMark name={p.name} /> {t('methods.continueWith', { provider: p.name })}
             </a>
           </li>
         ))}
@@ -47,7 +48,7 @@ export function OtherSignInMethods({
               href={`${p.start_url ?? ''}?return_to=${encodeURIComponent(returnTo)}`}
               target="_top"
             >
-              <ProviderMark name={p.name} /> Sign in with {p.name}
+              <ProviderMark name={p.name} /> {t('methods.signInWith', { provider: p.name })}
             </a>
           </li>
         ))}
@@ -55,14 +56,14 @@ export function OtherSignInMethods({
           <li>
             <EthereumButton
               base="/auth/web3/ethereum"
-              label={(wallet, several) => (several ? `Sign in with Ethereum (${wallet})` : 'Sign in with Ethereum')}
+              label={(wallet, several) => t('methods.ethereum', { wallet, several: several ? 'yes' : 'no' })}
               done={afterWallet}
             />
           </li>
         )}
         {farcaster && (
           <li>
-            <FarcasterButton base="/auth/web3/farcaster" label="Sign in with Farcaster" done={afterWallet} />
+            <FarcasterButton base="/auth/web3/farcaster" label={t('methods.farcaster')} done={afterWallet} />
           </li>
         )}
       </ul>

@@ -1,4 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
+import { brand } from '../brand.ts';
+import { t } from '../i18n/i18n.ts';
 
 /**
  * Recovery codes, shown once: copy or download them before leaving the page. A page whose own title already says
@@ -14,15 +16,12 @@ export function RecoveryCodes({
   titled?: boolean;
 }) {
   const [copied, setCopied] = useState(false);
-  const text = `Gatehouse recovery codes (each works once)\n\n${codes.join('\n')}\n`;
+  const text = `${t('recovery.fileHeader', { org: brand.organization })}\n\n${codes.join('\n')}\n`;
   const download = useMemo(() => URL.createObjectURL(new Blob([text], { type: 'text/plain' })), [text]);
   return (
     <section aria-labelledby={titled ? undefined : 'recovery-heading'}>
-      {!titled && <h2 id="recovery-heading">Save your recovery codes</h2>}
-      <p>
-        If you lose your authenticator, each of these codes signs you in once, together with your password. They are
-        shown only now.
-      </p>
+      {!titled && <h2 id="recovery-heading">{t('recovery.title')}</h2>}
+      <p>{t('recovery.explain')}</p>
       <ul class="codes" data-testid="recovery-codes">
         {codes.map((code) => (
           <li key={code}>
@@ -31,13 +30,13 @@ export function RecoveryCodes({
         ))}
       </ul>
       <button type="button" onClick={() => void navigator.clipboard?.writeText(text).then(() => setCopied(true))}>
-        {copied ? 'Copied' : 'Copy codes'}
+        {copied ? t('common.copied') : t('recovery.copy')}
       </button>
       <a class="button secondary" href={download} download="gatehouse-recovery-codes.txt">
-        Download codes
+        {t('recovery.download')}
       </a>
       <button type="button" class="secondary" onClick={onDone}>
-        I have saved them
+        {t('recovery.saved')}
       </button>
     </section>
   );

@@ -6,9 +6,8 @@ import { isSpentLink, LinkForward } from '../components/LinkForward.tsx';
 import { Page } from '../components/Page.tsx';
 import { takeVerificationFragment } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
-
-const NEW_PASSWORD_HINT =
-  'At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused.';
+import { t } from '../i18n/i18n.ts';
+import { problemFor } from './console/field-problems.ts';
 
 /**
  * The page behind the sign-up message's link. The link proves the mailbox, not who chose the sign-up's password
@@ -34,48 +33,43 @@ export function ConfirmSignUp() {
   const spent = !proof || isSpentLink(action.error);
   const mismatch = action.error?.code === 'signup_password_mismatch';
   return (
-    <Page title="Confirm your email address">
+    <Page title={t('confirmSignUp.title')}>
       <ErrorNotice error={action.error} shownFields={['new_password']} />
-      {!proof && (
-        <p role="alert">This link is incomplete. Open the link from the message again, exactly as it was sent.</p>
-      )}
+      {!proof && <p role="alert">{t('common.linkIncomplete')}</p>}
       {done && (
         <>
-          <p role="status">Your email address is confirmed. Sign in to finish setting up your account.</p>
+          <p role="status">{t('confirmSignUp.done')}</p>
           <p>
-            <a href="/signin">Continue to sign-in</a>
+            <a href="/signin">{t('common.continueToSignIn')}</a>
           </p>
         </>
       )}
-      {spent && <LinkForward next={{ href: '/signup', label: 'Sign up again for a new link' }} />}
+      {spent && <LinkForward next={{ href: '/signup', label: t('confirmSignUp.signUpAgain') }} />}
       {!spent && !done && (
         <form onSubmit={submit} aria-busy={action.busy}>
           {mode === 'confirm' ? (
             <Field
               id="password"
-              label="Your password"
+              label={t('confirmSignUp.yourPassword')}
               type="password"
               autoComplete="current-password"
               required
-              hint="The password you chose when you signed up."
+              hint={t('confirmSignUp.yourPasswordHint')}
               value={password}
               onValue={setPassword}
               autoFocus
             />
           ) : (
             <>
-              <p>
-                Anyone can sign up with any address, so the password chosen with this sign-up is not kept. Choose your
-                own; it is the one you will sign in with.
-              </p>
+              <p>{t('confirmSignUp.chooseExplain')}</p>
               <Field
                 id="new_password"
-                label="New password"
+                label={t('common.newPassword')}
                 type="password"
                 autoComplete="new-password"
                 required
-                hint={NEW_PASSWORD_HINT}
-                error={action.error?.fields.find((f) => f.path === 'body.new_password')?.problem}
+                hint={t('common.passwordHint')}
+                error={problemFor(action.error, 'new_password')}
                 value={password}
                 onValue={setPassword}
                 autoFocus
@@ -83,15 +77,15 @@ export function ConfirmSignUp() {
             </>
           )}
           <button type="submit" disabled={action.busy}>
-            {mode === 'confirm' ? 'Confirm my address' : 'Confirm and use this password'}
+            {mode === 'confirm' ? t('confirmSignUp.confirm') : t('confirmSignUp.confirmAndUse')}
           </button>
           {mode === 'confirm' ? (
             <button type="button" class={mismatch ? 'secondary' : 'link'} onClick={() => switchTo('choose')}>
-              This sign-up was not mine, or I forgot the password
+              {t('confirmSignUp.notMine')}
             </button>
           ) : (
             <button type="button" class="link" onClick={() => switchTo('confirm')}>
-              I know the password I signed up with
+              {t('confirmSignUp.iKnow')}
             </button>
           )}
         </form>

@@ -8,6 +8,7 @@ import { RecoveryCodes } from '../components/RecoveryCodes.tsx';
 import { takeEnrollmentToken } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
 import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { t, tx } from '../i18n/i18n.ts';
 import { addPasskey, passkeysSupported, signInWithPasskey } from '../passkeys.ts';
 
 interface TotpStart {
@@ -86,11 +87,7 @@ export function Enroll() {
   return (
     <Page
       title={
-        step === 'password'
-          ? 'Set your password'
-          : step === 'totp'
-            ? 'Set up two-factor sign-in'
-            : 'Save your recovery codes'
+        step === 'password' ? t('enroll.passwordTitle') : step === 'totp' ? t('enroll.totpTitle') : t('recovery.title')
       }
     >
       <ErrorNotice error={action.error} />
@@ -98,18 +95,18 @@ export function Enroll() {
         <form onSubmit={setPasswordStep} aria-busy={action.busy}>
           <Field
             id="new-password"
-            label="New password"
+            label={t('common.newPassword')}
             type="password"
             autoComplete="new-password"
             required
-            hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
+            hint={t('common.passwordHint')}
             value={password}
             onValue={setPassword}
             autoFocus
           />
           <Field
             id="confirm-password"
-            label="Repeat the password"
+            label={t('enroll.repeatPassword')}
             type="password"
             autoComplete="new-password"
             required
@@ -118,41 +115,39 @@ export function Enroll() {
           />
           {mismatch && (
             <p class="field-error" role="alert">
-              The two passwords differ.
+              {t('enroll.passwordsDiffer')}
             </p>
           )}
           <button type="submit" disabled={action.busy}>
-            Set password
+            {t('enroll.setPassword')}
           </button>
         </form>
       )}
       {step === 'totp' && totp && (
         <form onSubmit={completeTotp} aria-busy={action.busy}>
-          <p>Scan this code with an authenticator app, or type the key by hand.</p>
+          <p>{t('enroll.scan')}</p>
           {totp.qr_svg && (
             <img
               class="qr"
-              alt="QR code for your authenticator app"
+              alt={t('enroll.qrAlt')}
               src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(totp.qr_svg)}`}
             />
           )}
-          <p>
-            Key: <code data-testid="totp-secret">{totp.secret}</code>
-          </p>
+          <p>{tx('enroll.key', { key: <code data-testid="totp-secret">{totp.secret}</code> })}</p>
           <TotpField
             id="totp-code"
-            label="Code from the app"
+            label={t('enroll.codeLabel')}
             required
             value={code}
             onValue={setCode}
-            hint="6 digits."
+            hint={t('enroll.codeHint')}
           />
           <button type="submit" disabled={action.busy}>
-            Turn on two-factor sign-in
+            {t('enroll.turnOn')}
           </button>
           {offersPasskey && (
             <button type="button" class="secondary" disabled={action.busy} onClick={withPasskey}>
-              Use a passkey instead
+              {t('enroll.usePasskey')}
             </button>
           )}
         </form>

@@ -6,20 +6,18 @@ import { Page } from '../components/Page.tsx';
 import { HowToTurnOnSelfService } from '../components/SelfServiceOff.tsx';
 import { useAction } from '../hooks/use-api.ts';
 import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { t } from '../i18n/i18n.ts';
 
 /** The reset form while self-service works (GET /auth/providers); otherwise who can reset the password instead. */
 export function ForgotPassword() {
   const methods = useSignInMethods();
   if (methods && !methods.self_service)
     return (
-      <Page title="Reset your password">
-        <p>
-          Password reset by email is not available here. Ask an administrator of your organization to send you a new
-          enrollment link: with it you choose a new password and set up two-factor sign-in again.
-        </p>
+      <Page title={t('forgot.title')}>
+        <p>{t('forgot.unavailable')}</p>
         <HowToTurnOnSelfService />
         <p class="aside">
-          <a href="/signin">Back to sign-in</a>
+          <a href="/signin">{t('common.backToSignIn')}</a>
         </p>
       </Page>
     );
@@ -35,15 +33,15 @@ function ForgotPasswordForm() {
     if (await action.run(() => api('POST', '/account/password/forgot', { email }))) setSent(true);
   };
   return (
-    <Page title="Reset your password">
+    <Page title={t('forgot.title')}>
       <ErrorNotice error={action.error} />
       {sent ? (
-        <p role="status">If an account uses {email}, a reset link is on its way. It works once, for 30 minutes.</p>
+        <p role="status">{t('forgot.sent', { email })}</p>
       ) : (
         <form onSubmit={submit} aria-busy={action.busy}>
           <Field
             id="email"
-            label="Email address"
+            label={t('common.emailAddress')}
             type="email"
             autoComplete="email"
             required
@@ -52,7 +50,7 @@ function ForgotPasswordForm() {
             autoFocus
           />
           <button type="submit" disabled={action.busy}>
-            Send reset link
+            {t('forgot.submit')}
           </button>
         </form>
       )}

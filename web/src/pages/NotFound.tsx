@@ -1,11 +1,12 @@
 import { Page } from '../components/Page.tsx';
+import { t } from '../i18n/i18n.ts';
 
 export function NotFound() {
   return (
-    <Page title="Page not found">
-      <p>There is no page at this address.</p>
+    <Page title={t('notFound.title')}>
+      <p>{t('notFound.explain')}</p>
       <p>
-        <a href="/signin">Go to sign-in</a>
+        <a href="/signin">{t('notFound.signIn')}</a>
       </p>
     </Page>
   );

@@ -6,6 +6,7 @@ import { isSpentLink, LinkForward } from '../components/LinkForward.tsx';
 import { Page } from '../components/Page.tsx';
 import { takeVerificationFragment } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
+import { t, tx } from '../i18n/i18n.ts';
 
 export function ResetPassword() {
   const [proof] = useState(takeVerificationFragment);
@@ -20,32 +21,26 @@ export function ResetPassword() {
   // A refused password leaves the link usable; a spent link does not, so the form gives way to a new request.
   const spent = !proof || isSpentLink(action.error);
   return (
-    <Page title="Choose a new password">
+    <Page title={t('reset.title')}>
       <ErrorNotice error={action.error} />
-      {!proof && (
-        <p role="alert">This link is incomplete. Open the link from the message again, exactly as it was sent.</p>
-      )}
-      {done && (
-        <p role="status">
-          Your password was changed and every session was signed out. <a href="/signin">Sign in</a>
-        </p>
-      )}
-      {spent && <LinkForward next={{ href: '/forgot-password', label: 'Request a new link' }} />}
+      {!proof && <p role="alert">{t('common.linkIncomplete')}</p>}
+      {done && <p role="status">{tx('reset.done', { link: (chunks) => <a href="/signin">{chunks}</a> })}</p>}
+      {spent && <LinkForward next={{ href: '/forgot-password', label: t('reset.newLink') }} />}
       {!spent && !done && (
         <form onSubmit={submit} aria-busy={action.busy}>
           <Field
             id="new-password"
-            label="New password"
+            label={t('common.newPassword')}
             type="password"
             autoComplete="new-password"
             required
-            hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
+            hint={t('common.passwordHint')}
             value={password}
             onValue={setPassword}
             autoFocus
           />
           <button type="submit" disabled={action.busy}>
-            Set new password
+            {t('reset.submit')}
           </button>
         </form>
       )}

@@ -5,6 +5,7 @@ import { ErrorNotice } from '../components/ErrorNotice.tsx';
 import { LoadState } from '../components/Loading.tsx';
 import { Page } from '../components/Page.tsx';
 import { useAction } from '../hooks/use-api.ts';
+import { t } from '../i18n/i18n.ts';
 import { passkeysSupported, signInWithPasskey } from '../passkeys.ts';
 import { pagePending } from '../second-step.ts';
 
@@ -52,15 +53,15 @@ export function SecondFactor() {
 
   if (!state)
     return (
-      <Page title="Confirm it is you">
+      <Page title={t('secondFactor.title')}>
         <LoadState loading error={action.error} />
       </Page>
     );
   const has = (method: Method) => state.methods.includes(method);
   return (
-    <Page title="Confirm it is you">
+    <Page title={t('secondFactor.title')}>
       <ErrorNotice error={action.error} />
-      <p>Your account has two-factor sign-in. Finish signing in with your second factor.</p>
+      <p>{t('secondFactor.explain')}</p>
       {has('totp') && (
         <form onSubmit={submit} aria-busy={action.busy}>
           <SecondFactorField
@@ -68,16 +69,16 @@ export function SecondFactor() {
             value={code}
             onValue={setCode}
             totpRequired
-            totpHint="The 6-digit code from your authenticator app."
+            totpHint={t('secondFactor.totpHint')}
             autoFocus
           />
           {has('recovery_code') && (
             <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
-              {useRecovery ? 'Use an authentication code instead' : 'Use a recovery code instead'}
+              {useRecovery ? t('code.useTotp') : t('code.useRecovery')}
             </button>
           )}
           <button type="submit" disabled={action.busy}>
-            Continue
+            {t('common.continue')}
           </button>
         </form>
       )}
@@ -88,11 +89,11 @@ export function SecondFactor() {
           disabled={action.busy}
           onClick={withPasskey}
         >
-          Use a passkey
+          {t('secondFactor.usePasskey')}
         </button>
       )}
       <p class="aside">
-        <a href={`/signin?return_to=${encodeURIComponent(returnTo)}`}>Sign in another way</a>
+        <a href={`/signin?return_to=${encodeURIComponent(returnTo)}`}>{t('secondFactor.otherWay')}</a>
       </p>
     </Page>
   );

@@ -7,6 +7,7 @@ import { OtherSignInMethods } from '../components/OtherSignInMethods.tsx';
 import { Page } from '../components/Page.tsx';
 import { usePendingClient } from '../hooks/use-pending-client.ts';
 import { type SignInMethods, useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { t, tx } from '../i18n/i18n.ts';
 import { dismissOffer, offerDismissed, returnsToApplication } from '../passkey-offer.ts';
 import {
   addPasskey,
@@ -136,12 +137,9 @@ export function SignIn() {
 
   if (offerPasskey)
     return (
-      <Page title="Add a passkey?">
+      <Page title={t('passkeyOffer.title')}>
         <ErrorNotice error={error} />
-        <p>
-          You are signed in. A passkey lets you sign in next time with your fingerprint, face or screen lock instead of
-          your password and code.
-        </p>
+        <p>{t('passkeyOffer.explain')}</p>
         <button
           type="button"
           disabled={busy}
@@ -152,7 +150,7 @@ export function SignIn() {
             })
           }
         >
-          Add a passkey
+          {t('passkey.add')}
         </button>
         <button
           type="button"
@@ -163,24 +161,22 @@ export function SignIn() {
             location.assign(returnTo);
           }}
         >
-          Not now
+          {t('passkeyOffer.notNow')}
         </button>
       </Page>
     );
 
   return (
-    <Page title="Sign in">
+    <Page title={t('signIn.title')}>
       {application && (
-        <p class="continue-to">
-          Sign in to continue to <strong>{application}</strong>
-        </p>
+        <p class="continue-to">{tx('signIn.continueTo', { application, b: (chunks) => <strong>{chunks}</strong> })}</p>
       )}
       <ErrorNotice error={error} />
       {!challenge ? (
         <form onSubmit={start} aria-busy={busy}>
           <Field
             id="subject"
-            label="Email address"
+            label={t('common.emailAddress')}
             type="email"
             autoComplete="username webauthn"
             required
@@ -189,25 +185,25 @@ export function SignIn() {
             autoFocus
           />
           <button type="submit" disabled={busy}>
-            Continue
+            {t('common.continue')}
           </button>
           {passkeys && (
             <button type="button" class="secondary" disabled={busy} onClick={withPasskey}>
-              Sign in with a passkey
+              {t('signIn.withPasskey')}
             </button>
           )}
         </form>
       ) : (
         <form onSubmit={verify} aria-busy={busy}>
           <p class="subject">
-            Signing in as <strong>{subject}</strong>{' '}
+            {tx('signIn.signingInAs', { subject, b: (chunks) => <strong>{chunks}</strong> })}{' '}
             <button type="button" class="link" onClick={() => setChallenge(null)}>
-              Change
+              {t('signIn.change')}
             </button>
           </p>
           <Field
             id="password"
-            label="Password"
+            label={t('common.password')}
             type="password"
             autoComplete="current-password"
             required
@@ -220,23 +216,21 @@ export function SignIn() {
             value={code}
             onValue={setCode}
             totpRequired={false}
-            totpHint="The 6-digit code from your authenticator app. Leave it empty if you have not set one up yet."
+            totpHint={t('signIn.totpHint')}
           />
           <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
-            {useRecovery ? 'Use an authentication code instead' : 'Use a recovery code instead'}
+            {useRecovery ? t('code.useTotp') : t('code.useRecovery')}
           </button>
           <button type="submit" disabled={busy}>
-            Sign in
+            {t('common.signIn')}
           </button>
         </form>
       )}
       <p class="aside">
-        <a href="/forgot-password">Forgot your password?</a>
+        <a href="/forgot-password">{t('signIn.forgot')}</a>
       </p>
       {methods?.self_service && (
-        <p class="aside">
-          New here? <a href="/signup">Create an account</a>
-        </p>
+        <p class="aside">{tx('signIn.newHere', { link: (chunks) => <a href="/signup">{chunks}</a> })}</p>
       )}
       <OtherSignInMethods methods={methods} returnTo={returnTo} />
     </Page>

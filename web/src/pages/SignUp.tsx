@@ -7,6 +7,7 @@ import { Page } from '../components/Page.tsx';
 import { HowToTurnOnSelfService } from '../components/SelfServiceOff.tsx';
 import { useAction } from '../hooks/use-api.ts';
 import { useSignInMethods } from '../hooks/use-sign-in-methods.ts';
+import { t, tx } from '../i18n/i18n.ts';
 import { problemFor } from './console/field-problems.ts';
 
 /** Sign-up, once GET /auth/providers says it is open; otherwise who can still give the person an account. */
@@ -14,23 +15,18 @@ export function SignUp() {
   const methods = useSignInMethods();
   if (!methods)
     return (
-      <Page title="Create an account">
+      <Page title={t('signUp.title')}>
         <p class="loading" role="status">
-          Loading…
+          {t('common.loading')}
         </p>
       </Page>
     );
   if (!methods.self_service)
     return (
-      <Page title="Sign-up is not open here">
-        <p>
-          Accounts here are created by an administrator. Ask one to invite you: you will get a link to set your password
-          and two-factor sign-in.
-        </p>
+      <Page title={t('signUp.closedTitle')}>
+        <p>{t('signUp.closedExplain')}</p>
         <HowToTurnOnSelfService />
-        <p class="aside">
-          Already have an account? <a href="/signin">Sign in</a>
-        </p>
+        <p class="aside">{tx('common.alreadyHaveAccount', { link: (chunks) => <a href="/signin">{chunks}</a> })}</p>
       </Page>
     );
   return <SignUpForm devMailbox={methods.dev_mailbox} />;
@@ -52,26 +48,18 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
 
   if (sent)
     return (
-      <Page title="Check your email">
-        <p role="status">
-          We sent a confirmation link to <strong>{email}</strong>. Open it and type your password again to finish
-          creating your account.
-        </p>
-        {devMailbox && (
-          <p class="aside">
-            This is a development instance: the message was not sent but kept. Its link is printed on the terminal
-            running Gatehouse and shown on the console's Mailbox page.
-          </p>
-        )}
+      <Page title={t('signUp.checkEmail')}>
+        <p role="status">{tx('signUp.sent', { email, b: (chunks) => <strong>{chunks}</strong> })}</p>
+        {devMailbox && <p class="aside">{t('signUp.devMailbox')}</p>}
       </Page>
     );
   return (
-    <Page title="Create an account">
+    <Page title={t('signUp.title')}>
       <ErrorNotice error={action.error} shownFields={['display_name', 'email', 'password']} />
       <form onSubmit={submit} aria-busy={action.busy}>
         <Field
           id="name"
-          label="Your name"
+          label={t('signUp.name')}
           autoComplete="name"
           required
           maxLength={200}
@@ -82,7 +70,7 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
         />
         <Field
           id="email"
-          label="Email address"
+          label={t('common.emailAddress')}
           type="email"
           autoComplete="email"
           required
@@ -92,24 +80,22 @@ function SignUpForm({ devMailbox }: { devMailbox: boolean }) {
         />
         <Field
           id="password"
-          label="Password"
+          label={t('common.password')}
           type="password"
           autoComplete="new-password"
           required
           error={problemFor(action.error, 'password')}
-          hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
+          hint={t('common.passwordHint')}
           value={password}
           onValue={setPassword}
         />
         <button type="submit" disabled={action.busy}>
-          Create account
+          {t('signUp.submit')}
         </button>
       </form>
-      <p class="aside">
-        Already have an account? <a href="/signin">Sign in</a>
-      </p>
+      <p class="aside">{tx('common.alreadyHaveAccount', { link: (chunks) => <a href="/signin">{chunks}</a> })}</p>
       {/* A provider account new here becomes a new account (never one found by its email address). */}
-      <OtherSignInMethods methods={methods} returnTo={returnTo} heading="Or sign up with" />
+      <OtherSignInMethods methods={methods} returnTo={returnTo} heading={t('signUp.orWith')} />
     </Page>
   );
 }

@@ -5,6 +5,7 @@ import { type Forward, LinkForward } from '../components/LinkForward.tsx';
 import { Page } from '../components/Page.tsx';
 import { takeVerificationFragment } from '../fragment.ts';
 import { useAction } from '../hooks/use-api.ts';
+import { t } from '../i18n/i18n.ts';
 
 interface VerifyEmailProps {
   /** The API that consumes the link (/account/email/change/verify). */
@@ -31,13 +32,13 @@ export function VerifyEmail({ endpoint, done, retry, signInFirst }: VerifyEmailP
   }, []);
 
   return (
-    <Page title="Email confirmation">
-      {state === 'working' && <p role="status">Confirming…</p>}
+    <Page title={t('verifyEmail.title')}>
+      {state === 'working' && <p role="status">{t('verifyEmail.working')}</p>}
       {state === 'done' && (
         <>
           <p role="status">{done}</p>
           <p>
-            <a href="/signin">Continue to sign-in</a>
+            <a href="/signin">{t('common.continueToSignIn')}</a>
           </p>
         </>
       )}
@@ -45,9 +46,7 @@ export function VerifyEmail({ endpoint, done, retry, signInFirst }: VerifyEmailP
         <>
           <ErrorNotice error={action.error} />
           {action.error?.status === 401 && <p>{signInFirst}</p>}
-          {!action.error && (
-            <p role="alert">This link is incomplete. Open the link from the message again, exactly as it was sent.</p>
-          )}
+          {!action.error && <p role="alert">{t('common.linkIncomplete')}</p>}
           <LinkForward next={retry} />
         </>
       )}

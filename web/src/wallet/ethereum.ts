@@ -3,6 +3,7 @@
 // server builds the EIP-4361 message, the wallet signs it (personal_sign, EIP-191), the server verifies.
 import { stringToHex } from 'viem';
 import { ApiError, api } from '../api.ts';
+import { t } from '../i18n/i18n.ts';
 
 /** EIP-1193: the one method every wallet provider has. */
 export interface Eip1193Provider {
@@ -28,7 +29,8 @@ export function discoverWallets(found: (wallets: DiscoveredWallet[]) => void): (
     const list = [...wallets.values()];
     const injected = (window as { ethereum?: Eip1193Provider }).ethereum;
     // A wallet that only injects window.ethereum (no EIP-6963) is still usable when nothing announced itself.
-    if (list.length === 0 && injected) list.push({ id: 'injected', name: 'Browser wallet', provider: injected });
+    if (list.length === 0 && injected)
+      list.push({ id: 'injected', name: t('wallet.browserWallet'), provider: injected });
     found(list);
   };
   const onAnnounce = (event: Event) => {
@@ -48,9 +50,9 @@ const walletError = (description: string) =>
 /** What the wallet said, in words: 4001 is EIP-1193's "the person refused". */
 function fromWallet(caught: unknown): ApiError {
   const code = (caught as { code?: unknown }).code;
-  if (code === 4001) return walletError('The wallet request was declined.');
+  if (code === 4001) return walletError(t('wallet.declined'));
   const message = (caught as { message?: unknown }).message;
-  return walletError(`The wallet could not sign: ${typeof message === 'string' ? message : String(caught)}`);
+  return walletError(t('wallet.failed', { reason: typeof message === 'string' ? message : String(caught) }));
 }
 
 /**
@@ -62,7 +64,7 @@ export async function signWithEthereum(wallet: DiscoveredWallet, base: string): 
   let chainId: number;
   try {
     const accounts = (await wallet.provider.request({ method: 'eth_requestAccounts' })) as string[];
-    if (!accounts[0]) throw walletError('The wallet shared no account.');
+    if (!accounts[0]) throw walletError(t('wallet.noAccount'));
     address = accounts[0];
     chainId = Number.parseInt(String(await wallet.provider.request({ method: 'eth_chainId' })), 16);
   } catch (caught) {

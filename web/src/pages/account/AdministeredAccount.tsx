@@ -1,4 +1,5 @@
 import { HowToTurnOnSelfService } from '../../components/SelfServiceOff.tsx';
+import { t } from '../../i18n/i18n.ts';
 
 /**
  * The account page while self-service is off: the account routes all refuse (403 self_service_disabled), so instead
@@ -7,19 +8,13 @@ import { HowToTurnOnSelfService } from '../../components/SelfServiceOff.tsx';
 export function AdministeredAccount() {
   return (
     <section aria-labelledby="administered-heading">
-      <h2 id="administered-heading">Managed by an administrator</h2>
-      <p>
-        Account self-service is off here, so your password, email address and two-factor sign-in cannot be changed on
-        this page. An administrator of this organization can, from the console:
-      </p>
+      <h2 id="administered-heading">{t('administered.heading')}</h2>
+      <p>{t('administered.explain')}</p>
       <ul>
-        <li>
-          send you a new enrollment link, to set a new password and two-factor sign-in (a forgotten password or a lost
-          authenticator);
-        </li>
-        <li>sign you out everywhere, for example after losing a device;</li>
-        <li>change your roles in the organization;</li>
-        <li>suspend or reactivate your account.</li>
+        <li>{t('administered.newLink')}</li>
+        <li>{t('administered.signOut')}</li>
+        <li>{t('administered.roles')}</li>
+        <li>{t('administered.suspend')}</li>
       </ul>
       <HowToTurnOnSelfService />
     </section>

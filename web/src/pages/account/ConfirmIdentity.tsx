@@ -1,5 +1,6 @@
 import type { ApiError } from '../../api.ts';
 import { Field } from '../../components/Field.tsx';
+import { t } from '../../i18n/i18n.ts';
 
 /** Where "sign in again" goes: the sign-in page offers every method the service has, then comes back here. */
 const SIGN_IN_AGAIN = `/signin?return_to=${encodeURIComponent('/settings')}`;
@@ -22,19 +23,19 @@ export function ConfirmIdentity(props: {
       {props.passwordSet && (
         <Field
           id={props.id}
-          label="Current password"
+          label={t('common.currentPassword')}
           type="password"
           autoComplete="current-password"
-          hint="Type it, then try again."
+          hint={t('confirmIdentity.hint')}
           value={props.password}
           onValue={props.onPassword}
         />
       )}
       <p>
         <a class="button secondary" href={SIGN_IN_AGAIN} target="_top">
-          {props.passwordSet ? 'Or sign in again' : 'Sign in again to confirm it is you'}
+          {props.passwordSet ? t('confirmIdentity.orSignInAgain') : t('confirmIdentity.signInAgain')}
         </a>{' '}
-        <span class="hint">with any of your ways to sign in, then make the change within ten minutes.</span>
+        <span class="hint">{t('confirmIdentity.within')}</span>
       </p>
     </div>
   );

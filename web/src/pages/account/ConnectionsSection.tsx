@@ -7,16 +7,21 @@ import { LoadState } from '../../components/Loading.tsx';
 import { ProviderMark } from '../../components/ProviderMark.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
+import { type MessageKey, t } from '../../i18n/i18n.ts';
 import { ConfirmIdentity, needsConfirmation } from './ConfirmIdentity.tsx';
 import type { Connection } from './types.ts';
 
-const KIND_NAMES: Record<string, string> = {
-  password: 'Password',
-  passkey: 'Passkey',
-  federated: 'Sign-in provider',
-  web3: 'Wallet',
-  saml: 'Company sign-in (SAML)',
-  ldap: 'Directory (LDAP)',
+const KIND_KEYS: Record<string, MessageKey> = {
+  password: 'connections.kind.password',
+  passkey: 'connections.kind.passkey',
+  federated: 'connections.kind.federated',
+  web3: 'connections.kind.web3',
+  saml: 'connections.kind.saml',
+  ldap: 'connections.kind.ldap',
+};
+const kindName = (kind: string) => {
+  const key = KIND_KEYS[kind];
+  return key ? t(key) : kind;
 };
 
 export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
@@ -49,10 +54,9 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
   const farcaster = (methods?.providers ?? []).some((p) => p.id === 'farcaster' && p.start_url !== null);
   return (
     <section aria-labelledby="connections-heading">
-      <h2 id="connections-heading">Ways to sign in</h2>
+      <h2 id="connections-heading">{t('connections.heading')}</h2>
       <p class="hint" id="last-method-rule">
-        Every account keeps at least one way to sign in, so the last one cannot be removed. Add another before removing
-        it.
+        {t('connections.lastRule')}
       </p>
       <LoadState loading={list.loading} error={list.error} />
       <ErrorNotice error={action.error} />
@@ -77,12 +81,12 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
                 <>
                   {/* The label is the email the identity provider sent, or its NameID. */}
                   <ProviderMark name={samlName(c.provider) ?? 'SAML'} />{' '}
-                  <strong>{samlName(c.provider) ?? `${KIND_NAMES.saml} ${c.provider}`}</strong> ({c.label})
+                  <strong>{samlName(c.provider) ?? `${kindName('saml')} ${c.provider}`}</strong> ({c.label})
                 </>
               ) : c.kind === 'ldap' ? (
                 <>
                   {/* Known by the directory's configured name, not its id; the label is the directory's email for it. */}
-                  <strong>{c.provider_name ?? `${KIND_NAMES.ldap} ${c.provider}`}</strong>
+                  <strong>{c.provider_name ?? `${kindName('ldap')} ${c.provider}`}</strong>
                   {c.label && ` (${c.label})`}
                 </>
               ) : c.kind === 'web3' && c.provider === 'farcaster' ? (
@@ -93,11 +97,11 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
               ) : c.kind === 'web3' ? (
                 <>
                   {/* The label is the shortened address (0x1234…abcd); the chain stays in the method's key. */}
-                  <ProviderMark name="Ethereum" /> <strong>Ethereum wallet</strong> ({c.label})
+                  <ProviderMark name="Ethereum" /> <strong>{t('connections.ethereumWallet')}</strong> ({c.label})
                 </>
               ) : (
                 <>
-                  <strong>{KIND_NAMES[c.kind] ?? c.kind}</strong>
+                  <strong>{kindName(c.kind)}</strong>
                   {c.subject && ` (${c.subject})`}{' '}
                   {/* A passkey is known by the name its owner gave it; other methods by their provider. */}
                   <span class="hint">{c.kind === 'passkey' ? c.label : c.provider !== 'local' && c.provider}</span>
@@ -110,7 +114,7 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
                 disabled={action.busy || only}
                 aria-describedby={only ? 'last-method-rule' : undefined}
               >
-                Remove
+                {t('common.remove')}
               </button>
             </li>
           ))}
@@ -120,18 +124,22 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
         <div class="other-methods">
           <EthereumButton
             base="/account/connections/ethereum"
-            label={(wallet, several) => (several ? `Add an Ethereum wallet (${wallet})` : 'Add an Ethereum wallet')}
+            label={(wallet, several) => t('connections.addEthereum', { wallet, several: several ? 'yes' : 'no' })}
             done={list.reload}
           />
         </div>
       )}
       {list.data && farcaster && (
         <div class="other-methods">
-          <FarcasterButton base="/account/connections/farcaster" label="Add a Farcaster account" done={list.reload} />
+          <FarcasterButton
+            base="/account/connections/farcaster"
+            label={t('connections.addFarcaster')}
+            done={list.reload}
+          />
         </div>
       )}
       {list.data && linkableSaml.length > 0 && (
-        <ul class="other-methods" aria-label="Link a company sign-in">
+        <ul class="other-methods" aria-label={t('connections.linkCompany')}>
           {linkableSaml.map((p) => (
             <li key={p.id}>
               <a
@@ -139,14 +147,14 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
                 href={`/auth/saml/${encodeURIComponent(p.id)}/link?return_to=%2Fsettings`}
                 target="_top"
               >
-                <ProviderMark name={p.name} /> Add sign-in with {p.name}
+                <ProviderMark name={p.name} /> {t('connections.addSignIn', { provider: p.name })}
               </a>
             </li>
           ))}
         </ul>
       )}
       {list.data && linkable.length > 0 && (
-        <ul class="other-methods" aria-label="Link another way to sign in">
+        <ul class="other-methods" aria-label={t('connections.linkOther')}>
           {linkable.map((p) => (
             <li key={p.id}>
               <a
@@ -154,7 +162,7 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
                 href={`/account/connections/start?provider=${encodeURIComponent(p.id)}&return_to=%2Fsettings`}
                 target="_top"
               >
-                <ProviderMark name={p.name} /> Add sign-in with {p.name}
+                <ProviderMark name={p.name} /> {t('connections.addSignIn', { provider: p.name })}
               </a>
             </li>
           ))}

@@ -3,6 +3,7 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { t, tx } from '../../i18n/i18n.ts';
 import { problemFor } from '../console/field-problems.ts';
 import { ConfirmIdentity, needsConfirmation } from './ConfirmIdentity.tsx';
 import type { Profile } from './types.ts';
@@ -23,17 +24,20 @@ export function EmailSection({ profile }: { profile: Profile }) {
   };
   return (
     <section aria-labelledby="email-heading">
-      <h2 id="email-heading">Email address</h2>
+      <h2 id="email-heading">{t('email.heading')}</h2>
       <p>
-        You sign in with <strong>{profile.email}</strong>
-        {profile.email_verified ? ' (verified)' : ' (not verified)'}.
+        {tx('email.current', {
+          email: profile.email ?? '',
+          verified: profile.email_verified ? 'yes' : 'no',
+          b: (chunks) => <strong>{chunks}</strong>,
+        })}
       </p>
       <ErrorNotice error={action.error} shownFields={['new_email', 'password']} />
-      {sent && <p role="status">We sent a confirmation link to {sent}. Your address changes once you open it.</p>}
+      {sent && <p role="status">{t('email.sent', { email: sent })}</p>}
       <form onSubmit={submit}>
         <Field
           id="new-email"
-          label="New email address"
+          label={t('email.new')}
           type="email"
           autoComplete="email"
           required
@@ -44,7 +48,7 @@ export function EmailSection({ profile }: { profile: Profile }) {
         {profile.password_set && (
           <Field
             id="email-password"
-            label="Current password"
+            label={t('common.currentPassword')}
             type="password"
             autoComplete="current-password"
             required
@@ -57,7 +61,7 @@ export function EmailSection({ profile }: { profile: Profile }) {
           <ConfirmIdentity id="email-password" passwordSet={false} password="" onPassword={setPassword} />
         )}
         <button type="submit" disabled={action.busy}>
-          Change email address
+          {t('email.submit')}
         </button>
       </form>
     </section>

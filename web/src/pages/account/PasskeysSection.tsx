@@ -4,6 +4,7 @@ import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { date, t } from '../../i18n/i18n.ts';
 import { addPasskey, passkeysSupported } from '../../passkeys.ts';
 import { ConfirmIdentity } from './ConfirmIdentity.tsx';
 
@@ -14,8 +15,6 @@ interface Passkey {
   last_used_at: string | null;
   synced: boolean;
 }
-
-const day = (iso: string) => new Date(iso).toLocaleDateString();
 
 /**
  * Add, rename and remove passkeys. Adding and removing need a recent sign-in; when the server says the sign-in is
@@ -49,7 +48,7 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
       });
       setName('');
       return true;
-    }, 'Passkey added.');
+    }, t('passkeys.added'));
   };
   const remove = (id: string) =>
     void confirmed(async (pw) => {
@@ -60,14 +59,14 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
         },
       );
       return true; // 204 has no body: success is that nothing was thrown
-    }, 'Passkey removed.');
+    }, t('passkeys.removed'));
   const rename = (event: Event) => {
     event.preventDefault();
     if (!renaming) return;
     void action.run(async () => {
       await api('PATCH', `/account/passkeys/${encodeURIComponent(renaming.id)}`, { name: renaming.name });
       setRenaming(null);
-      setStatus('Passkey renamed.');
+      setStatus(t('passkeys.renamed'));
       list.reload();
       onChange();
     });
@@ -75,11 +74,8 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
 
   return (
     <section aria-labelledby="passkeys-heading">
-      <h2 id="passkeys-heading">Passkeys</h2>
-      <p class="hint">
-        A passkey signs you in with your fingerprint, face or screen lock: no password or code to type, and it only
-        works on this site.
-      </p>
+      <h2 id="passkeys-heading">{t('passkeys.heading')}</h2>
+      <p class="hint">{t('passkeys.explain')}</p>
       <LoadState loading={list.loading} error={list.error} />
       <ErrorNotice error={action.error} />
       {status && <p role="status">{status}</p>}
@@ -91,7 +87,7 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
                 <form onSubmit={rename}>
                   <Field
                     id={`passkey-name-${p.id}`}
-                    label="New name"
+                    label={t('passkeys.newName')}
                     required
                     maxLength={64}
                     value={renaming.name}
@@ -99,10 +95,10 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
                     autoFocus
                   />
                   <button type="submit" disabled={action.busy}>
-                    Save name
+                    {t('common.saveName')}
                   </button>
                   <button type="button" class="secondary" onClick={() => setRenaming(null)}>
-                    Cancel
+                    {t('common.cancel')}
                   </button>
                 </form>
               </li>
@@ -110,21 +106,23 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
               <li key={p.id}>
                 <strong>{p.name}</strong>{' '}
                 <span class="hint">
-                  added {day(p.created_at)}
-                  {p.last_used_at ? `, last used ${day(p.last_used_at)}` : ', never used'}
-                  {p.synced ? ' · synced' : ' · this device only'}
+                  {t('passkeys.details', {
+                    added: date(p.created_at),
+                    lastUsed: p.last_used_at ? date(p.last_used_at) : 'never',
+                    synced: p.synced ? 'yes' : 'no',
+                  })}
                 </span>
                 <button type="button" class="secondary" onClick={() => setRenaming({ id: p.id, name: p.name })}>
-                  Rename
+                  {t('passkeys.rename')}
                 </button>
                 <button
                   type="button"
                   class="secondary"
                   disabled={action.busy}
                   onClick={() => remove(p.id)}
-                  aria-label={`Remove ${p.name}`}
+                  aria-label={t('passkeys.removeNamed', { name: p.name })}
                 >
-                  Remove
+                  {t('common.remove')}
                 </button>
               </li>
             ),
@@ -138,18 +136,18 @@ export function PasskeysSection({ passwordSet, onChange }: { passwordSet: boolea
         <form onSubmit={add}>
           <Field
             id="passkey-name"
-            label="Label for a new passkey"
-            hint="Optional, e.g. “Work laptop”: it helps you tell your passkeys apart."
+            label={t('passkeys.label')}
+            hint={t('passkeys.labelHint')}
             maxLength={64}
             value={name}
             onValue={setName}
           />
           <button type="submit" disabled={action.busy}>
-            Add a passkey
+            {t('passkey.add')}
           </button>
         </form>
       ) : (
-        <p class="hint">This browser cannot create passkeys.</p>
+        <p class="hint">{t('passkeys.unsupported')}</p>
       )}
     </section>
   );

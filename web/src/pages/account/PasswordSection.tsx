@@ -3,16 +3,14 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { t } from '../../i18n/i18n.ts';
 
 export function PasswordSection({ passwordSet, onChange }: { passwordSet: boolean; onChange: () => void }) {
   if (!passwordSet)
     return (
       <section aria-labelledby="password-heading">
-        <h2 id="password-heading">Password</h2>
-        <p>
-          Your account has no password: you sign in with a passkey or a linked account (see “Ways to sign in”). To
-          confirm a change, you sign in again with one of them.
-        </p>
+        <h2 id="password-heading">{t('password.heading')}</h2>
+        <p>{t('password.none', { ways: t('connections.heading') })}</p>
       </section>
     );
   return <PasswordChange onChange={onChange} />;
@@ -40,13 +38,13 @@ function PasswordChange({ onChange }: { onChange: () => void }) {
   };
   return (
     <section aria-labelledby="password-heading">
-      <h2 id="password-heading">Password</h2>
+      <h2 id="password-heading">{t('password.heading')}</h2>
       <ErrorNotice error={action.error} />
-      {done !== null && <p role="status">Password changed; {done} other session(s) signed out.</p>}
+      {done !== null && <p role="status">{t('password.changed', { count: done })}</p>}
       <form onSubmit={submit}>
         <Field
           id="current-password"
-          label="Current password"
+          label={t('common.currentPassword')}
           type="password"
           autoComplete="current-password"
           required
@@ -55,16 +53,16 @@ function PasswordChange({ onChange }: { onChange: () => void }) {
         />
         <Field
           id="changed-password"
-          label="New password"
+          label={t('common.newPassword')}
           type="password"
           autoComplete="new-password"
           required
-          hint="At least 12 characters. A few uncommon words make a strong password; common ones and your name or email are refused."
+          hint={t('common.passwordHint')}
           value={next}
           onValue={setNext}
         />
         <button type="submit" disabled={action.busy}>
-          Change password
+          {t('password.submit')}
         </button>
       </form>
     </section>

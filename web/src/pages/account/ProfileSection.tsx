@@ -3,6 +3,7 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { Field } from '../../components/Field.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { t } from '../../i18n/i18n.ts';
 import { problemFor } from '../console/field-problems.ts';
 import type { Profile } from './types.ts';
 
@@ -21,12 +22,12 @@ export function ProfileSection({ profile, onChange }: { profile: Profile; onChan
   };
   return (
     <section aria-labelledby="profile-heading">
-      <h2 id="profile-heading">Profile</h2>
+      <h2 id="profile-heading">{t('profile.heading')}</h2>
       <ErrorNotice error={action.error} shownFields={['display_name']} />
       <form onSubmit={save}>
         <Field
           id="display-name"
-          label="Name"
+          label={t('profile.name')}
           required
           maxLength={200}
           value={name}
@@ -34,9 +35,9 @@ export function ProfileSection({ profile, onChange }: { profile: Profile; onChan
           error={problemFor(action.error, 'display_name')}
         />
         <button type="submit" disabled={action.busy}>
-          Save name
+          {t('common.saveName')}
         </button>
-        {saved && <span role="status"> Saved.</span>}
+        {saved && <span role="status"> {t('profile.saved')}</span>}
       </form>
     </section>
   );

@@ -2,9 +2,10 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { dateTime, t } from '../../i18n/i18n.ts';
 import type { SessionView } from './types.ts';
 
-const when = (iso: string) => new Date(iso).toLocaleString();
+const when = dateTime;
 
 export function SessionsSection() {
   const list = useApi<{ sessions: SessionView[] }>('/account/sessions');
@@ -22,7 +23,7 @@ export function SessionsSection() {
   };
   return (
     <section aria-labelledby="sessions-heading">
-      <h2 id="sessions-heading">Where you are signed in</h2>
+      <h2 id="sessions-heading">{t('sessions.heading')}</h2>
       <LoadState loading={list.loading} error={list.error} />
       <ErrorNotice error={action.error} />
       {list.data && (
@@ -31,30 +32,28 @@ export function SessionsSection() {
             {list.data.sessions.map((s) => (
               <li key={s.id}>
                 <p>
-                  <strong title={s.user_agent ?? undefined}>{s.device ?? 'Unknown browser'}</strong>
-                  {s.current && ' (this browser)'}
+                  <strong title={s.user_agent ?? undefined}>{s.device ?? t('sessions.unknownBrowser')}</strong>
+                  {s.current && t('sessions.thisBrowser')}
                 </p>
                 <p class="hint">
-                  From {s.client_ip ?? 'an unknown address'}, signed in {when(s.created_at)}, last seen{' '}
-                  {when(s.last_seen_at)}
+                  {t('sessions.details', {
+                    ip: s.client_ip ?? 'none',
+                    signedIn: when(s.created_at),
+                    lastSeen: when(s.last_seen_at),
+                  })}
                 </p>
                 {!s.current && (
                   <button type="button" class="secondary" onClick={() => void revoke(s.id)} disabled={action.busy}>
-                    Sign out this session
+                    {t('sessions.signOut')}
                   </button>
                 )}
               </li>
             ))}
           </ul>
-          {list.data.sessions.length <= 1 && (
-            <p class="empty">
-              This is the only place you are signed in. Sessions on other devices appear here, each with a way to sign
-              it out.
-            </p>
-          )}
+          {list.data.sessions.length <= 1 && <p class="empty">{t('sessions.only')}</p>}
           {list.data.sessions.length > 1 && (
             <button type="button" onClick={() => void revokeOthers()} disabled={action.busy}>
-              Sign out everywhere else
+              {t('sessions.signOutOthers')}
             </button>
           )}
         </>

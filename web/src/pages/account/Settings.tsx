@@ -5,10 +5,12 @@ import { LoadState } from '../../components/Loading.tsx';
 import { Page } from '../../components/Page.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
+import { t } from '../../i18n/i18n.ts';
 import { AdministeredAccount } from './AdministeredAccount.tsx';
 import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
 import { GrantsSection } from './GrantsSection.tsx';
+import { LanguageSection } from './LanguageSection.tsx';
 import { PasskeysSection } from './PasskeysSection.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
 import { ProfileSection } from './ProfileSection.tsx';
@@ -21,9 +23,9 @@ export function Settings() {
   const methods = useSignInMethods();
   if (!methods)
     return (
-      <Page title="Your account">
+      <Page title={t('account.title')}>
         <p class="loading" role="status">
-          Loading…
+          {t('common.loading')}
         </p>
       </Page>
     );
@@ -32,7 +34,7 @@ export function Settings() {
 
 function AdministeredSettings() {
   return (
-    <Page title="Your account">
+    <Page title={t('account.title')}>
       <AdministeredAccount />
       <SignOut />
     </Page>
@@ -44,11 +46,12 @@ function SelfServiceSettings() {
   // Passkeys are sign-in methods too: a change there redraws the list of ways to sign in.
   const [methodsSeen, setMethodsSeen] = useState(0);
   return (
-    <Page title="Your account">
+    <Page title={t('account.title')}>
       <LoadState loading={profile.loading} error={profile.error} />
       {profile.data && (
         <>
           <ProfileSection profile={profile.data} onChange={profile.reload} />
+          <LanguageSection profile={profile.data} />
           <EmailSection profile={profile.data} />
           <PasswordSection passwordSet={profile.data.password_set} onChange={profile.reload} />
           <TotpSection />
@@ -82,7 +85,7 @@ function SignOut() {
     <>
       <ErrorNotice error={signOut.error} />
       <button type="button" class="secondary" onClick={() => void leave()} disabled={signOut.busy}>
-        Sign out
+        {t('account.signOut')}
       </button>
     </>
   );

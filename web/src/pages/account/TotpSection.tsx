@@ -6,6 +6,7 @@ import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { RecoveryCodes } from '../../components/RecoveryCodes.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
+import { t } from '../../i18n/i18n.ts';
 import { pagePending } from '../../second-step.ts';
 
 export function TotpSection() {
@@ -42,7 +43,7 @@ export function TotpSection() {
 
   return (
     <section aria-labelledby="totp-heading">
-      <h2 id="totp-heading">Two-factor sign-in</h2>
+      <h2 id="totp-heading">{t('totp.heading')}</h2>
       <LoadState loading={status.loading} error={status.error} />
       <ErrorNotice error={action.error} />
       {codes && (
@@ -58,24 +59,24 @@ export function TotpSection() {
         <>
           <p>
             {status.data.enabled
-              ? `An authenticator app is set up. ${status.data.recovery_codes_remaining} unused recovery code(s) left.`
-              : 'No authenticator app is set up.'}
+              ? t('totp.enabled', { count: status.data.recovery_codes_remaining })
+              : t('totp.disabled')}
           </p>
           {!status.data.enabled && (
             <p>
               <a class="button" href="/enroll?return_to=%2Fsettings">
-                Set up an authenticator app
+                {t('totp.setUp')}
               </a>
             </p>
           )}
           {status.data.enabled && (
             <>
               <form onSubmit={regenerate} aria-labelledby="recovery-codes-heading">
-                <h3 id="recovery-codes-heading">Make new recovery codes</h3>
-                <p class="hint">The recovery codes you have now stop working. Confirm it is you first.</p>
+                <h3 id="recovery-codes-heading">{t('totp.newCodesHeading')}</h3>
+                <p class="hint">{t('totp.newCodesHint')}</p>
                 <Field
                   id="recovery-codes-password"
-                  label="Current password"
+                  label={t('common.currentPassword')}
                   type="password"
                   autoComplete="current-password"
                   required
@@ -84,30 +85,36 @@ export function TotpSection() {
                 />
                 <TotpField
                   id="recovery-codes-current-code"
-                  label="Current code"
+                  label={t('totp.currentCode')}
                   required
                   value={newCodesCode}
                   onValue={setNewCodesCode}
                 />
                 <button type="submit" disabled={action.busy}>
-                  Make new recovery codes
+                  {t('totp.newCodesHeading')}
                 </button>
               </form>
               <form onSubmit={disable} aria-labelledby="totp-off-heading">
-                <h3 id="totp-off-heading">Turn off two-factor sign-in</h3>
-                <p class="hint">You will have to set up an authenticator again before you can use your account.</p>
+                <h3 id="totp-off-heading">{t('totp.offHeading')}</h3>
+                <p class="hint">{t('totp.offHint')}</p>
                 <Field
                   id="totp-password"
-                  label="Current password"
+                  label={t('common.currentPassword')}
                   type="password"
                   autoComplete="current-password"
                   required
                   value={password}
                   onValue={setPassword}
                 />
-                <TotpField id="totp-current-code" label="Current code" required value={code} onValue={setCode} />
+                <TotpField
+                  id="totp-current-code"
+                  label={t('totp.currentCode')}
+                  required
+                  value={code}
+                  onValue={setCode}
+                />
                 <button type="submit" class="secondary" disabled={action.busy}>
-                  Turn off
+                  {t('totp.off')}
                 </button>
               </form>
             </>

@@ -1,3 +1,4 @@
+import type { Locale } from '../../../../src/i18n/locales.ts';
 export interface Profile {
   identity_id: string;
   display_name: string;
@@ -6,6 +7,8 @@ export interface Profile {
   assurance: string;
   /** Without a password, changes are confirmed by signing in again with another method. */
   password_set: boolean;
+  /** The chosen language (src/i18n/locales.ts); null follows the browser. */
+  locale: Locale | null;
 }
 
 export interface SessionView {

@@ -1,4 +1,5 @@
 import type { ApiError } from '../../api.ts';
+import { fieldProblem } from '../../i18n/error-messages.ts';
 
 // Problems arrive as sentences ("Enter a full address."); a few rules still send a fragment ("must use https"). Shown
 // alone under the input, a problem starts with a capital and ends with a period; after the entry it is about, it
@@ -13,10 +14,11 @@ const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slic
 export function problemFor(error: ApiError | null, field: string, values: string[] = []): string | undefined {
   const prefix = `body.${field}`;
   const lines = (error?.fields ?? []).flatMap(({ path, problem }) => {
-    if (path === prefix) return [sentence(problem)];
+    if (path === prefix) return [sentence(fieldProblem(error as ApiError, problem))];
     if (!path.startsWith(`${prefix}.`)) return [];
     const value = values[Number(path.slice(prefix.length + 1))];
-    return [value === undefined ? sentence(problem) : `${value}: ${lowerFirst(sentence(problem))}`];
+    const said = fieldProblem(error as ApiError, problem);
+    return [value === undefined ? sentence(said) : `${value}: ${lowerFirst(sentence(said))}`];
   });
   return lines.length > 0 ? lines.join('; ') : undefined;
 }
