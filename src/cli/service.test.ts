@@ -191,7 +191,7 @@ describe('gatehouse start, status, config and restart behind a trusted proxy (se
   });
 
   test('a valid config main change is kept, not rolled back', async () => {
-    const changed = await cli(['config', 'main', '--set', 'tokens.access_token_ttl_seconds=600', '--timeout', '20']);
+    const changed = await cli(['config', 'main', '--set', 'tokens.access_token_ttl_seconds=600']);
     assert.equal(changed.code, 0, changed.stdout + changed.stderr);
     assert.match(changed.stdout, /\nRestarted gatehouse\.service: ready at /);
     assert.doesNotMatch(changed.stdout, /Restored the previous configuration/);
@@ -199,7 +199,7 @@ describe('gatehouse start, status, config and restart behind a trusted proxy (se
   });
 
   test('restart reports ready', async () => {
-    const restarted = await cli(['restart', '--timeout', '20']);
+    const restarted = await cli(['restart']);
     assert.equal(restarted.code, 0, restarted.stdout);
     assert.equal(restarted.stdout, `Restarted gatehouse.service: ready at http://127.0.0.1:${port}/health/ready\n`);
   });

@@ -34,7 +34,7 @@ export function assertSameOriginJson(request: FastifyRequest, issuerOrigin: stri
   const sendsNothing =
     request.headers['content-type'] === undefined &&
     !carriesBody(request.headers) &&
-    acceptsNoBody(request.routeOptions.schema?.body);
+    acceptsNoBody(request.routeOptions?.schema?.body);
   if (contentType !== 'application/json' && !sendsNothing) throw new GatehouseError('unsupported_media_type');
   if (!isSameOrigin(request, issuerOrigin)) {
     const absent = request.headers.origin === undefined || request.headers.origin === 'null';
