@@ -1,6 +1,6 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
 
-import { parseDatabaseUrl } from '../db/database-url.ts';
+import { parseDatabaseUrl } from './database-url.ts';
 import { displayTextProblem } from '../http/display-text.ts';
 import type { ConfigProblem } from './errors.ts';
 import { ldapProblems } from './ldap-rules.ts';

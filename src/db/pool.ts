@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { parseDatabaseUrl } from './database-url.ts';
+import { parseDatabaseUrl } from '../config/database-url.ts';
 import { poolSocketFactory, type Server } from './pool-socket.ts';
 
 export type Sql = postgres.Sql;
@@ -56,7 +56,7 @@ function serverChoice(url: string): { driverUrl: string; servers?: Server[] } {
   return { driverUrl: parsed.first.toString(), servers };
 }
 
-export { redactDatabaseUrl } from './database-url.ts';
+export { redactDatabaseUrl } from '../config/database-url.ts';
 
 /** The PostgreSQL server's version string, for the status report and `gatehouse doctor`. */
 export async function serverVersion(sql: Executor): Promise<string> {

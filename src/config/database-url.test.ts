@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { databaseUrlProblem } from '../config/validate.ts';
+import { databaseUrlProblem } from './validate.ts';
 import { parseDatabaseUrl, redactDatabaseUrl } from './database-url.ts';
 
 test('a multi-host URL, as docs/scaling.md recommends for Patroni, is accepted with each of its hosts', () => {
