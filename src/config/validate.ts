@@ -1,7 +1,7 @@
 // Rules the schema cannot express: URL shapes, cross-key requirements, and deferred (placeholder) settings.
 
-import { parseDatabaseUrl } from './database-url.ts';
 import { displayTextProblem } from '../http/display-text.ts';
+import { parseDatabaseUrl } from './database-url.ts';
 import type { ConfigProblem } from './errors.ts';
 import { ldapProblems } from './ldap-rules.ts';
 import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
