@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { databaseUrlProblem } from './validate.ts';
 import { parseDatabaseUrl, redactDatabaseUrl } from './database-url.ts';
+import { databaseUrlProblem } from './validate.ts';
 
 test('a multi-host URL, as docs/scaling.md recommends for Patroni, is accepted with each of its hosts', () => {
   const url = 'postgres://gatehouse:pw@db1.internal:5432,db2.internal:5433/gatehouse?target_session_attrs=read-write';
