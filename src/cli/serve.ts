@@ -1,6 +1,8 @@
 import cluster from 'node:cluster';
+import path from 'node:path';
+import { createDevelopmentConfig, developmentLogPath } from '../config/development-file.ts';
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
-import { loadConfig } from '../config/load.ts';
+import { loadConfig, resolveConfigPath } from '../config/load.ts';
 import { parseListen } from '../config/validate.ts';
 import { readSmtpPassword } from '../delivery/smtp-relay.ts';
 import { deliveryStatus } from '../delivery/status.ts';
@@ -9,17 +11,25 @@ import type { RunningServer } from '../server.ts';
 import { startSupervisor, workerCount } from '../supervisor.ts';
 import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
+import { developmentLog } from './development-log.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
+  // No configuration file anywhere: the development instance's first start writes its own (development-file.ts).
+  const created =
+    !cluster.isWorker && resolveConfigPath({ configPath: values.config }) === null
+      ? createDevelopmentConfig(process.cwd())
+      : null;
   const loaded = loadConfig({ configPath: values.config });
   const { config } = loaded;
+  const logFile = developmentLog(loaded);
+  const logStream = logFile ? { logStream: logFile } : {};
   // The application (routes and their libraries) loads only in a process that serves requests: not in a supervisor.
   const application = () => import('../server.ts');
   // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
   if (cluster.isWorker) {
-    const worker = await (await application()).startServer(loaded, { worker: true });
+    const worker = await (await application()).startServer(loaded, { worker: true, ...logStream });
     process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
     await untilSignal(worker);
     return 0;
@@ -33,8 +43,8 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
   const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
   const server = await (workers === 1
-    ? (await application()).startServer(loaded)
-    : startSupervisor(loaded, workers)
+    ? (await application()).startServer(loaded, logStream)
+    : startSupervisor(loaded, workers, logFile ?? undefined)
   ).catch(async (error: NodeJS.ErrnoException) => {
     throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
   });
@@ -62,7 +72,7 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   const mismatch = issuerListenerMismatch(config.server.issuer, bound);
   if (mismatch) notes.push(`  WARNING: ${mismatch}`);
   if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
-  if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
+  if (loaded.development) notes.push(...developmentNotes(loaded.file, created !== null, logFile !== null));
   if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
   if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
   if (config.database.url === '')
@@ -73,6 +83,18 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   await stopped;
   forgetInstance();
   return 0;
+}
+
+/** Where the development instance keeps its configuration and log, as paths relative to where it was started. */
+function developmentNotes(file: string | null, created: boolean, logged: boolean): string[] {
+  const here = (target: string) => path.relative(process.cwd(), target) || target;
+  return [
+    `  development instance: state under ./${path.dirname(here(developmentLogPath(process.cwd())))}`,
+    `  config:  ${file ? here(file) : '(defaults)'}${created ? ' (written now)' : ''}: edit it or \`npm run gatehouse -- config main\`, then restart`,
+    logged
+      ? `  log:     ${here(developmentLogPath(process.cwd()))} (\`npm run gatehouse -- logs\`; GATEHOUSE_LOG=stdout shows it here)`
+      : '  log:     JSON on stdout (GATEHOUSE_LOG=stdout)',
+  ];
 }
 
 /** Resolves once SIGTERM or SIGINT stopped the server gracefully; a second signal changes nothing. */
