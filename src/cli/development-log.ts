@@ -10,6 +10,7 @@ import { closeSync, fstatSync, openSync, renameSync, statSync, writeSync } from 
 import type { DestinationStream } from 'pino';
 import { developmentLogPath } from '../config/development-file.ts';
 import type { LoadedConfig } from '../config/load.ts';
+import { writeProblem } from '../crypto/secret-files.ts';
 import { UsageError } from './args.ts';
 
 /** 10 MiB: about 40,000 request lines, hours of a busy local test run. */
@@ -21,6 +22,7 @@ export class RotatingLogFile implements DestinationStream {
   readonly #maxBytes: number;
   #fd: number;
   #size: number;
+  #failing = false;
 
   constructor(file: string, maxBytes = MAX_BYTES) {
     this.file = file;
@@ -31,9 +33,17 @@ export class RotatingLogFile implements DestinationStream {
 
   write(line: string): void {
     const bytes = Buffer.byteLength(line);
-    if (this.#size > 0 && this.#size + bytes > this.#maxBytes) this.#rotate();
-    writeSync(this.#fd, line);
-    this.#size += bytes;
+    try {
+      if (this.#size > 0 && this.#size + bytes > this.#maxBytes) this.#rotate();
+      writeSync(this.#fd, line);
+      this.#size += bytes;
+      this.#failing = false;
+    } catch (error) {
+      // A full disk must not fail the request being logged: the line is lost, and said once until writes work again.
+      if (!this.#failing)
+        process.stderr.write(`Cannot write the development log ${this.file}: ${writeProblem(error)}; lines are lost\n`);
+      this.#failing = true;
+    }
   }
 
   #rotate(): void {
@@ -59,8 +69,19 @@ export function logToTerminal(env: NodeJS.ProcessEnv): boolean {
   return value === 'stdout';
 }
 
-/** The development instance's log file, or null where logs go to stdout (a configured service, GATEHOUSE_LOG). */
+/**
+ * The development instance's log file, or null where logs go to stdout (a configured service, GATEHOUSE_LOG). A file
+ * that cannot be opened (a read-only or full file system) is said in one line and the log stays on stdout: losing
+ * the log file is no reason to stop a development instance, and what does stop it (its secret files, say) is then
+ * reported as such.
+ */
 export function developmentLog(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): RotatingLogFile | null {
   if (!loaded.development || logToTerminal(env)) return null;
-  return new RotatingLogFile(developmentLogPath(process.cwd()));
+  const file = developmentLogPath(process.cwd());
+  try {
+    return new RotatingLogFile(file);
+  } catch (error) {
+    process.stderr.write(`Cannot write the development log ${file}: ${writeProblem(error)}; logging to stdout\n`);
+    return null;
+  }
 }

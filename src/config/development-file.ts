@@ -77,9 +77,11 @@ export function createDevelopmentConfig(cwd: string): string | null {
   const file = developmentConfigPath(cwd);
   if (existsSync(file)) return null;
   try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Not recursive: the directory `npm start` runs in exists, and a recursive mkdir would report a read-only file
+    // system as ENOENT.
+    mkdirSync(path.dirname(file), { mode: 0o700 });
   } catch (error) {
-    throw new DevelopmentConfigError(file, error);
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new DevelopmentConfigError(file, error);
   }
   let fd: number;
   try {
