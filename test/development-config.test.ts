@@ -5,7 +5,7 @@
 // `gatehouse logs`.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse } from 'smol-toml';
@@ -170,11 +170,15 @@ describe('the development instance and its .gatehouse/gatehouse.toml', () => {
 
   test('an unknown GATEHOUSE_LOG value is refused in one line', async () => {
     const other = scratchDir();
-    const result = await runCli(['serve'], { cwd: other, env: { GATEHOUSE_LOG: 'file' } });
+    const result = await runCli(['serve'], {
+      cwd: other,
+      env: { GATEHOUSE_LOG: 'file', GATEHOUSE_LISTEN: '127.0.0.1:0' },
+    });
     assert.equal(result.code, 64);
     assert.equal(
       result.stderr,
       'gatehouse serve: GATEHOUSE_LOG=file: the one value is "stdout" (the JSON log on the terminal)\n',
     );
+    assert.equal(existsSync(path.join(other, '.gatehouse')), false, 'refused before anything was written');
   });
 });

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import path from 'node:path';
 import { createDevelopmentConfig, developmentLogPath } from '../config/development-file.ts';
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
-import { loadConfig, resolveConfigPath } from '../config/load.ts';
+import { loadConfig } from '../config/load.ts';
 import { parseListen } from '../config/validate.ts';
 import { readSmtpPassword } from '../delivery/smtp-relay.ts';
 import { deliveryStatus } from '../delivery/status.ts';
@@ -11,32 +11,37 @@ import type { RunningServer } from '../server.ts';
 import { startSupervisor, workerCount } from '../supervisor.ts';
 import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
-import { developmentLog } from './development-log.ts';
+import { developmentLog, logToTerminal } from './development-log.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
-  // No configuration file anywhere: the development instance's first start writes its own (development-file.ts).
-  const created =
-    !cluster.isWorker && resolveConfigPath({ configPath: values.config }) === null
-      ? createDevelopmentConfig(process.cwd())
-      : null;
-  const loaded = loadConfig({ configPath: values.config });
-  const { config } = loaded;
-  const logFile = developmentLog(loaded);
-  const logStream = logFile ? { logStream: logFile } : {};
+  const first = loadConfig({ configPath: values.config });
+  // A GATEHOUSE_LOG it does not understand is refused before anything starts.
+  logToTerminal(process.env);
   // The application (routes and their libraries) loads only in a process that serves requests: not in a supervisor.
   const application = () => import('../server.ts');
   // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
   if (cluster.isWorker) {
-    const worker = await (await application()).startServer(loaded, { worker: true, ...logStream });
+    const logFile = developmentLog(first);
+    const worker = await (await application()).startServer(first, {
+      worker: true,
+      ...(logFile ? { logStream: logFile } : {}),
+    });
     process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
     await untilSignal(worker);
     return 0;
   }
-  const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
+  const listener = parseListen(first.config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
   // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
   await assertCanListen(listener.host, listener.port);
+  // No configuration file anywhere: the development instance's first start writes the one it runs on
+  // (development-file.ts), and reads it back as every later start will.
+  const created = first.development && first.file === null ? createDevelopmentConfig(process.cwd()) : null;
+  const loaded = created ? loadConfig({ configPath: values.config }) : first;
+  const { config } = loaded;
+  const logFile = developmentLog(loaded);
+  const logStream = logFile ? { logStream: logFile } : {};
   // The relay password file is checked like the generated secret files: refused before anything starts.
   if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
     readSmtpPassword(config.delivery.smtp);
