@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import path from 'node:path';
-import { createDevelopmentConfig, developmentLogPath } from '../config/development-file.ts';
+import { createDevelopmentConfig, DEVELOPMENT_DIR, developmentLogPath } from '../config/development-file.ts';
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { loadConfig } from '../config/load.ts';
 import { parseListen } from '../config/validate.ts';
@@ -94,7 +94,7 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
 function developmentNotes(file: string | null, created: boolean, logged: boolean): string[] {
   const here = (target: string) => path.relative(process.cwd(), target) || target;
   return [
-    `  development instance: state under ./${path.dirname(here(developmentLogPath(process.cwd())))}`,
+    `  development instance: state under ./${DEVELOPMENT_DIR}`,
     `  config:  ${file ? here(file) : '(defaults)'}${created ? ' (written now)' : ''}: edit it or \`npm run gatehouse -- config main\`, then restart`,
     logged
       ? `  log:     ${here(developmentLogPath(process.cwd()))} (\`npm run gatehouse -- logs\`; GATEHOUSE_LOG=stdout shows it here)`
