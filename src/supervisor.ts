@@ -6,7 +6,7 @@
 // own graceful shutdown and stops the embedded database last.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { runsFromReleaseExecutable } from './bundled-files.ts';
 import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
@@ -26,9 +26,16 @@ export function workerCount(setting: Config['server']['workers']): number {
 /** A worker that ran this long before exiting counts as healthy: its restart waits the shortest delay again. */
 const HEALTHY_UPTIME_MS = 60_000;
 
-export async function startSupervisor(loaded: LoadedConfig, count: number): Promise<RunningServer> {
+/** `logStream`: where the supervisor's own lines go (the development instance's log file); stdout by default. */
+export async function startSupervisor(
+  loaded: LoadedConfig,
+  count: number,
+  logStream?: DestinationStream,
+): Promise<RunningServer> {
   const { config } = loaded;
-  const log = pino(loggerOptions(config.logging.level));
+  const log = logStream
+    ? pino(loggerOptions(config.logging.level), logStream)
+    : pino(loggerOptions(config.logging.level));
   if (loaded.development) generateSecretFiles(config.secrets.dir);
   // Checked here too, so a bad secrets directory is one clear error instead of one per worker.
   loadSecrets(config.secrets.dir);

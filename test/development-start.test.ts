@@ -18,6 +18,7 @@ describe('development instance (no config, no DATABASE_URL)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, GATEHOUSE_LISTEN: `127.0.0.1:${port}` };
     delete env.DATABASE_URL;
     delete env.GATEHOUSE_CONFIG;
+    delete env.GATEHOUSE_LOG;
     const child = spawn(process.execPath, [MAIN, 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     const listening = new Promise<void>((resolve, reject) => {
@@ -53,10 +54,15 @@ describe('development instance (no config, no DATABASE_URL)', () => {
       assert.ok(existsSync(path.join(cwd, '.gatehouse/secrets/oidc-signing-key.pem')));
 
       // The embedded database the service logged (password redacted) holds the development organization and owner.
-      const listeningLine = stdout.split('\n').find((line) => line.includes('"msg":"listening"')) ?? '';
-      const logged = new URL(JSON.parse(listeningLine).database);
-      logged.password = encodeURIComponent(readFileSync(path.join(cwd, '.gatehouse/postgres-password'), 'utf8').trim());
-      const sql = createPool(logged.toString(), { max: 1, connectTimeoutSeconds: 10 });
+      // The JSON log is in .gatehouse/log; the terminal has the banner only.
+      assert.equal(stdout, '');
+      const logged = readFileSync(path.join(cwd, '.gatehouse/log'), 'utf8');
+      const listeningLine = logged.split('\n').find((line) => line.includes('"msg":"listening"')) ?? '';
+      const database = new URL(JSON.parse(listeningLine).database);
+      database.password = encodeURIComponent(
+        readFileSync(path.join(cwd, '.gatehouse/postgres-password'), 'utf8').trim(),
+      );
+      const sql = createPool(database.toString(), { max: 1, connectTimeoutSeconds: 10 });
       try {
         const installation = await readInstallation(sql);
         assert.deepEqual(

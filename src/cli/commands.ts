@@ -33,7 +33,8 @@ const WAIT = {
 export const commands: CommandSpec[] = [
   command({
     name: 'serve',
-    summary: 'Run the service (no config file: a development instance under ./.gatehouse).',
+    summary:
+      'Run the service (no config file: a development instance under ./.gatehouse, its config in .gatehouse/gatehouse.toml, its JSON log in .gatehouse/log unless GATEHOUSE_LOG=stdout).',
     options: CONFIG_ONLY,
     load: async () => (await import('./serve.ts')).serve,
   }),
@@ -82,7 +83,8 @@ export const commands: CommandSpec[] = [
   }),
   command({
     name: 'logs',
-    summary: "Show the service's log lines (the systemd journal, or --file).",
+    summary:
+      "Show the service's log lines (the systemd journal, --file, or in a development instance's directory its .gatehouse/log).",
     options: {
       lines: { type: 'string', short: 'n', value: 'N', description: 'how many of the last lines (default 100)' },
       follow: { type: 'boolean', short: 'f', description: 'keep printing new lines until interrupted' },

@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
+import { isDevelopmentConfig } from '../config/development-file.ts';
 import { ConfigError } from '../config/errors.ts';
-import { type LoadedConfig, parseConfig } from '../config/load.ts';
+import { type LoadedConfig, parseConfig, resolveConfigPath } from '../config/load.ts';
 import { editedToml } from '../config/toml-edit.ts';
 import { UsageError } from './args.ts';
 import type { ConfigIo } from './config-io.ts';
@@ -18,9 +19,29 @@ import { timeoutMs } from './service-control.ts';
 
 export type Table = Record<string, unknown>;
 
+/**
+ * The file a config command edits: --config, GATEHOUSE_CONFIG, the installed one, or the development instance's
+ * ./.gatehouse/gatehouse.toml (written by its first start).
+ */
+export function configFileToEdit(configPath: string | undefined): string {
+  const file = resolveConfigPath({ configPath });
+  if (file === null)
+    throw new UsageError(
+      'No configuration file: run `gatehouse setup` first, pass --config FILE, or start the development instance in this directory once (`npm start` writes .gatehouse/gatehouse.toml)',
+    );
+  return file;
+}
+
+/** How the service reads `file`: the development instance's own file with its development start. */
+export const parseOptionsOf = (file: string) => ({
+  baseDir: path.dirname(file),
+  development: isDevelopmentConfig(file, process.cwd()),
+  env: {},
+});
+
 /** The new file validated as the service would load it; throws ConfigError (nothing is written). */
 export function validateConfig(file: string, text: string): LoadedConfig {
-  return parseConfig(text, file, { baseDir: path.dirname(file), development: false, env: {} });
+  return parseConfig(text, file, parseOptionsOf(file));
 }
 
 export interface RestartOptions {
@@ -43,6 +64,13 @@ export async function restartOrRollBack(
   options: RestartOptions,
   undo: () => void = () => {},
 ): Promise<number> {
+  // The development instance runs in someone's terminal, not under systemd: it is restarted there.
+  if (loaded.development) {
+    io.write(
+      `${options.pending}: stop the development instance (Ctrl-C where \`npm start\` runs) and start it again\n`,
+    );
+    return 0;
+  }
   const state = options.skip ? null : await serviceState();
   if (state?.load !== 'loaded' || state.active !== 'active') {
     const why = options.skip

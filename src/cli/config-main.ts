@@ -3,10 +3,9 @@
 // validate, back up, write, restart, roll back when the service does not come back.
 import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
-import { resolveConfigPath } from '../config/load.ts';
 import { WEB3_PROVIDERS } from '../config/schema.ts';
 import { type CommandInput, UsageError } from './args.ts';
-import { editInEditor, type SaveValues, saveConfig, type Table } from './config-edit.ts';
+import { configFileToEdit, editInEditor, type SaveValues, saveConfig, type Table } from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
 
 /** Sections `config main` leaves alone: `config delivery` and `config providers` check what they change. */
@@ -49,14 +48,8 @@ function applySet(raw: Table, assignment: string): void {
   table[parts.at(-1) as string] = tomlValue(assignment.slice(at + 1).trim());
 }
 
-function configFile(values: { config?: string }): string {
-  const file = resolveConfigPath({ configPath: values.config });
-  if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
-  return file;
-}
-
 export async function runConfigMain(values: MainValues, io: ConfigIo): Promise<number> {
-  const file = configFile(values);
+  const file = configFileToEdit(values.config);
   const previous = readFileSync(file, 'utf8');
   const raw = parse(previous) as Table;
   const sets = values.set ?? [];
@@ -77,7 +70,7 @@ export async function runConfigMain(values: MainValues, io: ConfigIo): Promise<n
 
 export async function runSelfService(state: string, values: MainValues, io: ConfigIo): Promise<number> {
   if (state !== 'on' && state !== 'off') throw new UsageError('self-service takes on or off');
-  const file = configFile(values);
+  const file = configFileToEdit(values.config);
   const previous = readFileSync(file, 'utf8');
   const raw = parse(previous) as Table;
   raw.self_service = { ...((raw.self_service as Table | undefined) ?? {}), enabled: state === 'on' };

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
-import { parseConfig, resolveConfigPath } from '../config/load.ts';
+import { parseConfig } from '../config/load.ts';
 import {
   genericProviderState,
   type ProviderId,
@@ -19,7 +19,14 @@ import {
 import { REDIRECT_PROVIDERS, WEB3_PROVIDERS } from '../config/schema.ts';
 import { editedToml } from '../config/toml-edit.ts';
 import { type CommandInput, type OptionValues, UsageError } from './args.ts';
-import { editInEditor, restartOptions, restartOrRollBack, saveConfig } from './config-edit.ts';
+import {
+  configFileToEdit,
+  editInEditor,
+  parseOptionsOf,
+  restartOptions,
+  restartOrRollBack,
+  saveConfig,
+} from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
 import type { PROVIDERS_OPTIONS } from './options.ts';
 
@@ -107,10 +114,9 @@ export async function runConfigProviders(values: Values, io: ConfigIo): Promise<
   const id = values.provider;
   if (!id)
     throw new UsageError('--provider is required (google, github, ..., or the id of an OpenID Connect provider)');
-  const file = resolveConfigPath({ configPath: values.config });
-  if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
+  const file = configFileToEdit(values.config);
   const previous = readFileSync(file, 'utf8');
-  const options = { baseDir: path.dirname(file), development: false, env: {} };
+  const options = parseOptionsOf(file);
 
   const raw = parse(previous) as Table;
   const web3 = (WEB3_PROVIDERS as readonly string[]).includes(id);
@@ -164,8 +170,7 @@ export async function runConfigProviders(values: Values, io: ConfigIo): Promise<
 
 /** `config providers --edit` without --provider: the whole [providers] section in $EDITOR. */
 async function editProviders(values: Values, io: ConfigIo): Promise<number> {
-  const file = resolveConfigPath({ configPath: values.config });
-  if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
+  const file = configFileToEdit(values.config);
   const previous = readFileSync(file, 'utf8');
   const raw = parse(previous) as Table;
   raw.providers = editInEditor((raw.providers as Table | undefined) ?? {}, 'providers', io);

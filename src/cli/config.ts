@@ -7,14 +7,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { keepBackup, replaceFile, restoreBackup } from '../config/config-files.ts';
-import { parseConfig, resolveConfigPath } from '../config/load.ts';
+import { parseConfig } from '../config/load.ts';
 import { editedToml } from '../config/toml-edit.ts';
 import { loadSecrets } from '../crypto/secret-files.ts';
 import { formatCheck } from '../delivery/check.ts';
 import { deliveryChecks } from '../delivery/doctor-checks.ts';
 import { webhookSecret } from '../delivery/keys.ts';
 import { type CommandInput, type OptionValues, UsageError } from './args.ts';
-import { editInEditor, restartOptions, restartOrRollBack } from './config-edit.ts';
+import { configFileToEdit, editInEditor, parseOptionsOf, restartOptions, restartOrRollBack } from './config-edit.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
 import type { DELIVERY_OPTIONS } from './options.ts';
 
@@ -101,10 +101,9 @@ function storeSecret(configFile: string, dir: string, name: string, value: strin
 const GATING = new Set(['smtp', 'webhook', 'dkim key']);
 
 export async function runConfigDelivery(values: Values, io: ConfigIo): Promise<number> {
-  const file = resolveConfigPath({ configPath: values.config });
-  if (file === null) throw new UsageError('No configuration file: run `gatehouse setup` first or pass --config FILE');
+  const file = configFileToEdit(values.config);
   const previous = readFileSync(file, 'utf8');
-  const options = { baseDir: path.dirname(file), development: false, env: {} };
+  const options = parseOptionsOf(file);
 
   if (values['show-webhook-secret']) {
     const { config } = parseConfig(previous, file, options);

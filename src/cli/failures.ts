@@ -2,6 +2,7 @@
 // sysexits.h (64 usage, 65 input the admin API would refuse, 69 something needed is unavailable, 77 permission
 // denied, 78 configuration), or 1 for an operation that refuses to go on (src/operations/errors.ts). Anything else
 // is a bug: main prints its stack and exits 1.
+import { DevelopmentConfigError } from '../config/development-file.ts';
 import { ConfigError } from '../config/errors.ts';
 import { SecretFileError } from '../crypto/secret-files.ts';
 import { EmbeddedDatabaseError } from '../db/embedded.ts';
@@ -59,6 +60,7 @@ export function describeFailure(error: unknown): Failure | null {
   if (
     error instanceof ConfigError ||
     error instanceof SecretFileError ||
+    error instanceof DevelopmentConfigError ||
     error instanceof MigrationError ||
     error instanceof NoInstanceError
   )

@@ -1,8 +1,11 @@
 // `gatehouse logs`: the service's log lines. The service logs JSON to its stdout; under systemd that is the journal,
-// read with journalctl. Where the operator sends stdout to a file instead, --file names it.
+// read with journalctl. Where the operator sends stdout to a file instead, --file names it. In the directory of a
+// development instance it is the instance's ./.gatehouse/log (development-log.ts), with log.1 before it.
 import { spawn } from 'node:child_process';
-import { createReadStream, statSync, watch } from 'node:fs';
+import { createReadStream, existsSync, statSync, watch } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { developmentLogPath, isDevelopmentConfig } from '../config/development-file.ts';
+import { resolveConfigPath } from '../config/load.ts';
 import type { CommandInput } from './args.ts';
 import { UsageError } from './args.ts';
 import { UnavailableError } from './failures.ts';
@@ -77,8 +80,36 @@ function journalctl(lines: number, followIt: boolean): Promise<number> {
   });
 }
 
+/** The development instance's log when this directory holds one (its configuration file), else null. */
+function developmentLogHere(): string | null {
+  const cwd = process.cwd();
+  const config = resolveConfigPath({ cwd });
+  if (config === null || !isDevelopmentConfig(config, cwd)) return null;
+  const file = developmentLogPath(cwd);
+  if (!existsSync(file))
+    throw new UnavailableError(
+      `no log in ${file} yet: the development instance writes it while it runs (unless started with GATEHOUSE_LOG=stdout)`,
+    );
+  return file;
+}
+
+/** The last `count` lines of the development log, reaching into the rotated log.1 when the current one is short. */
+async function lastDevelopmentLines(file: string, count: number): Promise<{ text: string; end: number }> {
+  const current = await lastLines(file, count);
+  const have = current.text === '' ? 0 : current.text.split('\n').length - 1;
+  if (have >= count || !existsSync(`${file}.1`)) return current;
+  const earlier = await lastLines(`${file}.1`, count - have);
+  return { text: earlier.text + current.text, end: current.end };
+}
+
 export async function logs({ values }: CommandInput<Values>): Promise<number> {
   const lines = lineCount(values.lines);
+  const development = values.file ? null : developmentLogHere();
+  if (development) {
+    const { text, end } = await lastDevelopmentLines(development, lines);
+    process.stdout.write(text);
+    return values.follow ? follow(development, end) : 0;
+  }
   if (values.file) {
     const { text, end } = await lastLines(values.file, lines);
     process.stdout.write(text);

@@ -1,4 +1,6 @@
 import cluster from 'node:cluster';
+import path from 'node:path';
+import { createDevelopmentConfig, DEVELOPMENT_DIR, developmentLogPath } from '../config/development-file.ts';
 import { issuerListenerMismatch } from '../config/issuer-listener.ts';
 import { loadConfig } from '../config/load.ts';
 import { parseListen } from '../config/validate.ts';
@@ -9,32 +11,45 @@ import type { RunningServer } from '../server.ts';
 import { startSupervisor, workerCount } from '../supervisor.ts';
 import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
+import { developmentLog, logToTerminal } from './development-log.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
-  const loaded = loadConfig({ configPath: values.config });
-  const { config } = loaded;
+  const first = loadConfig({ configPath: values.config });
+  // A GATEHOUSE_LOG it does not understand is refused before anything starts.
+  logToTerminal(process.env);
   // The application (routes and their libraries) loads only in a process that serves requests: not in a supervisor.
   const application = () => import('../server.ts');
   // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
   if (cluster.isWorker) {
-    const worker = await (await application()).startServer(loaded, { worker: true });
+    const logFile = developmentLog(first);
+    const worker = await (await application()).startServer(first, {
+      worker: true,
+      ...(logFile ? { logStream: logFile } : {}),
+    });
     process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
     await untilSignal(worker);
     return 0;
   }
-  const listener = parseListen(config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
+  const listener = parseListen(first.config.server.listen) ?? { host: '127.0.0.1', port: 8080 };
   // Before the embedded database and migrations: a port in use is one line at once, not a stack trace later.
   await assertCanListen(listener.host, listener.port);
+  // No configuration file anywhere: the development instance's first start writes the one it runs on
+  // (development-file.ts), and reads it back as every later start will.
+  const created = first.development && first.file === null ? createDevelopmentConfig(process.cwd()) : null;
+  const loaded = created ? loadConfig({ configPath: values.config }) : first;
+  const { config } = loaded;
+  const logFile = developmentLog(loaded);
+  const logStream = logFile ? { logStream: logFile } : {};
   // The relay password file is checked like the generated secret files: refused before anything starts.
   if (config.delivery.kind === 'smtp' && deliveryStatus(config).state === 'ready')
     readSmtpPassword(config.delivery.smtp);
   // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
   const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
   const server = await (workers === 1
-    ? (await application()).startServer(loaded)
-    : startSupervisor(loaded, workers)
+    ? (await application()).startServer(loaded, logStream)
+    : startSupervisor(loaded, workers, logFile ?? undefined)
   ).catch(async (error: NodeJS.ErrnoException) => {
     throw (error.syscall === 'listen' && (await listenFailure(error.code, listener.host, listener.port))) || error;
   });
@@ -62,7 +77,7 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   const mismatch = issuerListenerMismatch(config.server.issuer, bound);
   if (mismatch) notes.push(`  WARNING: ${mismatch}`);
   if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
-  if (loaded.development) notes.push('  development instance: no config file, state under ./.gatehouse');
+  if (loaded.development) notes.push(...developmentNotes(loaded.file, created !== null, logFile !== null));
   if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
   if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
   if (config.database.url === '')
@@ -73,6 +88,18 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   await stopped;
   forgetInstance();
   return 0;
+}
+
+/** Where the development instance keeps its configuration and log, as paths relative to where it was started. */
+function developmentNotes(file: string | null, created: boolean, logged: boolean): string[] {
+  const here = (target: string) => path.relative(process.cwd(), target) || target;
+  return [
+    `  development instance: state under ./${DEVELOPMENT_DIR}`,
+    `  config:  ${file ? here(file) : '(defaults)'}${created ? ' (written now)' : ''}: edit it or \`npm run gatehouse -- config main\`, then restart`,
+    logged
+      ? `  log:     ${here(developmentLogPath(process.cwd()))} (\`npm run gatehouse -- logs\`; GATEHOUSE_LOG=stdout shows it here)`
+      : '  log:     JSON on stdout (GATEHOUSE_LOG=stdout)',
+  ];
 }
 
 /** Resolves once SIGTERM or SIGINT stopped the server gracefully; a second signal changes nothing. */

@@ -50,8 +50,8 @@ export const upgradeChannel = async ({ values }: CommandInput<OptionValues<typeo
 async function runUpdate(options: UpdateArgs): Promise<number> {
   const from = options.from ?? process.env.GATEHOUSE_RELEASES;
   if (!from) throw new UsageError('no release location: pass --from URL|DIR (or set GATEHOUSE_RELEASES)');
-  const { config, file } = loadCommandConfig({ configPath: options.configPath });
-  if (!file)
+  const { config, file, development } = loadCommandConfig({ configPath: options.configPath });
+  if (!file || development)
     throw new OperationRefused(
       'no configuration file: update works on an installation made by install.sh (pass --config FILE)',
     );

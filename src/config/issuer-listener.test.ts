@@ -42,11 +42,15 @@ describe('the development issuer', () => {
   const load = (env: NodeJS.ProcessEnv) => loadConfig({ env, cwd: scratchDir() }).config.server;
 
   test('follows GATEHOUSE_LISTEN: http://localhost with the listener port', () => {
-    assert.deepEqual(load({ GATEHOUSE_LISTEN: '127.0.0.1:8090' }), {
-      ...load({}),
-      issuer: 'http://localhost:8090',
-      listen: '127.0.0.1:8090',
-    });
+    // Spread: the development defaults are parsed TOML, whose tables have no prototype.
+    assert.deepEqual(
+      { ...load({ GATEHOUSE_LISTEN: '127.0.0.1:8090' }) },
+      {
+        ...load({}),
+        issuer: 'http://localhost:8090',
+        listen: '127.0.0.1:8090',
+      },
+    );
   });
 
   test('is http://localhost:8080 by default and for port 0, whose port is known only once listening', () => {

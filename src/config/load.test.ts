@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { scratchDir } from '../../test/helpers/config.ts';
+import { DEVELOPMENT_CONFIG } from './development-file.ts';
 import { ConfigError } from './errors.ts';
 import { loadConfig, parseConfig } from './load.ts';
 
@@ -435,6 +436,38 @@ describe('configuration file location', () => {
     // A test user can sign up and verify at once: self-service on, messages kept in the development mailbox.
     assert.equal(loaded.config.self_service.enabled, true);
     assert.equal(loaded.config.delivery.kind, 'dev_mailbox');
+  });
+
+  test("with the development instance's ./.gatehouse/gatehouse.toml, that file, read as the development instance", () => {
+    const dir = scratchDir();
+    mkdirSync(path.join(dir, '.gatehouse'));
+    const file = path.join(dir, '.gatehouse/gatehouse.toml');
+    writeFileSync(file, DEVELOPMENT_CONFIG.replace('listen = "127.0.0.1:8080"', 'listen = "127.0.0.1:8091"'));
+    const loaded = loadConfig({ env: {}, cwd: dir });
+    assert.equal(loaded.file, file);
+    assert.equal(loaded.development, true);
+    // Its paths resolve against the file's directory, as any file's do: the same places as before the first start.
+    assert.equal(loaded.config.data.dir, path.join(dir, '.gatehouse'));
+    assert.equal(loaded.config.secrets.dir, path.join(dir, '.gatehouse/secrets'));
+    // The issuer follows the file's listener, and GATEHOUSE_LISTEN for one start.
+    assert.equal(loaded.config.server.issuer, 'http://localhost:8091');
+    const moved = loadConfig({ env: { GATEHOUSE_LISTEN: '127.0.0.1:8092' }, cwd: dir });
+    assert.equal(moved.config.server.issuer, 'http://localhost:8092');
+    // An issuer the file names stays.
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}`.replace('[server]\n', '[server]\nissuer = "http://127.0.0.1:8091"\n'),
+    );
+    assert.equal(loadConfig({ env: {}, cwd: dir }).config.server.issuer, 'http://127.0.0.1:8091');
+  });
+
+  test('the same file named with --config elsewhere is an ordinary configuration file', () => {
+    const dir = scratchDir();
+    const file = path.join(dir, 'gatehouse.toml');
+    writeFileSync(file, DEVELOPMENT_CONFIG);
+    const loaded = loadConfig({ configPath: file, env: { GATEHOUSE_LISTEN: '127.0.0.1:8092' }, cwd: scratchDir() });
+    assert.equal(loaded.development, false);
+    assert.equal(loaded.config.server.issuer, 'http://localhost:8080');
   });
 
   test('random text never escapes as anything but a ConfigError (fuzz)', () => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import Value from 'typebox/value';
+import { DEVELOPMENT_CONFIG, developmentConfigPath, isDevelopmentConfig } from './development-file.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import { developmentIssuer } from './issuer-listener.ts';
 import { type Config, ConfigSchema, LdapDirectorySchema, SamlConnectionSchema } from './schema.ts';
@@ -19,8 +20,9 @@ export const ENV_OVERRIDES = {
 
 export interface LoadedConfig {
   config: Config;
-  /** The file read, or null for the no-configuration development instance. */
+  /** The file read, or null for a development instance whose file the first start has not written yet. */
   file: string | null;
+  /** The development instance (./.gatehouse/gatehouse.toml, or its defaults before the first start). */
   development: boolean;
   deferred: Deferred[];
 }
@@ -32,19 +34,33 @@ export interface LoadOptions {
   cwd?: string;
 }
 
-/** Which file to read: --config, then GATEHOUSE_CONFIG, then the default path if it exists; null means development. */
+/**
+ * Which file to read: --config, then GATEHOUSE_CONFIG, then the default path if it exists, then the development
+ * instance's ./.gatehouse/gatehouse.toml if it exists; null means a development instance not started yet.
+ */
 export function resolveConfigPath(options: LoadOptions): string | null {
   const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
   const explicit = options.configPath ?? env.GATEHOUSE_CONFIG;
-  if (explicit) return path.resolve(options.cwd ?? process.cwd(), explicit);
-  return existsSync(DEFAULT_CONFIG_PATH) ? DEFAULT_CONFIG_PATH : null;
+  if (explicit) return path.resolve(cwd, explicit);
+  if (existsSync(DEFAULT_CONFIG_PATH)) return DEFAULT_CONFIG_PATH;
+  const development = developmentConfigPath(cwd);
+  return existsSync(development) ? development : null;
 }
 
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
   const file = resolveConfigPath(options);
+  // Before the first start: the text that start will write, read as if it were there.
   if (file === null)
-    return parseConfig('', '(development defaults)', { env: options.env, baseDir: cwd, development: true });
+    return {
+      ...parseConfig(DEVELOPMENT_CONFIG, '(development defaults)', {
+        env: options.env,
+        baseDir: path.dirname(developmentConfigPath(cwd)),
+        development: true,
+      }),
+      file: null,
+    };
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
@@ -52,7 +68,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
     throw new ConfigError(file, [{ key: '(file)', problem: reason }]);
   }
-  return parseConfig(source, file, { env: options.env, baseDir: path.dirname(file), development: false });
+  const development = isDevelopmentConfig(file, cwd);
+  return parseConfig(source, file, { env: options.env, baseDir: path.dirname(file), development });
 }
 
 interface ParseOptions {
@@ -61,31 +78,18 @@ interface ParseOptions {
   development: boolean;
 }
 
-/**
- * Development instance: everything local under ./.gatehouse, a throwaway organization and owner, and account
- * self-service on with the development mailbox, so a test user can sign up and verify without a mail server. Its
- * issuer follows the listener (parseConfig) unless GATEHOUSE_ISSUER sets it.
- */
-const DEVELOPMENT_DEFAULTS = {
-  // One process: a development machine gains nothing from several, and the terminal shows one log.
-  server: { workers: 1 },
-  data: { dir: '.gatehouse' },
-  secrets: { dir: '.gatehouse/secrets' },
-  organization: { id: 'dev', name: 'Development', owner_subject: 'owner@localhost' },
-  self_service: { enabled: true },
-  delivery: { kind: 'dev_mailbox' },
-};
-
 export function parseConfig(source: string, file: string, options: ParseOptions): LoadedConfig {
   let raw: Record<string, unknown>;
   try {
-    raw = options.development ? structuredClone(DEVELOPMENT_DEFAULTS) : (parseToml(source) as Record<string, unknown>);
+    raw = parseToml(source) as Record<string, unknown>;
   } catch (error) {
     const where = error instanceof TomlError ? `line ${error.line}, column ${error.column}` : '(file)';
     const message = (error as Error).message.split('\n')[0] ?? 'cannot parse';
     throw new ConfigError(file, [{ key: where, problem: `not valid TOML: ${message}` }]);
   }
 
+  // The development instance's issuer follows its listener unless its file or GATEHOUSE_ISSUER names one.
+  const fileIssuer = (raw.server as Record<string, unknown> | undefined)?.issuer !== undefined;
   const fromEnv = applyEnvOverrides(raw, options.env ?? process.env);
   const rename = (problems: ConfigProblem[]) => problems.map((p) => ({ ...p, key: fromEnv.get(p.key) ?? p.key }));
 
@@ -103,7 +107,7 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
 
   const config = withDefaults as Config;
-  if (options.development && !fromEnv.has('server.issuer'))
+  if (options.development && !fileIssuer && !fromEnv.has('server.issuer'))
     config.server.issuer = developmentIssuer(config.server.listen) ?? config.server.issuer;
   const { problems, deferred } = checkSemantics(config);
   if (problems.length > 0) throw new ConfigError(file, rename(problems));
@@ -121,7 +125,7 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
     if (connection.idp_metadata_file !== '')
       connection.idp_metadata_file = path.resolve(options.baseDir, connection.idp_metadata_file);
   }
-  return { config, file: options.development ? null : file, development: options.development, deferred };
+  return { config, file, development: options.development, deferred };
 }
 
 /** Writes env overrides into the raw table; returns dotted key → env var name so errors name the variable. */

@@ -285,7 +285,7 @@ export const ConfigSchema = Type.Object(
       kind: Type.Enum(['none', 'smtp', 'direct_mx', 'webhook', 'dev_mailbox'], {
         default: 'none',
         description:
-          "none (nothing can be sent; sign-up and recovery refuse), smtp (authenticated relay), direct_mx, webhook, or dev_mailbox. dev_mailbox is for development: messages go through the outbox but are kept in the database instead of being sent, shown on the console's Mailbox page, and each is announced on the terminal with its link. It is refused unless server.issuer is loopback (localhost, 127.0.0.1, [::1]), because whoever reads the terminal or the console could then take over any account. The development instance (no config file) uses it.",
+          "none (nothing can be sent; sign-up and recovery refuse), smtp (authenticated relay), direct_mx, webhook, or dev_mailbox. dev_mailbox is for development: messages go through the outbox but are kept in the database instead of being sent, shown on the console's Mailbox page, and each is announced on the terminal with its link. It is refused unless server.issuer is loopback (localhost, 127.0.0.1, [::1]), because whoever reads the terminal or the console could then take over any account. The development instance (`npm start`, .gatehouse/gatehouse.toml) uses it.",
       }),
       from: text(
         'Envelope and header sender, e.g. "Acme Identity <no-reply@id.example.com>". Not needed for dev_mailbox.',
@@ -627,12 +627,15 @@ export const ConfigSchema = Type.Object(
       description:
         "SAML 2.0 identity providers (`[saml.<id>]`). The id is part of the service provider's entity id and URLs, and is stored with every linked identity: renaming it orphans those links and needs the identity provider reconfigured.",
     }),
-    logging: section('Logs (JSON on stdout).', {
-      level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-        default: 'info',
-        description: 'Lowest level written. Secrets are redacted at every level.',
-      }),
-    }),
+    logging: section(
+      'Logs (JSON on stdout; the development instance writes them to .gatehouse/log unless GATEHOUSE_LOG=stdout).',
+      {
+        level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+          default: 'info',
+          description: 'Lowest level written. Secrets are redacted at every level.',
+        }),
+      },
+    ),
   },
   { additionalProperties: false },
 );

@@ -68,11 +68,15 @@ const WRITE_PROBLEMS: Record<string, string> = {
   ENOTDIR: 'a part of the path is not a directory',
 };
 
+/** A file system error while writing, as an operator reads it: "the disk is full (ENOSPC)". */
+export function writeProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+  return `${WRITE_PROBLEMS[code] ?? (error as Error).message} (${code})`;
+}
+
 /** A file system error while writing `target`, as one line that names the path and what to fix. */
 function writeError(target: string, what: string, error: unknown): SecretFileError {
-  const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-  const problem = WRITE_PROBLEMS[code] ?? (error as Error).message;
-  return new SecretFileError(`Cannot write secret ${what} ${target}: ${problem} (${code})`);
+  return new SecretFileError(`Cannot write secret ${what} ${target}: ${writeProblem(error)}`);
 }
 
 /**

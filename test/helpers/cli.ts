@@ -12,6 +12,8 @@ import { generateSecretFiles } from '../../src/crypto/secret-files.ts';
 import { scratchDir } from './config.ts';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+/** What `npm start` and `npm run gatehouse` run: the launcher with its compile cache and start options. */
+export const LAUNCHER = fileURLToPath(new URL('../../src/gatehouse.mjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -82,12 +84,12 @@ export interface ServeProcess {
  */
 export async function startServe(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; launcher?: boolean } = {},
 ): Promise<ServeProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', ...options.env };
   if (!options.env?.GATEHOUSE_CONFIG) delete env.GATEHOUSE_CONFIG;
   if (env.DATABASE_URL === '') delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
+  const child = spawn(process.execPath, [options.launcher ? LAUNCHER : MAIN, 'serve', ...args], {
     env,
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
