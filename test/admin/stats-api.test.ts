@@ -149,13 +149,16 @@ describe('GET /admin/stats', () => {
     assert.equal((days.json.totals as Json).sign_ins, 6);
     const hours = await get('/admin/stats?bucket=hour');
     assert.deepEqual([hours.json.from, hours.json.to], [iso(2, 9), iso(3, 9)]);
-    assert.deepEqual((hours.json.buckets as Json[]).find((b) => b.start === iso(2, 10)), {
-      start: iso(2, 10),
-      ...empty,
-      sign_ins: 1,
-      sign_ins_by_method: { password: 1 },
-      active_identities: 1,
-    });
+    assert.deepEqual(
+      (hours.json.buckets as Json[]).find((b) => b.start === iso(2, 10)),
+      {
+        start: iso(2, 10),
+        ...empty,
+        sign_ins: 1,
+        sign_ins_by_method: { password: 1 },
+        active_identities: 1,
+      },
+    );
   });
 
   test('refuses bad parameters with 400 invalid_request naming the field', async () => {
