@@ -106,25 +106,25 @@ export function ActivityOverview() {
     <section class="panel activity" aria-labelledby="activity-heading">
       <h2 id="activity-heading">Activity</h2>
       <div class="activity-controls">
-        <label>
-          Range{' '}
-          <select value={range} onChange={(e) => setRange(e.currentTarget.value as RangeId)}>
+        <div>
+          <label for="activity-range">Range</label>
+          <select id="activity-range" value={range} onChange={(e) => setRange(e.currentTarget.value as RangeId)}>
             {RANGES.map((r) => (
               <option key={r.id} value={r.id}>
                 {r.label}
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Per{' '}
-          <select value={bucket} onChange={(e) => setWanted(e.currentTarget.value as Bucket)}>
+        </div>
+        <div>
+          <label for="activity-bucket">Per</label>
+          <select id="activity-bucket" value={bucket} onChange={(e) => setWanted(e.currentTarget.value as Bucket)}>
             <option value="hour" disabled={!hoursAllowed(range)}>
               hour
             </option>
             <option value="day">day</option>
           </select>
-        </label>
+        </div>
         <span class="hint">Times in UTC.</span>
       </div>
       <ErrorNotice error={stats.error} />

@@ -39,8 +39,11 @@ export function statsPath(range: RangeId, bucket: Bucket, now = Date.now()): str
   const days = RANGES.find((r) => r.id === range)?.days ?? 30;
   const step = STEP[bucket];
   const count = (days * STEP.day) / step;
-  const from = new Date(Math.floor(now / step) * step - (count - 1) * step);
-  return `/admin/stats?${new URLSearchParams({ bucket, from: from.toISOString() })}`;
+  // Both ends from this browser's clock: a server whose clock reads a little earlier would otherwise end the range a
+  // bucket sooner (to defaults to the end of the server's current bucket).
+  const to = new Date(Math.floor(now / step) * step + step);
+  const from = new Date(to.getTime() - count * step);
+  return `/admin/stats?${new URLSearchParams({ bucket, from: from.toISOString(), to: to.toISOString() })}`;
 }
 
 /** A bucket's start as people read it, in UTC like the buckets themselves. */
