@@ -69,7 +69,7 @@ export function AuditTable({ records, caption }: { records: AuditRecord[]; capti
             <td data-label="Subject" class="audit-subject">
               <Named id={r.subject} name={r.subject_name} unknown="—" />
             </td>
-            <td data-label="Client IP" class="audit-ip">
+            <td data-label="Client IP" class={r.client_ip ? 'audit-ip' : 'audit-ip audit-empty'}>
               {r.client_ip ?? '—'}
             </td>
             <td data-label="Details" class="audit-detail">
