@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { Field } from '../../components/Field.tsx';
 import { type AuditFilters as Filters, NO_FILTERS } from './audit-types.ts';
 
-/** Events people filter by most; the field takes any event name. */
+/** Events people filter by most, offered as suggestions; the field takes any event name. */
 const COMMON_EVENTS = [
   'signin.succeeded',
   'signin.failed',
@@ -74,6 +74,7 @@ export function AuditFilters({ applied, onApply }: { applied: Filters; onApply: 
             hint="An exact event name, e.g. signin.failed."
             value={form.event}
             onValue={set('event')}
+            list="audit-events"
           />
           <Field
             id="audit-actor"
@@ -92,7 +93,11 @@ export function AuditFilters({ applied, onApply }: { applied: Filters; onApply: 
           <DateField id="audit-from" label="From (date)" value={form.from} onValue={set('from')} />
           <DateField id="audit-to" label="To (date, inclusive)" value={form.to} onValue={set('to')} />
         </div>
-        <p class="hint">Common events: {COMMON_EVENTS.map((e, i) => [i > 0 && ', ', <code key={e}>{e}</code>])}.</p>
+        <datalist id="audit-events">
+          {COMMON_EVENTS.map((e) => (
+            <option key={e} value={e} />
+          ))}
+        </datalist>
         <button type="submit">Apply filters</button>
         <button type="button" class="secondary" onClick={clear}>
           Clear
