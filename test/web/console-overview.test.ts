@@ -94,7 +94,11 @@ for (const width of [1280, 390])
       assert.equal(await show.getAttribute('aria-expanded'), 'false');
       await show.click();
       await page.getByRole('button', { name: 'Hide the figures' }).waitFor();
-      assert.ok(((await page.getByTestId('stats-figures').boundingBox())?.height ?? 0) > 100, 'shown on screen');
+      const shown = await page.getByTestId('stats-figures').boundingBox();
+      // On screen as a table (a row of numbers per day, not a card each), within the page's width.
+      assert.ok(shown && shown.height > 100 && shown.height < 31 * 60, `shown as a table (${shown?.height} px)`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
       await screenshot(`console-overview-figures-${width}`);
       assert.deepEqual(problems, []);
     });
