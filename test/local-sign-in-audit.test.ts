@@ -82,6 +82,19 @@ describe('audit chain and secrets after the local sign-in flows', async () => {
     }
   });
 
+  it('records a failed sign-in with an unknown actor and the account tried as its subject', async () => {
+    const [owner] = await t.sql<{ id: string }[]>`
+      select identity_id as id from emails where normalized = 'owner@acme.test'`;
+    const failed = await t.sql`select actor, subject from audit_events where event = 'signin.failed' order by id`;
+    assert.deepEqual(
+      failed.map((r) => ({ ...r })),
+      [{ actor: null, subject: owner?.id }],
+    );
+    // A success is the person's own doing: actor and subject are both the person.
+    const [succeeded] = await t.sql`select actor, subject from audit_events where event = 'signin.succeeded' limit 1`;
+    assert.deepEqual({ ...succeeded }, { actor: owner?.id, subject: owner?.id });
+  });
+
   it('puts no secret in any audit record or log line', async () => {
     const audit = JSON.stringify(await t.sql`select * from audit_events`);
     const logs = t.logs.text;

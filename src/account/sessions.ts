@@ -3,10 +3,10 @@
 // token too; grants issued from the caller's own session stay.
 import { NotFound } from '../http/errors.ts';
 import { revokeGrantsOfIdentity, revokeGrantsOfSession } from '../oauth/revocation.ts';
+import { describeDevice } from '../session/device.ts';
 import { listLiveSessions, revokeIdentitySessions, revokeSessionById } from '../session/store.ts';
 import type { Session } from '../session/types.ts';
 import type { AccountDeps, RequestFacts } from './deps.ts';
-import { describeDevice } from './device.ts';
 
 export async function listMySessions(deps: AccountDeps, current: Session) {
   const sessions = await listLiveSessions(deps.sql, current.identityId, deps.clock());

@@ -11,6 +11,7 @@ import * as directory from '../identity/directory-store.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findIdentity, type IdentityAssurance, listSignInMethods } from '../identity/store.ts';
 import { revokeGrantsOfIdentity } from '../oauth/revocation.ts';
+import { describeDevice } from '../session/device.ts';
 import { listLiveSessions, revokeIdentitySessions } from '../session/store.ts';
 import { type Actor, type AdminDeps, changeAudited } from './context.ts';
 import { type PageQuery, pageOf, pageRequest } from './paging.ts';
@@ -78,6 +79,7 @@ export async function getIdentity(deps: AdminDeps, sub: Sub) {
       last_seen_at: s.lastSeenAt.toISOString(),
       client_ip: s.clientIp,
       user_agent: s.userAgent,
+      device: describeDevice(s.userAgent),
     })),
   };
 }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Executor } from '../db/pool.ts';
 import type { FieldProblem } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
+import { parseDateTime } from './date-time.ts';
 import { type AuditFilter, type AuditRecord, listAuditRecords } from './store.ts';
 
 export const DEFAULT_LIMIT = 50;
@@ -27,22 +28,6 @@ export const AuditQuerySchema = Type.Object(
 export type AuditQuery = Partial<
   Record<'event' | 'actor' | 'subject' | 'since' | 'until' | 'limit' | 'cursor', string>
 >;
-
-// RFC 3339 date-time with an explicit offset: a timestamp without one would mean different instants to different people.
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-function parseDateTime(value: string): Date | null {
-  const match = DATE_TIME.exec(value);
-  if (!match) return null;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return null;
-  // Date rolls 2026-02-30 over into March; refuse a day the month does not have.
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  // PostgreSQL's timestamptz has no year 0 (4713 BC comes before 1 AD).
-  if (year < 1) return null;
-  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= lastDay ? date : null;
-}
 
 /** Turns the validated query into a filter, or throws invalid_request naming every field that is wrong. */
 export function parseAuditQuery(query: AuditQuery): AuditFilter {

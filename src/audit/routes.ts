@@ -1,5 +1,5 @@
-// GET /admin/audit (the log, filtered and paged) and GET /admin/audit/verify (the chains' integrity), for the
-// console. Reads only; the owner guard runs before the query is validated, so anonymous callers learn nothing.
+// GET /admin/audit (the log, filtered and paged), GET /admin/audit/verify (the chains' integrity) and GET /admin/stats
+// (the overview's figures from the log), for the console. Reads only; the owner guard runs before the query is validated, so anonymous callers learn nothing.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
@@ -8,6 +8,7 @@ import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import { createChainVerifier } from './chain-status.ts';
 import { AuditQuerySchema, auditPage, type NamesOf } from './listing.ts';
+import { auditStats, StatsQuerySchema, StatsSchema } from './stats.ts';
 
 export interface AuditRouteOptions {
   sql: Sql;
@@ -84,5 +85,18 @@ export const auditRoutes: FastifyPluginAsyncTypebox<AuditRouteOptions> = async (
       },
     },
     async () => verify(),
+  );
+  app.get(
+    '/admin/stats',
+    {
+      schema: {
+        summary: 'Sign-ins by method, failed sign-ins, sign-ups and active identities per UTC hour or day',
+        tags: ['admin'],
+        security: SESSION,
+        querystring: StatsQuerySchema,
+        response: { 200: StatsSchema, ...errorResponses(...ADMIN_ERRORS) },
+      },
+    },
+    async (request) => auditStats(options.sql, request.query, options.clock()),
   );
 };

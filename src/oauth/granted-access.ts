@@ -6,6 +6,7 @@ import { OIDC_SCOPES } from '../clients/scopes.ts';
 import { findClientLabels, findResourcesByScopes } from '../clients/store.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import type { Sub } from '../identity/ids.ts';
+import { describeDevice } from '../session/device.ts';
 import { findSessionLabels } from '../session/store.ts';
 import {
   type EndedAccess,
@@ -101,6 +102,7 @@ export async function listGrantedAccess(deps: GrantedAccessDeps, identityId: Sub
             signed_in_at: iso(s?.createdAt ?? null),
             client_ip: s?.clientIp ?? null,
             user_agent: s?.userAgent ?? null,
+            device: describeDevice(s?.userAgent ?? null),
           };
         }),
       },

@@ -35,6 +35,10 @@ export interface Snapshot {
  */
 export const DERIVED_TABLES: ReadonlySet<string> = new Set([
   'identity_name_words', // from identities.display_name (migration 0037)
+  // from audit_events (migration 0045): loading the log counts it again
+  'audit_stats_hours',
+  'audit_active_hours',
+  'audit_active_days',
 ]);
 
 /** Tables of the schema the connection works in (search_path's first), by name. */

@@ -32,6 +32,9 @@ async function client(name: string, applicationName: string, firstParty = true) 
   return { client: made.client, secret: made.secret as string };
 }
 
+const FIREFOX_LINUX = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const SAFARI_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const notes = await client('Notes web', 'Acme Notes');
 const planner = await client('Planner web', 'Acme Planner');
 const gadget = await client('Gadget sync', 'Gadget', false);
@@ -68,11 +71,11 @@ describe('GET /account/grants', () => {
     await tokensOf(planner, early.cookie, 'openid');
     t.clock.advance(t.config.tokens.access_token_ttl_seconds + 1);
 
-    const laptop = await session(sub, 'Firefox on Linux', '203.0.113.7');
+    const laptop = await session(sub, FIREFOX_LINUX, '203.0.113.7');
     const start = t.clock.now();
     const fromLaptop = await tokensOf(notes, laptop.cookie, 'openid profile offline_access');
     t.clock.advance(60);
-    const phone = await session(sub, 'Safari on iPhone', '198.51.100.23');
+    const phone = await session(sub, SAFARI_IPHONE, '198.51.100.23');
     await tokensOf(notes, phone.cookie, 'openid email offline_access');
     t.clock.advance(60);
     const refreshedAt = t.clock.now();
@@ -99,7 +102,8 @@ describe('GET /account/grants', () => {
       live: true,
       signed_in_at: start.toISOString(),
       client_ip: '203.0.113.7',
-      user_agent: 'Firefox on Linux',
+      user_agent: FIREFOX_LINUX,
+      device: 'Firefox 133 on Linux',
     });
     assert.deepEqual(listed.json, {
       grants: [
@@ -136,7 +140,8 @@ describe('GET /account/grants', () => {
               live: true,
               signed_in_at: new Date(start.getTime() + 60_000).toISOString(),
               client_ip: '198.51.100.23',
-              user_agent: 'Safari on iPhone',
+              user_agent: SAFARI_IPHONE,
+              device: 'Mobile Safari 17 on Apple iPhone, iOS 17.5',
             },
           ],
         },
@@ -174,7 +179,7 @@ describe('GET /account/grants', () => {
 describe('POST /account/grants/:client_id/revoke', () => {
   test('a third-party client’s tokens stop working at once and it must ask for consent again', async () => {
     const sub = await makeIdentity(t.sql);
-    const { cookie } = await session(sub, 'Firefox on Linux', '203.0.113.7');
+    const { cookie } = await session(sub, FIREFOX_LINUX, '203.0.113.7');
     await consentTo(t, gadget.client, cookie, 'openid profile offline_access');
     const tokens = await tokensOf(gadget, cookie, 'openid profile offline_access');
     // Introspected once, so the node's token state cache holds the grant as live: revocation must reach it.
@@ -201,8 +206,8 @@ describe('POST /account/grants/:client_id/revoke', () => {
 
   test('ends the grants of every session the application was authorized from, and only that application’s', async () => {
     const sub = await makeIdentity(t.sql);
-    const laptop = await session(sub, 'Firefox on Linux', '203.0.113.7');
-    const phone = await session(sub, 'Safari on iPhone', '198.51.100.23');
+    const laptop = await session(sub, FIREFOX_LINUX, '203.0.113.7');
+    const phone = await session(sub, SAFARI_IPHONE, '198.51.100.23');
     const fromLaptop = await tokensOf(notes, laptop.cookie, 'openid offline_access');
     const fromPhone = await tokensOf(notes, phone.cookie, 'openid offline_access');
     const other = await tokensOf(planner, laptop.cookie, 'openid offline_access');

@@ -236,6 +236,18 @@ describe('GET /admin/identities/:sub', async () => {
       assert.ok(!text.includes(secret), 'no credential in the answer');
     const [row] = await t.sql`select token_hash from sessions where identity_id = ${person.sub}`;
     assert.ok(!text.includes(String(row?.token_hash)));
+
+    // A session is named by its browser and system, beside the raw User-Agent it was read from.
+    const userAgent =
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    await t.sql`update sessions set user_agent = ${userAgent} where identity_id = ${person.sub}`;
+    const named = (await call('GET', `/admin/identities/${person.sub}`)).json as {
+      sessions: Record<string, unknown>[];
+    };
+    assert.deepEqual(
+      named.sessions.map((s) => [s.user_agent, s.device]),
+      [[userAgent, 'Chrome 131 on Windows 10']],
+    );
   });
 
   test('answers 404 not_found for an unknown sub and 400 for a malformed one', async () => {

@@ -48,7 +48,7 @@ describe('GET /admin/identities/:sub/grants', () => {
           consented_scopes: scopes,
           first_used_at: at,
           last_used_at: at,
-          sessions: [{ id: session.id, live: true, signed_in_at: at, client_ip: null, user_agent: null }],
+          sessions: [{ id: session.id, live: true, signed_in_at: at, client_ip: null, user_agent: null, device: null }],
         },
       ],
     });

@@ -52,7 +52,7 @@ describe('GET /settings: applications with access (Chromium)', () => {
     };
     await userTokens(t, { ...notes, cookie: browserCookie, scope: 'openid email' });
     const phone = await makeSession(t, person.sub);
-    await t.sql`update sessions set user_agent = 'Safari on iPhone', client_ip = '198.51.100.23'
+    await t.sql`update sessions set user_agent = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1', client_ip = '198.51.100.23'
                 where id = ${phone.session.id}`;
     t.clock.advance(5);
     const notesTokens = {
@@ -75,7 +75,7 @@ describe('GET /settings: applications with access (Chromium)', () => {
     const notesFrom = notesEntry.getByText(/^Authorized from /);
     assert.match(
       (await notesFrom.nth(0).textContent()) ?? '',
-      /^Authorized from Safari on iPhone at 198\.51\.100\.23, signed in /,
+      /^Authorized from Mobile Safari 17 on Apple iPhone, iOS 17\.5 at 198\.51\.100\.23, signed in /,
     );
     assert.match(
       (await notesFrom.nth(1).textContent()) ?? '',

@@ -47,6 +47,8 @@ describe('the console audit log and status pages (Chromium)', () => {
 
     await page.getByRole('cell', { name: 'cli_billing' }).waitFor();
     await page.getByRole('cell', { name: 'signin.succeeded' }).waitFor();
+    // The filters are one folded line above the records; opening it shows the form.
+    await page.locator('details.audit-filters summary').click();
     await page.getByLabel('Event').fill('signin.succeeded');
     // The unfiltered table already shows a signin.succeeded cell, so waiting for one proves nothing: wait for the
     // filtered answer, then for the table to drop what the filter excludes (it is hidden while it reloads).

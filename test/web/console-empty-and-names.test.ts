@@ -37,6 +37,7 @@ describe('console lists of a new organization', () => {
   test('/admin/console/audit with filters that match nothing says so and how to see everything', async () => {
     const { page, problems } = await ownerPage();
     await page.goto(`${t.url}/admin/console/audit`);
+    await page.locator('details.audit-filters summary').click();
     await page.getByLabel('Event').fill('nothing.happened');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No record matches these filters. Clear them to see the whole log.').waitFor();

@@ -25,7 +25,7 @@ describe('console: an identity’s applications with access (Chromium)', () => {
     const notes = await client('Notes web', 'Acme Notes', true);
     const person = await makeIdentity(t.sql, { displayName: 'Lin Wei' });
     const laptop = await makeSession(t, person);
-    await t.sql`update sessions set user_agent = 'Firefox on Linux', client_ip = '203.0.113.7'
+    await t.sql`update sessions set user_agent = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', client_ip = '203.0.113.7'
                 where id = ${laptop.session.id}`;
     await consentTo(t, gadget.client, laptop.cookie, 'openid email offline_access');
     const gadgetTokens = {
@@ -57,7 +57,7 @@ describe('console: an identity’s applications with access (Chromium)', () => {
     await gadgetEntry
       .getByText(
         new RegExp(
-          `^Authorized from Firefox on Linux at 203\\.0\\.113\\.7, signed in .* · session ${laptop.session.id}$`,
+          `^Authorized from Firefox 133 on Linux at 203\\.0\\.113\\.7, signed in .* · session ${laptop.session.id}$`,
         ),
       )
       .waitFor();

@@ -109,7 +109,8 @@ export function createLocalSignIn(deps: LocalLoginDeps): LocalSignIn {
         : await checkFactors(subject, input, now);
       if (!outcome) {
         const details = { subject: transaction.subject, reason: 'credentials', budget: budgetName(budget) };
-        await deps.audit.record({ event: 'signin.failed', ...context, actor: subject, subject, details });
+        // Whoever typed the password is unknown (not signed in); the account they tried is the subject.
+        await deps.audit.record({ event: 'signin.failed', ...context, actor: null, subject, details });
         if (locksOnFailure) await deps.audit.record({ event: 'signin.locked', ...context, subject, details });
         throw new GatehouseError('invalid_credentials');
       }

@@ -128,7 +128,8 @@ export async function finishPasskeySignIn(
     await deps.audit.record({
       event: reason === 'counter_regression' ? 'passkey.counter_regression' : 'signin.failed',
       ...context,
-      actor: who,
+      // A refused assertion proves no one: the actor is unknown, the passkey's owner (if known) the subject.
+      actor: null,
       subject: who,
       details: { method: 'passkey', reason, ...extra },
     });

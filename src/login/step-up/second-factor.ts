@@ -44,7 +44,13 @@ export async function finishSecondFactor(
   const factor = await proveSecondFactor(deps, id, await findTotpCredential(deps.sql, id), code, now);
   const audited = { ...context, actor: id, subject: id };
   if (!factor) {
-    await deps.audit.record({ event: 'signin.failed', ...audited, details: { method: 'second_factor', budget } });
+    // A wrong code does not show who typed it (the first factor may be a taken-over upstream account): actor unknown.
+    await deps.audit.record({
+      event: 'signin.failed',
+      ...audited,
+      actor: null,
+      details: { method: 'second_factor', budget },
+    });
     throw 'totp' in code
       ? new GatehouseError('invalid_totp_code')
       : new GatehouseError('invalid_totp_code', 'The recovery code is not correct or was already used.');

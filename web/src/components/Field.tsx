@@ -13,6 +13,8 @@ interface FieldProps {
   maxLength?: number;
   required?: boolean;
   autoFocus?: boolean;
+  /** The id of a <datalist> of suggestions. */
+  list?: string;
 }
 
 /** The ids an input's aria-describedby names: its hint and its error, when present. */

@@ -23,6 +23,8 @@ export interface GrantSessionView {
   signed_in_at: string | null;
   client_ip: string | null;
   user_agent: string | null;
+  /** The browser and system in words ("Firefox 128 on Windows 10"), or null when the User-Agent says neither. */
+  device: string | null;
 }
 
 export interface GrantedAccess {
@@ -66,7 +68,7 @@ const sentence = (scopes: ScopeView[]) =>
 /** "Authorized from Safari on iPhone at 198.51.100.23, signed in …": one line per session the client came from. */
 function sessionLabel(s: GrantSessionView, showIds: boolean): string {
   const label = t('grants.session', {
-    browser: s.current ? 'current' : (s.user_agent ?? 'unknown'),
+    browser: s.current ? 'current' : (s.device ?? 'unknown'),
     ip: s.client_ip ?? 'none',
     signedIn: s.signed_in_at ? when(s.signed_in_at) : 'none',
     live: s.live ? 'yes' : 'no',

@@ -1,6 +1,7 @@
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { useApi } from '../../hooks/use-api.ts';
+import { ActivityOverview } from './ActivityOverview.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { snippetsFor, snippetValues } from './integration-snippets.ts';
 import type { StatusReport } from './status-types.ts';
@@ -72,7 +73,7 @@ function ClientValues({ issuer, client }: { issuer: string; client: Client }) {
   );
 }
 
-/** The console's landing page: the values an application needs, and what to set up next. */
+/** The console's landing page: activity at a glance, the values an application needs, and what to set up next. */
 export function Home() {
   const discovery = useApi<Discovery>('/.well-known/openid-configuration');
   const clients = useApi<{ clients: Client[] }>('/admin/clients?limit=100');
@@ -124,6 +125,7 @@ export function Home() {
   return (
     <ConsoleLayout section="home" title="Overview" access={clients.error}>
       <ErrorNotice error={discovery.error ?? status.error} />
+      <ActivityOverview />
       <section class="panel" aria-labelledby="endpoints-heading">
         <h2 id="endpoints-heading">Your identity provider</h2>
         {discovery.data && (

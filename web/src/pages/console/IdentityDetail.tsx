@@ -100,7 +100,7 @@ export function IdentityDetail() {
                 {identity.sessions.map((s) => (
                   <li key={s.id}>
                     <p>
-                      <strong>{s.user_agent ?? 'Unknown browser'}</strong> · {s.aal}
+                      <strong title={s.user_agent ?? undefined}>{s.device ?? 'Unknown browser'}</strong> · {s.aal}
                     </p>
                     <p class="hint">
                       <code>{s.id}</code> from {s.client_ip ?? 'an unknown address'}, signed in {when(s.created_at)},

@@ -79,6 +79,8 @@ export interface IdentityDetail {
     last_seen_at: string;
     client_ip: string | null;
     user_agent: string | null;
+    /** The browser and system in words, e.g. "Firefox 128 on Windows 10"; null when the User-Agent names neither. */
+    device: string | null;
   }[];
 }
 
