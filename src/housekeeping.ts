@@ -46,6 +46,8 @@ export interface HousekeepingReport {
   authorizationCodes: number;
   refreshTokens: number;
   revokedAccessTokens: number;
+  deviceCodes: number;
+  deviceCodeGuessWindows: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {

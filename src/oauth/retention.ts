@@ -5,10 +5,14 @@
 // ended a day ago, and revoked access token ids once the token expired (an expired JWT is refused on its exp alone).
 // Grants stay: they are the record of who authorized what, listed for the owner. Rotated refresh tokens do not wait
 // for this: their family's next rotation deletes them (refresh-rotation.ts), and their value still names the family
-// to catch a replay.
+// to catch a replay. Device codes (RFC 8628) go a day after they expired (a late poll is told expired_token until
+// then), and the user-code guessing windows once they ended.
 import type { Executor } from '../db/pool.ts';
+import { deleteEndedGuessWindows } from './device-code-guess-store.ts';
+import { GUESS_WINDOW_SECONDS } from './device-code-throttle.ts';
 import {
   deleteEndedAuthorizationCodes,
+  deleteEndedDeviceCodes,
   deleteEndedRefreshTokens,
   deleteExpiredRevokedAccessTokens,
 } from './retention-store.ts';
@@ -19,6 +23,8 @@ export interface OAuthPurgeReport {
   authorizationCodes: number;
   refreshTokens: number;
   revokedAccessTokens: number;
+  deviceCodes: number;
+  deviceCodeGuessWindows: number;
 }
 
 export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuthPurgeReport> {
@@ -27,5 +33,7 @@ export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuth
     authorizationCodes: await deleteEndedAuthorizationCodes(sql, cutoff),
     refreshTokens: await deleteEndedRefreshTokens(sql, cutoff),
     revokedAccessTokens: await deleteExpiredRevokedAccessTokens(sql, now),
+    deviceCodes: await deleteEndedDeviceCodes(sql, cutoff),
+    deviceCodeGuessWindows: await deleteEndedGuessWindows(sql, new Date(now.getTime() - GUESS_WINDOW_SECONDS * 1000)),
   };
 }
