@@ -184,7 +184,6 @@ function DeviceFlow({ account }: { account: Account }) {
           value={code}
           onInput={(event) => setCode(event.currentTarget.value)}
           required
-          autoFocus
           autoComplete="off"
           autoCapitalize="characters"
           spellcheck={false}
