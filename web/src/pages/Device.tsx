@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api } from '../api.ts';
 import { ErrorNotice } from '../components/ErrorNotice.tsx';
@@ -22,6 +23,9 @@ interface DeviceRequest {
   requested_at: string;
   expires_at: string;
 }
+
+/** The application's name in bold, inside a translated sentence. */
+const strong = (chunks: ComponentChildren[]) => <strong>{chunks}</strong>;
 
 const KIND_KEYS: Record<DeviceKind, MessageKey> = {
   computer: 'device.kind.computer',
@@ -115,7 +119,7 @@ function DeviceFlow({ account }: { account: Account }) {
         <div class={outcome.status === 'approved' ? 'notice notice-done' : 'notice'} role="status" data-outcome>
           <p>
             {outcome.status === 'approved'
-              ? tx('device.approved', { client: <strong>{outcome.client_name}</strong> })
+              ? tx('device.approved', { client: outcome.client_name, strong })
               : t('device.denied')}
           </p>
         </div>
@@ -129,7 +133,7 @@ function DeviceFlow({ account }: { account: Account }) {
     return (
       <div class="device-request" aria-busy={action.busy}>
         <ErrorNotice error={action.error} />
-        <p>{tx('device.asks', { client: <strong>{request.client_name}</strong> })}</p>
+        <p>{tx('device.asks', { client: request.client_name, strong })}</p>
         <dl class="facts">
           <dt>{t('device.deviceLabel')}</dt>
           <dd>
