@@ -108,7 +108,7 @@ function DeviceFlow({ account }: { account: Account }) {
   };
 
   const signedInAs = (
-    <p class="aside">
+    <p class="aside device-account">
       {t('device.signedInAs', { name: account.name || (account.email ?? ''), email: account.email ?? '' })}
     </p>
   );
