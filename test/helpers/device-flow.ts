@@ -2,7 +2,9 @@
 // against a listening Gatehouse, and the person's answer on /device through its JSON API with a session cookie (the
 // Chromium tests drive the page itself).
 import * as oauth from 'oauth4webapi';
-import type { TestApp } from './app.ts';
+import { startTestApp, type TestApp, TestClock } from './app.ts';
+import { makeConfig } from './config.ts';
+import { freePort } from './oauth-server.ts';
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const insecure = { [oauth.allowInsecureRequests]: true };
@@ -66,4 +68,25 @@ export async function decide(t: Pick<TestApp, 'url'>, cookie: string, userCode: 
   const answer = await deviceApi(t, '/oauth/device/decision', cookie, { user_code: userCode, decision });
   if (answer.status !== 200) throw new Error(`decision answered ${answer.status}: ${JSON.stringify(answer.json)}`);
   return answer.json;
+}
+
+/**
+ * A clock that runs with real time (plus what a test advances): for tests where a real client (the browser SDK, the
+ * C++ CLI) waits the interval between polls, which a standing test clock would answer with slow_down every time.
+ */
+export class RealTimeClock extends TestClock {
+  #offset = 0;
+  override now = (): Date => new Date(Date.now() + this.#offset);
+  override advance(seconds: number): void {
+    this.#offset += seconds * 1000;
+  }
+}
+
+/** A listening Gatehouse on real time whose issuer is its loopback URL; `interval` is the polling interval told. */
+export async function startRealTimeIssuer(interval = 1): Promise<TestApp & { issuer: string }> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const config = makeConfig({ server: { issuer }, device_authorization: { interval_seconds: interval } });
+  const t = await startTestApp({ config, clock: new RealTimeClock(), listen: true, port });
+  return { ...t, url: issuer, issuer };
 }
