@@ -146,8 +146,8 @@ export function ClientForm({
           <ListField
             id="client-redirects"
             label="Redirect URIs"
-            hint="One per line; exact absolute URIs (https, or loopback for native apps)."
-            required
+            hint="One per line; exact absolute URIs (https, or loopback for native apps). None needed for a client that signs in only with the device grant."
+            required={!deviceGrant}
             value={redirectUris}
             onValue={setRedirectUris}
             error={problem('redirect_uris')}
