@@ -16,7 +16,9 @@ describe('the kind of device a device authorization request came from', () => {
     assert.equal(phone.kind, 'mobile');
     assert.match(phone.name ?? '', /^Mobile Safari 17 on Apple iPhone, iOS 17\.4$/);
     assert.deepEqual(
-      describeDeviceOf('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'),
+      describeDeviceOf(
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      ),
       { kind: 'computer', name: 'Chrome 131 on Linux' },
     );
   });

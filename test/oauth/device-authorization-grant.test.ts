@@ -160,7 +160,11 @@ describe('POST /oauth/device_authorization and grant_type=urn:ietf:params:oauth:
     assert.equal(decodeJwt(refreshed.access_token).sub, sub);
     const [consent] =
       await t.sql`select scopes from oauth_consents where identity_id = ${sub} and client_id = ${tv.client.id}`;
-    assert.deepEqual([...(consent?.scopes as string[])].sort(), ['offline_access', 'openid', 'profile']);
+    assert.deepEqual([...((consent?.scopes as string[] | undefined) ?? [])].sort(), [
+      'offline_access',
+      'openid',
+      'profile',
+    ]);
   });
 
   test('polling faster than the interval answers slow_down and grows the stored interval by 5 seconds', async () => {
