@@ -3,6 +3,7 @@
 // codes in a window, counted in PostgreSQL so every node sees the same budget. Whole envelopes.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { startTestApp } from '../helpers/app.ts';
 import { deviceApi, discover, requestCodes } from '../helpers/device-flow.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { startListeningIssuer } from '../helpers/oauth-server.ts';
@@ -143,5 +144,25 @@ describe('POST /oauth/device/lookup and /oauth/device/decision', async () => {
     freshWindow();
     const fresh = await requestCodes(as, tv.client.id, { scope: 'openid' });
     assert.equal((await deviceApi(t, '/oauth/device/lookup', cookie, { user_code: fresh.user_code })).status, 200);
+  });
+
+  test('the budget holds across nodes: another app on the same database refuses the person too', async () => {
+    freshWindow();
+    const other = await startTestApp({ sql: t.sql, config: t.config, clock: t.clock });
+    const sub = await makeIdentity(t.sql);
+    const { cookie } = await makeSession(t, sub);
+    for (let i = 0; i < 3; i++) {
+      const answer = await deviceApi(t, '/oauth/device/lookup', cookie, { user_code: 'BCDF-GHJK' });
+      assert.equal(answer.json.error, 'invalid_user_code');
+    }
+    const codes = await requestCodes(as, tv.client.id, { scope: 'openid' });
+    const elsewhere = await other.app.inject({
+      method: 'POST',
+      url: '/oauth/device/lookup',
+      headers: { cookie, origin: t.issuer, 'content-type': 'application/json' },
+      payload: { user_code: codes.user_code },
+    });
+    assert.equal(elsewhere.statusCode, 429);
+    assert.equal(elsewhere.json().error, 'rate_limited');
   });
 });

@@ -342,6 +342,43 @@ describe('POST /oauth/device_authorization and grant_type=urn:ietf:params:oauth:
     assert.equal(claims.scope, 'openid photos:read');
   });
 
+  test('a resource the request did not name is invalid_target, and leaves the code to redeem', async () => {
+    const codes = await requestCodes(as, tv.client.id, { scope: 'openid' });
+    await decide(t, cookie, codes.user_code, 'approve');
+    const other = await postForm(t, '/oauth/token', {
+      grant_type: DEVICE_GRANT,
+      client_id: tv.client.id,
+      device_code: codes.device_code,
+      resource: photos.audience,
+    });
+    assert.deepEqual(other.json, {
+      error: 'invalid_target',
+      error_description: 'resource was not part of the device authorization request',
+      request_id: other.headers['x-request-id'],
+    });
+    t.clock.advance(5);
+    const tokens = await oauth.processDeviceCodeResponse(
+      as,
+      { client_id: tv.client.id },
+      await poll(as, tv.client.id, codes.device_code),
+    );
+    assert.ok(tokens.access_token);
+  });
+
+  test('a client registered with dpop_bound_access_tokens gets nothing without a proof: invalid_dpop_proof', async () => {
+    const bound = await makeClient(t.sql, t.secrets.clientSecret, {
+      kind: 'native',
+      redirectUris: [],
+      deviceAuthorizationGrant: true,
+      dpopBoundAccessTokens: true,
+    });
+    const codes = await requestCodes(as, bound.client.id, { scope: 'openid' });
+    await refused(await poll(as, bound.client.id, codes.device_code), {
+      error: 'invalid_dpop_proof',
+      description: 'This client must send a DPoP proof with every token request (dpop_bound_access_tokens)',
+    });
+  });
+
   test('of two concurrent polls of an approved code exactly one gets tokens', async () => {
     const codes = await requestCodes(as, tv.client.id, { scope: 'openid' });
     await decide(t, cookie, codes.user_code, 'approve');
