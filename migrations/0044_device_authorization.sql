@@ -31,13 +31,3 @@ create table oauth_device_codes (
   decided_at timestamptz
 );
 create index oauth_device_codes_expires on oauth_device_codes (expires_at);
-
--- Failed user-code entries on the /device page, counted per fixed window for a person and for everyone together
--- (src/oauth/device-code-throttle.ts), so guessing is bounded across nodes.
-create table device_code_guesses (
-  key text not null,
-  window_start timestamptz not null,
-  failures integer not null,
-  primary key (key, window_start)
-);
-create index device_code_guesses_window on device_code_guesses (window_start);

@@ -121,7 +121,6 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       refreshTokens: 0,
       revokedAccessTokens: 0,
       deviceCodes: 0,
-      deviceCodeGuessWindows: 0,
     });
     assert.deepEqual(
       (await sql`select encode(key, 'hex') as key from oauth_used_jtis`).map((r) => r.key),
@@ -152,7 +151,6 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       refreshTokens: 0,
       revokedAccessTokens: 0,
       deviceCodes: 0,
-      deviceCodeGuessWindows: 0,
     });
   });
 

@@ -47,7 +47,6 @@ export interface HousekeepingReport {
   refreshTokens: number;
   revokedAccessTokens: number;
   deviceCodes: number;
-  deviceCodeGuessWindows: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {

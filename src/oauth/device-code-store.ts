@@ -54,7 +54,9 @@ export async function recordPoll(
   const [row] = await sql`
     update oauth_device_codes d set
       last_polled_at = ${p.now},
-      interval_seconds = case when prior.too_fast then d.interval_seconds + ${p.slowDownSeconds} else d.interval_seconds end
+      -- Capped at a day: past the code's life anyway, and a client that keeps hammering cannot overflow the column.
+      interval_seconds = case when prior.too_fast then least(d.interval_seconds + ${p.slowDownSeconds}, 86400)
+                              else d.interval_seconds end
     from (
       select device_code_hash,
              last_polled_at is not null and status = 'pending'

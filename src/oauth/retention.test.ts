@@ -65,7 +65,7 @@ describe('housekeeping of OAuth state: codes, refresh tokens, revoked access tok
     assert.equal((await sql`select id from oauth_grants`).length, 4, 'grants stay as the record of consent');
   });
 
-  it('deletes device codes a day after they expired, and guessing windows once they ended', async () => {
+  it('deletes device codes a day after they expired', async () => {
     const device = async (hash: string, expiresAt: Date) =>
       await sql`insert into oauth_device_codes (device_code_hash, user_code_hash, client_id, scope, created_at,
                   expires_at, interval_seconds)
@@ -73,13 +73,9 @@ describe('housekeeping of OAuth state: codes, refresh tokens, revoked access tok
     await device('device-expired-long-ago', at(-2 * DAY));
     await device('device-expired-recently', at(-HOUR));
     await device('device-live', at(60_000));
-    await sql`insert into device_code_guesses (key, window_start, failures)
-              values ('overall', ${at(-HOUR)}, 3), ('overall', ${at(-60_000)}, 1)`;
     const report = await runHousekeeping(sql, now);
     assert.equal(report.deviceCodes, 1);
-    assert.equal(report.deviceCodeGuessWindows, 1);
     const left = (await sql`select device_code_hash from oauth_device_codes order by 1`).map((r) => r.device_code_hash);
     assert.deepEqual(left, ['device-expired-recently', 'device-live']);
-    assert.equal((await sql`select 1 from device_code_guesses`).length, 1, 'the current window stays');
   });
 });

@@ -6,10 +6,8 @@
 // Grants stay: they are the record of who authorized what, listed for the owner. Rotated refresh tokens do not wait
 // for this: their family's next rotation deletes them (refresh-rotation.ts), and their value still names the family
 // to catch a replay. Device codes (RFC 8628) go a day after they expired (a late poll is told expired_token until
-// then), and the user-code guessing windows once they ended.
+// then); the user-code guessing counters are request counters, which housekeeping purges with the others.
 import type { Executor } from '../db/pool.ts';
-import { deleteEndedGuessWindows } from './device-code-guess-store.ts';
-import { GUESS_WINDOW_SECONDS } from './device-code-throttle.ts';
 import {
   deleteEndedAuthorizationCodes,
   deleteEndedDeviceCodes,
@@ -24,7 +22,6 @@ export interface OAuthPurgeReport {
   refreshTokens: number;
   revokedAccessTokens: number;
   deviceCodes: number;
-  deviceCodeGuessWindows: number;
 }
 
 export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuthPurgeReport> {
@@ -34,6 +31,5 @@ export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuth
     refreshTokens: await deleteEndedRefreshTokens(sql, cutoff),
     revokedAccessTokens: await deleteExpiredRevokedAccessTokens(sql, now),
     deviceCodes: await deleteEndedDeviceCodes(sql, cutoff),
-    deviceCodeGuessWindows: await deleteEndedGuessWindows(sql, new Date(now.getTime() - GUESS_WINDOW_SECONDS * 1000)),
   };
 }
