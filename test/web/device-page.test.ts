@@ -13,7 +13,7 @@ import { startBrowserApp } from '../helpers/browser-app.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { makeConfig } from '../helpers/config.ts';
 import { discover, poll, requestCodes } from '../helpers/device-flow.ts';
-import { makeClient } from '../helpers/oauth-fixtures.ts';
+import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 
 const TV =
   'Mozilla/5.0 (SMART-TV; LINUX; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) 85.0.4183.93/6.0 TV Safari/537.36';
@@ -110,6 +110,24 @@ describe('/device (Chromium)', () => {
     const denied = await poll(as, tv.client.id, codes.device_code);
     assert.equal(denied.status, 400);
     assert.equal(((await denied.json()) as { error: string }).error, 'access_denied');
+    assert.deepEqual(problems, []);
+  });
+
+  test('a German browser gets the page, the device words and the warning in German', async () => {
+    const codes = await requestCodes(as, tv.client.id, { scope: 'openid' }, { userAgent: TV });
+    const sub = await makeIdentity(t.sql, { displayName: 'Lena Kraus' });
+    const { cookie } = await makeSession(t, sub);
+    const { page, problems } = await newPage({ width: 390, height: 844 }, { locale: 'de-DE' });
+    const [name, value] = cookie.split('=') as [string, string];
+    await page.context().addCookies([{ name, value, url: t.url }]);
+    await page.goto(codes.verification_uri_complete as string);
+    await page.getByRole('heading', { name: 'Gerät verbinden' }).waitFor();
+    await page.getByRole('button', { name: 'Weiter' }).click();
+    await page.getByText('Ein Fernseher').waitFor();
+    await page.getByText(/^Stimmen Sie nur zu, wenn Sie diese Anmeldung selbst begonnen haben/).waitFor();
+    await fitsWidth(page);
+    await page.getByRole('button', { name: 'Zustimmen' }).click();
+    await page.getByText(/^Fertig: Acme TV ist auf Ihrem Gerät angemeldet\./).waitFor();
     assert.deepEqual(problems, []);
   });
 });
