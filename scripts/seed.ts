@@ -89,6 +89,7 @@ try {
     scopes: ['openid', 'profile', 'email', 'offline_access'],
     audiences: [],
     tokenExchangeAudiences: [],
+    deviceAuthorizationGrant: false,
     firstParty: true,
     createdAt: new Date(),
   });

@@ -120,6 +120,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       authorizationCodes: 0,
       refreshTokens: 0,
       revokedAccessTokens: 0,
+      deviceCodes: 0,
     });
     assert.deepEqual(
       (await sql`select encode(key, 'hex') as key from oauth_used_jtis`).map((r) => r.key),
@@ -149,6 +150,7 @@ describe('housekeeping: ended sessions, expired login transactions, stale thrott
       authorizationCodes: 0,
       refreshTokens: 0,
       revokedAccessTokens: 0,
+      deviceCodes: 0,
     });
   });
 

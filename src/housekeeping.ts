@@ -46,6 +46,7 @@ export interface HousekeepingReport {
   authorizationCodes: number;
   refreshTokens: number;
   revokedAccessTokens: number;
+  deviceCodes: number;
 }
 
 export async function runHousekeeping(sql: Sql, now: Date): Promise<HousekeepingReport> {

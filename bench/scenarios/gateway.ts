@@ -97,6 +97,7 @@ export const scenario: Scenario = {
         scopes: ['read'],
         audiences: [AUDIENCE],
         tokenExchangeAudiences: [],
+        deviceAuthorizationGrant: false,
         firstParty: true,
         tokenEndpointAuthMethod: 'client_secret_post',
         jwks: null,

@@ -30,6 +30,7 @@ export interface ClientInput {
   jwks?: store.Client['jwks'];
   jwks_uri?: string | null;
   token_exchange_audiences?: string[];
+  device_authorization_grant?: boolean;
 }
 
 export type ClientUpdate = Partial<Omit<ClientInput, 'application_id' | 'kind' | 'token_endpoint_auth_method'>>;
@@ -52,6 +53,7 @@ export const presentClient = (c: store.Client) => ({
   backchannel_logout_uri: c.backchannelLogoutUri,
   backchannel_logout_session_required: c.backchannelLogoutSessionRequired,
   token_exchange_audiences: c.tokenExchangeAudiences,
+  device_authorization_grant: c.deviceAuthorizationGrant,
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
 });
@@ -108,6 +110,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     jwksUri: input.jwks_uri ?? null,
     backchannelLogoutUri: input.backchannel_logout_uri ?? null,
     tokenExchangeAudiences: input.token_exchange_audiences ?? [],
+    deviceAuthorizationGrant: input.device_authorization_grant ?? false,
   };
   const client = {
     id: options.id ?? newClientId(),
@@ -124,6 +127,7 @@ export async function createClient(deps: AdminDeps, actor: Actor, input: ClientI
     requirePushedAuthorizationRequests: input.require_pushed_authorization_requests ?? false,
     backchannelLogoutUri: sent.backchannelLogoutUri,
     backchannelLogoutSessionRequired: input.backchannel_logout_session_required ?? false,
+    deviceAuthorizationGrant: sent.deviceAuthorizationGrant,
     createdAt: deps.clock(),
   };
   const created = await changeAudited(
@@ -170,6 +174,7 @@ const CLIENT_FIELDS = {
   jwks: 'jwks',
   jwksUri: 'jwks_uri',
   tokenExchangeAudiences: 'token_exchange_audiences',
+  deviceAuthorizationGrant: 'device_authorization_grant',
 } as const;
 
 export async function updateClient(deps: AdminDeps, actor: Actor, id: string, changes: ClientUpdate) {
@@ -195,6 +200,7 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         backchannelLogoutUri:
           changes.backchannel_logout_uri !== undefined ? changes.backchannel_logout_uri : current.backchannelLogoutUri,
         tokenExchangeAudiences: changes.token_exchange_audiences ?? current.tokenExchangeAudiences,
+        deviceAuthorizationGrant: changes.device_authorization_grant ?? current.deviceAuthorizationGrant,
       };
       // Validated even when nothing changes: a request with a bad value is refused, not answered as a no-op.
       await assertValid(tx, current.applicationId, sent);
@@ -205,6 +211,7 @@ export async function updateClient(deps: AdminDeps, actor: Actor, id: string, ch
         jwks: sent.jwks,
         jwksUri: sent.jwksUri,
         backchannelLogoutUri: sent.backchannelLogoutUri,
+        deviceAuthorizationGrant: sent.deviceAuthorizationGrant,
         backchannelLogoutSessionRequired:
           changes.backchannel_logout_session_required ?? current.backchannelLogoutSessionRequired,
         firstParty: changes.first_party ?? current.firstParty,

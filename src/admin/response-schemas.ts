@@ -42,6 +42,9 @@ const clientProperties = {
   token_exchange_audiences: Type.Array(Type.String(), {
     description: "RFC 8693: registered audiences the client may exchange a person's access token for; empty: none.",
   }),
+  device_authorization_grant: Type.Boolean({
+    description: 'RFC 8628: the client may use the device authorization grant; false by default.',
+  }),
   created_at: Instant,
   updated_at: Instant,
 };

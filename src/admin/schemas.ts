@@ -23,6 +23,10 @@ const BackchannelLogout = {
 const TokenExchange = {
   token_exchange_audiences: Type.Optional(Type.Array(Uri, { maxItems: 20 })),
 };
+/** RFC 8628: whether the client may use the device authorization grant; false by default, never for service clients. */
+const DeviceAuthorization = {
+  device_authorization_grant: Type.Optional(Type.Boolean()),
+};
 const KeyRegistration = {
   jwks: Type.Optional(Type.Union([Jwks, Type.Null()])),
   jwks_uri: Type.Optional(Type.Union([Uri, Type.Null()])),
@@ -54,6 +58,7 @@ export const ClientCreate = Type.Object(
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
     ...BackchannelLogout,
     ...TokenExchange,
+    ...DeviceAuthorization,
     token_endpoint_auth_method: Type.Optional(Type.Enum(['none', 'client_secret_post', 'private_key_jwt'])),
     ...KeyRegistration,
   },
@@ -71,6 +76,7 @@ export const ClientUpdate = Type.Object(
     require_pushed_authorization_requests: Type.Optional(Type.Boolean()),
     ...BackchannelLogout,
     ...TokenExchange,
+    ...DeviceAuthorization,
     ...KeyRegistration,
   },
   { additionalProperties: false },

@@ -19,6 +19,8 @@ export interface ClientSpec {
   backchannelLogoutUri: string | null;
   /** RFC 8693: registered audiences the client may exchange a person's access token for (confidential only). */
   tokenExchangeAudiences: string[];
+  /** RFC 8628: the client may use the device authorization grant (a person signs in on another device). */
+  deviceAuthorizationGrant: boolean;
 }
 
 export const isConfidential = (kind: ClientKind) => kind === 'web' || kind === 'service';
@@ -132,6 +134,9 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
     resources.some((r) => reachable.includes(r.audience) && r.scopes.includes(scope));
 
   if (spec.kind === 'service') {
+    // RFC 8628 signs a person in: a service client has none (docs/oauth.md "Device authorization grant").
+    if (spec.deviceAuthorizationGrant)
+      problems.push({ path: 'body.device_authorization_grant', problem: 'must be false for a service client' });
     // A service client has no user and no browser: it only uses client_credentials (SPEC.md "Client kinds"), so
     // it has no sign-in to return to and no sign-out to return from.
     if (spec.redirectUris.length > 0)
@@ -150,7 +155,8 @@ export function clientProblems(spec: ClientSpec, environment: Environment, resou
     });
     return problems;
   }
-  if (spec.redirectUris.length === 0)
+  // A client that signs people in only with the device grant (a command-line tool, a TV app) redirects nowhere.
+  if (spec.redirectUris.length === 0 && !spec.deviceAuthorizationGrant)
     problems.push({ path: 'body.redirect_uris', problem: `a ${spec.kind} client needs at least one redirect URI` });
   // A client that may ask for nothing can sign no one in; an empty list would only fail later, at /oauth/authorize.
   if (spec.scopes.length === 0)

@@ -46,6 +46,8 @@ export interface Client {
    * Empty: the client may not use token exchange at all.
    */
   tokenExchangeAudiences: string[];
+  /** RFC 8628: the client may use the device authorization grant (an administrator allowed it; off by default). */
+  deviceAuthorizationGrant: boolean;
   /** §2.2: the client needs `sid` in its logout tokens (sent always; recorded for the client's registration). */
   backchannelLogoutSessionRequired: boolean;
   createdAt: Date;
@@ -91,6 +93,7 @@ const toClient = (r: Record<string, unknown>): Client => ({
   backchannelLogoutUri: (r.backchannel_logout_uri as string | null) ?? null,
   backchannelLogoutSessionRequired: r.backchannel_logout_session_required as boolean,
   tokenExchangeAudiences: (r.token_exchange_audiences as string[] | undefined) ?? [],
+  deviceAuthorizationGrant: (r.device_authorization_grant as boolean | undefined) ?? false,
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
 });
@@ -194,13 +197,13 @@ export async function insertClient(sql: Executor, c: NewClient): Promise<Client>
     insert into oauth_clients (id, application_id, name, kind, secret_hmac, redirect_uris, post_logout_redirect_uris,
                                scopes, audiences, first_party, token_endpoint_auth_method, jwks, jwks_uri,
                                dpop_bound_access_tokens, require_pushed_authorization_requests, backchannel_logout_uri,
-                               backchannel_logout_session_required, token_exchange_audiences, created_at,
-                               updated_at)
+                               backchannel_logout_session_required, token_exchange_audiences,
+                               device_authorization_grant, created_at, updated_at)
     values (${c.id}, ${c.applicationId}, ${c.name}, ${c.kind}, ${c.secretHmac}, ${c.redirectUris},
             ${c.postLogoutRedirectUris}, ${c.scopes}, ${c.audiences}, ${c.firstParty}, ${c.tokenEndpointAuthMethod},
             ${c.jwks === null ? null : sql.json(c.jwks as never)}, ${c.jwksUri}, ${c.dpopBoundAccessTokens},
             ${c.requirePushedAuthorizationRequests}, ${c.backchannelLogoutUri}, ${c.backchannelLogoutSessionRequired},
-            ${c.tokenExchangeAudiences}, ${c.createdAt}, ${c.createdAt})
+            ${c.tokenExchangeAudiences}, ${c.deviceAuthorizationGrant}, ${c.createdAt}, ${c.createdAt})
     returning *`;
   return toClient(row as Record<string, unknown>);
 }
@@ -268,6 +271,7 @@ export type ClientChanges = Partial<
     | 'jwks'
     | 'jwksUri'
     | 'tokenExchangeAudiences'
+    | 'deviceAuthorizationGrant'
   >
 >;
 
@@ -281,6 +285,7 @@ export async function updateClient(sql: Executor, id: string, next: Client, now:
       backchannel_logout_uri = ${next.backchannelLogoutUri},
       backchannel_logout_session_required = ${next.backchannelLogoutSessionRequired},
       token_exchange_audiences = ${next.tokenExchangeAudiences},
+      device_authorization_grant = ${next.deviceAuthorizationGrant},
       jwks = ${next.jwks === null ? null : sql.json(next.jwks as never)}, jwks_uri = ${next.jwksUri}, updated_at = ${now}
     where id = ${id} returning *`;
   return row ? toClient(row) : null;

@@ -454,6 +454,36 @@ export const ConfigSchema = Type.Object(
           "Longest a node answers introspection, userinfo and the gateway from its cached token state (grant or client still live, access token not revoked, identity active and its profile claims; for the gateway, a person's roles and IAL) instead of reading PostgreSQL. Every change to that state sends a NOTIFY in its own transaction and every node drops the entry as soon as the notification arrives, and the cache is bypassed whenever the node's LISTEN connection is down, so this is the bound on staleness only if a notification is delayed or a dead connection goes unnoticed: a revoked token may then be accepted this long. 0 disables the cache (one database round trip per request).",
       }),
     }),
+    device_authorization: section('The device authorization grant (RFC 8628): sign-in on devices without a browser.', {
+      code_ttl_seconds: Type.Integer({
+        default: 600,
+        minimum: 60,
+        maximum: 1800,
+        description:
+          'How long a device code and its user code wait for the person to approve on /device. 10 minutes leaves time to find a phone and sign in; longer gives a guesser more time against each live user code (RFC 8628 §5.1).',
+      }),
+      interval_seconds: Type.Integer({
+        default: 5,
+        minimum: 1,
+        maximum: 60,
+        description:
+          "The polling interval the device is told (RFC 8628 §3.2; 5 s is the RFC's default). A device that polls faster gets slow_down and 5 s more, remembered for that device code.",
+      }),
+      failures_per_person: Type.Integer({
+        default: 10,
+        minimum: 1,
+        maximum: 1000,
+        description:
+          'Wrong user codes one person may enter on /device per 15 minutes, across every node and session; the next attempts answer 429 until the window ends. Typos cost a few; guessing stops here.',
+      }),
+      failures_overall: Type.Integer({
+        default: 1000,
+        minimum: 10,
+        maximum: 1_000_000,
+        description:
+          'Wrong user codes all people together may enter on /device per 15 minutes, across every node. Bounds guessing by many accounts at once: with 20^8 possible codes and the default, the chance that some guess in a window hits one of 1000 live codes is below 4 in 100 000. Reaching it refuses every code entry until the window ends (documented trade-off: a flood of guesses can pause device approvals, never other sign-ins).',
+      }),
+    }),
     dpop: section('DPoP sender-constrained tokens (RFC 9449).', {
       require_nonce: flag(
         'Require a server-provided nonce in every DPoP proof at the token endpoint, the pushed authorization request endpoint and userinfo (RFC 9449 §8, §9): a proof without the current nonce is refused with use_dpop_nonce and the nonce in the DPoP-Nonce header, and clients retry once. Off by default because it costs clients an extra round trip; on, a proof signed ahead of time (by a stolen key used offline) cannot be used, since nonces change every minute. Nonces are derived from the signing secret, so every node serves and accepts the same ones.',

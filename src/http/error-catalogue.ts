@@ -212,6 +212,17 @@ export const errorCatalogue = {
     status: 400,
     description: 'Request objects by reference (request_uri) are not supported.',
   },
+  // RFC 8628 §3.5: the device authorization grant's polling answers, and the /device page's wrong code.
+  authorization_pending: {
+    status: 400,
+    description: 'The person has not approved or denied the request yet; keep polling at the interval.',
+  },
+  slow_down: { status: 400, description: 'Polling too fast: the interval grew by 5 seconds; keep polling at it.' },
+  expired_token: { status: 400, description: 'The device code has expired; start a new device authorization.' },
+  invalid_user_code: {
+    status: 400,
+    description: 'This code is not valid or has expired. Check the code on your device and type it again.',
+  },
 
   // admin
   application_exists: { status: 409, description: 'An application with this identifier already exists.' },

@@ -25,6 +25,24 @@ export async function countRequest(
   return { count: row.count, windowStart: row.window_start };
 }
 
+/**
+ * The counts of (bucket, key) for `keys` in their current windows, without counting anything: for a limit that
+ * refuses every request once the failures it counts reached it. Keys without a live window are absent.
+ */
+export async function readRequestCounts(
+  sql: Executor,
+  bucket: string,
+  keys: string[],
+  windowSeconds: number,
+  now: Date,
+): Promise<Map<string, { count: number; windowStart: Date }>> {
+  const rows = await sql<{ key: string; count: number; window_start: Date }[]>`
+    select key, count, window_start from request_counters
+    where bucket = ${bucket} and key = any(${keys}::text[])
+      and window_start > ${now}::timestamptz - make_interval(secs => ${windowSeconds})`;
+  return new Map(rows.map((r) => [r.key, { count: r.count, windowStart: r.window_start }]));
+}
+
 /** Housekeeping: counters whose window started before `before` no longer limit anything. */
 export async function deleteEndedRequestWindows(sql: Executor, before: Date): Promise<number> {
   const rows = await sql`delete from request_counters where window_start < ${before} returning bucket`;

@@ -41,6 +41,7 @@ const LABELS: Record<string, string> = {
   backchannel_logout_uri: 'Back-channel logout URL',
   backchannel_logout_session_required: 'Back-channel logout session required',
   token_exchange_audiences: 'Token exchange audiences',
+  device_authorization_grant: 'Device authorization grant',
   roles: 'Roles',
   ial: 'Identity assurance',
   totp: 'Authentication code',

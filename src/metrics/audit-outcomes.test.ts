@@ -41,4 +41,28 @@ describe('audited events as metrics', () => {
       'token_endpoint other 1',
     ]);
   });
+
+  test('device authorization records count as gatehouse_device_authorizations_total by step', async () => {
+    const metrics = createMetrics({} as Sql);
+    const sink: Audit = { record: async () => {}, recordIn: async () => {}, chainPending: async () => 0 };
+    const audit = countAuditedOutcomes(sink, metrics);
+    for (const event of [
+      'oauth.device_authorization_requested',
+      'oauth.device_authorization_requested',
+      'oauth.device_authorization_approved',
+      'oauth.device_authorization_denied',
+      'oauth.device_code_redeemed',
+      'oauth.device_user_code_throttled',
+    ])
+      await audit.record({ event });
+    const counted =
+      (await metrics.registry.getSingleMetric('gatehouse_device_authorizations_total')?.get())?.values ?? [];
+    assert.deepEqual(counted.map((v) => `${v.labels.step} ${v.value}`).sort(), [
+      'approved 1',
+      'denied 1',
+      'redeemed 1',
+      'requested 2',
+      'user_code_throttled 1',
+    ]);
+  });
 });

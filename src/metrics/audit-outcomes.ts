@@ -1,4 +1,4 @@
-// Sign-in outcomes, lockouts and token exchanges are counted where they are already recorded: every sign-in result is
+// Sign-in outcomes, lockouts, token exchanges and device authorization steps are counted where they are already recorded: every sign-in result is
 // an audit event (`signin.succeeded` with its method, `signin.failed` with its reason, `signin.throttled`,
 // `signin.locked`), as is every token exchange (`oauth.token_exchanged`, `oauth.token_exchange_refused`). Wrapping the
 // audit once keeps the sign-in and exchange code free of metrics calls and cannot miss a path that audits.
@@ -54,6 +54,21 @@ function count(metrics: Metrics, event: AuditEvent): void {
       return;
     case 'oauth.token_exchange_refused':
       countExchange(metrics, event, String(event.details?.error ?? ''));
+      return;
+    case 'oauth.device_authorization_requested':
+      metrics.deviceFlow('requested');
+      return;
+    case 'oauth.device_authorization_approved':
+      metrics.deviceFlow('approved');
+      return;
+    case 'oauth.device_authorization_denied':
+      metrics.deviceFlow('denied');
+      return;
+    case 'oauth.device_code_redeemed':
+      metrics.deviceFlow('redeemed');
+      return;
+    case 'oauth.device_user_code_throttled':
+      metrics.deviceFlow('user_code_throttled');
       return;
   }
 }

@@ -31,6 +31,9 @@ export const EXCHANGE_OUTCOMES = [
   'other',
 ] as const;
 export type ExchangeOutcome = (typeof EXCHANGE_OUTCOMES)[number];
+/** The device authorization grant's steps (RFC 8628), as audited (src/oauth/device-*.ts, grants/device-code.ts). */
+export const DEVICE_FLOW_STEPS = ['requested', 'approved', 'denied', 'redeemed', 'user_code_throttled'] as const;
+export type DeviceFlowStep = (typeof DEVICE_FLOW_STEPS)[number];
 
 export interface Metrics {
   readonly registry: Registry;
@@ -44,6 +47,7 @@ export interface Metrics {
   tokenExchange(via: ExchangeVia, outcome: ExchangeOutcome): void;
   /** The gateway forwarded an exchanged token it already held (true) or had to exchange first (false). */
   gatewayExchangedToken(reused: boolean): void;
+  deviceFlow(step: DeviceFlowStep): void;
 }
 
 /** Request latency buckets (seconds): most routes answer within milliseconds, password checks take ~50 ms. */
@@ -91,6 +95,12 @@ export function createMetrics(sql: Sql): Metrics {
     labelNames: ['source'] as const,
     registers: [registry],
   });
+  const deviceFlows = new Counter({
+    name: 'gatehouse_device_authorizations_total',
+    help: 'Device authorization grant (RFC 8628) steps: requested (a device got codes), approved and denied (on /device), redeemed (the device got tokens), user_code_throttled (a guessing budget was used up).',
+    labelNames: ['step'] as const,
+    registers: [registry],
+  });
   // Read from PostgreSQL on scrape: every node reports the same shared queue.
   new Gauge({
     name: 'gatehouse_outbox_messages',
@@ -134,5 +144,6 @@ export function createMetrics(sql: Sql): Metrics {
     lockout: () => lockouts.inc(),
     tokenExchange: (via, outcome) => exchanges.inc({ via, outcome }),
     gatewayExchangedToken: (reused) => gatewayTokens.inc({ source: reused ? 'cache' : 'exchange' }),
+    deviceFlow: (step) => deviceFlows.inc({ step }),
   };
 }

@@ -24,6 +24,8 @@ export function discoveryDocument(issuer: string) {
     pushed_authorization_request_endpoint: at('/oauth/par'),
     require_pushed_authorization_requests: false,
     end_session_endpoint: at('/oauth/logout'),
+    // RFC 8628 §4: offered to the clients an administrator allowed the grant.
+    device_authorization_endpoint: at('/oauth/device_authorization'),
     jwks_uri: at('/.well-known/jwks.json'),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -8,3 +8,7 @@ import { secureRandomBytes, sha256 } from '../crypto/primitives.ts';
 export const grantIdOfCode = (code: string) =>
   `grt_${sha256(`grant-id:${code}`).subarray(0, 16).toString('base64url')}`;
 export const newTokenId = () => secureRandomBytes(16).toString('base64url');
+
+/** The id of the grant a device code creates (RFC 8628), derived from it as a code's is (grantIdOfCode). */
+export const grantIdOfDeviceCode = (deviceCode: string) =>
+  `grt_${sha256(`device-grant-id:${deviceCode}`).subarray(0, 16).toString('base64url')}`;

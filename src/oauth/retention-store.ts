@@ -48,3 +48,15 @@ export function deleteExpiredRevokedAccessTokens(sql: Executor, now: Date): Prom
       ).count,
   );
 }
+
+/** Device codes (RFC 8628) that expired before `before`; a redeemed one is already gone. */
+export function deleteEndedDeviceCodes(sql: Executor, before: Date): Promise<number> {
+  return inBatches(
+    async () =>
+      (
+        await sql`
+          delete from oauth_device_codes where device_code_hash in (
+            select device_code_hash from oauth_device_codes where expires_at < ${before} limit ${BATCH})`
+      ).count,
+  );
+}

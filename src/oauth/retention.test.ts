@@ -64,4 +64,18 @@ describe('housekeeping of OAuth state: codes, refresh tokens, revoked access tok
     assert.deepEqual(await left(sql`select jti as key from oauth_revoked_access_tokens`), ['jti-live']);
     assert.equal((await sql`select id from oauth_grants`).length, 4, 'grants stay as the record of consent');
   });
+
+  it('deletes device codes a day after they expired', async () => {
+    const device = async (hash: string, expiresAt: Date) =>
+      await sql`insert into oauth_device_codes (device_code_hash, user_code_hash, client_id, scope, created_at,
+                  expires_at, interval_seconds)
+                values (${hash}, ${`user-${hash}`}, ${client.id}, 'openid', ${at(-DAY)}, ${expiresAt}, 5)`;
+    await device('device-expired-long-ago', at(-2 * DAY));
+    await device('device-expired-recently', at(-HOUR));
+    await device('device-live', at(60_000));
+    const report = await runHousekeeping(sql, now);
+    assert.equal(report.deviceCodes, 1);
+    const left = (await sql`select device_code_hash from oauth_device_codes order by 1`).map((r) => r.device_code_hash);
+    assert.deepEqual(left, ['device-expired-recently', 'device-live']);
+  });
 });

@@ -5,10 +5,12 @@
 // ended a day ago, and revoked access token ids once the token expired (an expired JWT is refused on its exp alone).
 // Grants stay: they are the record of who authorized what, listed for the owner. Rotated refresh tokens do not wait
 // for this: their family's next rotation deletes them (refresh-rotation.ts), and their value still names the family
-// to catch a replay.
+// to catch a replay. Device codes (RFC 8628) go a day after they expired (a late poll is told expired_token until
+// then); the user-code guessing counters are request counters, which housekeeping purges with the others.
 import type { Executor } from '../db/pool.ts';
 import {
   deleteEndedAuthorizationCodes,
+  deleteEndedDeviceCodes,
   deleteEndedRefreshTokens,
   deleteExpiredRevokedAccessTokens,
 } from './retention-store.ts';
@@ -19,6 +21,7 @@ export interface OAuthPurgeReport {
   authorizationCodes: number;
   refreshTokens: number;
   revokedAccessTokens: number;
+  deviceCodes: number;
 }
 
 export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuthPurgeReport> {
@@ -27,5 +30,6 @@ export async function purgeOAuthRecords(sql: Executor, now: Date): Promise<OAuth
     authorizationCodes: await deleteEndedAuthorizationCodes(sql, cutoff),
     refreshTokens: await deleteEndedRefreshTokens(sql, cutoff),
     revokedAccessTokens: await deleteExpiredRevokedAccessTokens(sql, now),
+    deviceCodes: await deleteEndedDeviceCodes(sql, cutoff),
   };
 }

@@ -39,7 +39,7 @@ export const AuthorizeQuery = form(authorizationParameters);
 export const TokenForm = form({
   grant_type: Type.String({
     description:
-      'authorization_code, refresh_token, client_credentials or urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693).',
+      'authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693) or urn:ietf:params:oauth:grant-type:device_code (RFC 8628).',
   }),
   ...clientAuthentication,
   code: text('authorization_code: the code.'),
@@ -51,6 +51,7 @@ export const TokenForm = form({
   subject_token: text('token exchange: the access token to exchange.'),
   subject_token_type: text('token exchange: urn:ietf:params:oauth:token-type:access_token.'),
   audience: text('token exchange (RFC 8693 §2.1): the API the new token is for, as resource names it.'),
+  device_code: text('device_code (RFC 8628 §3.4): the device code from the device authorization endpoint.'),
   requested_token_type: text('token exchange: urn:ietf:params:oauth:token-type:access_token, the only one issued.'),
   actor_token: text('token exchange: not supported (the authenticated client is the actor); refused.'),
   actor_token_type: text('token exchange: not supported; refused.'),
@@ -70,6 +71,11 @@ export const TokenAnswer = answer({
 
 export const TokenErrors = errorResponses(
   'invalid_client',
+  // RFC 8628 §3.5: the device code grant's polling answers.
+  'authorization_pending',
+  'slow_down',
+  'expired_token',
+  ['access_denied', 400],
   'invalid_grant',
   'unauthorized_client',
   'unsupported_grant_type',
@@ -169,3 +175,28 @@ export const JwksAnswer = answer({
     ),
   ),
 });
+
+/** RFC 8628 §3.1: the device authorization request. */
+export const DeviceAuthorizationForm = form({
+  ...clientAuthentication,
+  scope: text('Space-separated scopes, as at the authorization endpoint.'),
+  resource: text('RFC 8707 resource indicator: the API the tokens are for.'),
+});
+/** RFC 8628 §3.2. */
+export const DeviceAuthorizationAnswer = answer({
+  device_code: Type.String({ description: 'Opaque; the device polls the token endpoint with it.' }),
+  user_code: Type.String({ description: 'Eight letters shown as XXXX-XXXX, for the person to type on /device.' }),
+  verification_uri: Type.String({ description: 'The page where the person approves: {issuer}/device.' }),
+  verification_uri_complete: Type.String({
+    description: 'The same page with the user code filled in (for a QR code).',
+  }),
+  expires_in: Type.Integer({ description: 'Seconds the codes live.' }),
+  interval: Type.Integer({ description: 'Seconds to wait between polls.' }),
+});
+export const DeviceAuthorizationErrors = errorResponses(
+  'invalid_client',
+  'unauthorized_client',
+  'invalid_scope',
+  'invalid_target',
+  'rate_limited',
+);

@@ -11,6 +11,8 @@ import { authorizeRoutes } from './authorize-route.ts';
 import { createClientDirectory } from './client-directory.ts';
 import { createClientKeys } from './client-keys.ts';
 import { createClientThrottle } from './client-throttle.ts';
+import { createDeviceCodeThrottle } from './device-code-throttle.ts';
+import { deviceRoutes } from './device-routes.ts';
 import { discoveryRoutes } from './discovery.ts';
 import { createDpopNonces } from './dpop-nonce.ts';
 import { endpointRoutes } from './endpoints-routes.ts';
@@ -95,6 +97,26 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       refreshAbsoluteSeconds: tokens.refresh_token_absolute_ttl_seconds,
       refreshGraceSeconds: tokens.refresh_token_grace_seconds,
     },
+  });
+  const device = config.device_authorization;
+  await app.register(deviceRoutes, {
+    sql,
+    clients,
+    clock,
+    issuer,
+    audit,
+    sessions,
+    ttlSeconds: device.code_ttl_seconds,
+    intervalSeconds: device.interval_seconds,
+    clientSecretKey: secrets.clientSecret,
+    clientThrottle,
+    assertions,
+    throttle: createDeviceCodeThrottle({
+      sql,
+      audit,
+      clock,
+      limits: { perPerson: device.failures_per_person, overall: device.failures_overall },
+    }),
   });
   await app.register(endpointRoutes, {
     sql,

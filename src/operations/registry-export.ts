@@ -66,6 +66,7 @@ export async function exportRegistry(deps: AdminDeps, clock: () => Date = () => 
       backchannel_logout_uri: c.backchannel_logout_uri,
       backchannel_logout_session_required: c.backchannel_logout_session_required,
       token_exchange_audiences: c.token_exchange_audiences,
+      device_authorization_grant: c.device_authorization_grant,
     })),
   };
 }

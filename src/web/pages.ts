@@ -8,6 +8,8 @@ export const PAGE_PATHS = [
   '/signup',
   '/forgot-password',
   '/settings',
+  // RFC 8628 §3.3: where a person approves a device's sign-in (src/oauth/device-routes.ts is its API).
+  '/device',
   // The pages behind verification links: GET renders the page, POST to the same path is the API it calls.
   '/account/email/verify',
   '/account/email/change/verify',

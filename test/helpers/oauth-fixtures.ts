@@ -91,6 +91,7 @@ export interface ClientOverrides {
   jwks?: { keys: Record<string, unknown>[] };
   jwksUri?: string;
   tokenExchangeAudiences?: string[];
+  deviceAuthorizationGrant?: boolean;
 }
 
 /** A client and, for confidential kinds, its secret. */
@@ -118,6 +119,7 @@ export async function makeClient(sql: Sql, secretKey: Buffer, o: ClientOverrides
     backchannelLogoutUri: o.backchannelLogoutUri ?? null,
     backchannelLogoutSessionRequired: false,
     tokenExchangeAudiences: o.tokenExchangeAudiences ?? [],
+    deviceAuthorizationGrant: o.deviceAuthorizationGrant ?? false,
     createdAt: new Date(),
   });
   return { client, secret };

@@ -388,6 +388,7 @@ describe('access token validation: /oauth/userinfo, /oauth/introspect, JWKS and 
       'refresh_token',
       'client_credentials',
       'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:ietf:params:oauth:grant-type:device_code',
     ]);
     const j = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
     assert.equal(j.headers['cache-control'], 'public, max-age=300');

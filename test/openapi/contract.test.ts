@@ -69,8 +69,10 @@ describe('api/openapi.json', () => {
 
   test('every operation has an answer, a body schema where it takes one, and catalogued codes per status', () => {
     const document = JSON.parse(committed()) as Json;
-    // RFC 9449 §7.1: at a protected resource, DPoP proof errors are 401 rather than the catalogue's 400.
-    const moved = new Set(['401 invalid_dpop_proof', '401 use_dpop_nonce']);
+    // RFC 9449 §7.1: at a protected resource, DPoP proof errors are 401 rather than the catalogue's 400; RFC 8628 §3.5:
+    // at the token endpoint a denied device authorization is access_denied with RFC 6749 §5.2's 400, not the 403 of
+    // the authorization endpoint's page.
+    const moved = new Set(['401 invalid_dpop_proof', '401 use_dpop_nonce', '400 access_denied']);
     const shared = (document.components as { responses: Record<string, Json> }).responses;
     for (const { path, method, operation } of operations(document)) {
       const where = `${method.toUpperCase()} ${path}`;

@@ -148,6 +148,7 @@ const SHOTS_LIST: Shot[] = [
   { name: 'enroll', path: '/enroll', as: 'enrolling', ready: /authenticat/i },
   { name: 'settings', path: '/settings', as: 'person', ready: 'Where you are signed in' },
   { name: 'consent', path: consentUrl, as: 'person', ready: 'Use another account' },
+  { name: 'device', path: '/device?user_code=WDJB-MJHT', as: 'person', ready: 'Check that this is the code' },
   { name: 'not-found', path: '/no-such-page', ready: 'Page not found' },
   { name: 'console-overview', path: '/admin/console', as: 'owner', ready: 'Done: Register your first application' },
   { name: 'console-applications', path: '/admin/console/applications', as: 'owner', ready: 'shop' },

@@ -3,6 +3,7 @@ import { LocationProvider, Route, Router } from 'preact-iso';
 import { Settings } from './pages/account/Settings.tsx';
 import { ConfirmSignUp } from './pages/ConfirmSignUp.tsx';
 import { consoleRoutes } from './pages/console/routes.tsx';
+import { Device } from './pages/Device.tsx';
 import { Enroll } from './pages/Enroll.tsx';
 import { ForgotPassword } from './pages/ForgotPassword.tsx';
 import { ResetPassword } from './pages/ResetPassword.tsx';
@@ -43,6 +44,7 @@ function App() {
         <Route path="/account/email/change/verify" component={VerifyNewEmail} />
         <Route path="/account/password/reset" component={ResetPassword} />
         <Route path="/settings" component={Settings} />
+        <Route path="/device" component={Device} />
         {consoleRoutes}
         <Route default component={NotFound} />
       </Router>

@@ -4,9 +4,14 @@
 // "not on this device" is the answer given (docs/decisions.md).
 const KEY = 'gatehouse.passkey_offer';
 
-/** A return into the OAuth endpoints (an authorization request, say) goes back to an application. */
-export const returnsToApplication = (returnTo: string) =>
-  new URL(returnTo, location.origin).pathname.startsWith('/oauth/');
+/**
+ * A return into the OAuth endpoints (an authorization request, say) goes back to an application; so does a return to
+ * /device, where a device waits for the person's approval (RFC 8628).
+ */
+export const returnsToApplication = (returnTo: string) => {
+  const path = new URL(returnTo, location.origin).pathname;
+  return path.startsWith('/oauth/') || path === '/device';
+};
 
 export const offerDismissed = () => localStorage.getItem(KEY) === 'dismissed';
 

@@ -18,10 +18,16 @@ export interface GatehouseConfig {
   storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 }
 
+/**
+ * What the token requests and ID token checks need: the config without the redirect and its storage, which the device
+ * authorization grant (device.ts) has neither of.
+ */
+export type ClientConfig = Omit<GatehouseConfig, 'redirectUri' | 'storage'>;
+
 export const DEFAULT_SCOPE = 'openid profile email';
 export const DEFAULT_CLOCK_TOLERANCE = 60;
 
-export function resources(config: GatehouseConfig): readonly string[] {
+export function resources(config: ClientConfig): readonly string[] {
   const { resource } = config;
   if (resource === undefined) return [];
   return typeof resource === 'string' ? [resource] : resource;

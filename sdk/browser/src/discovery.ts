@@ -1,5 +1,5 @@
 // The issuer's discovery document (OIDC Discovery 1.0), fetched once per issuer and page.
-import type { GatehouseConfig } from './config.ts';
+import type { ClientConfig } from './config.ts';
 import { DiscoveryError } from './errors.ts';
 
 export interface ProviderMetadata {
@@ -25,7 +25,7 @@ async function load(issuer: string): Promise<ProviderMetadata> {
   return metadata as ProviderMetadata;
 }
 
-export function discover(config: GatehouseConfig): Promise<ProviderMetadata> {
+export function discover(config: ClientConfig): Promise<ProviderMetadata> {
   let pending = cache.get(config.issuer);
   if (!pending) {
     pending = load(config.issuer);

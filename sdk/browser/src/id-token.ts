@@ -1,7 +1,7 @@
 // ID token validation (OIDC Core §3.1.3.7): RS256 signature against the issuer's JWKS, `iss`, `aud`, `exp`, `iat`,
 // `nbf`, `azp`, `nonce` and `at_hash`. jose does the JOSE part; the OIDC rules on top are here.
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
-import { DEFAULT_CLOCK_TOLERANCE, type GatehouseConfig } from './config.ts';
+import { type ClientConfig, DEFAULT_CLOCK_TOLERANCE } from './config.ts';
 import type { ProviderMetadata } from './discovery.ts';
 import { Expired, InvalidIdToken, NonceMismatch } from './errors.ts';
 import { accessTokenHash } from './random.ts';
@@ -41,7 +41,7 @@ export interface IdTokenExpectations {
 
 export async function verifyIdToken(
   idToken: string,
-  config: GatehouseConfig,
+  config: ClientConfig,
   metadata: ProviderMetadata,
   expected: IdTokenExpectations,
 ): Promise<IdTokenClaims> {

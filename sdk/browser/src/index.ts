@@ -1,6 +1,7 @@
 // @gatehouse/browser: sign in with Gatehouse from a browser app, as a public client (no secret).
 export { handleCallback } from './callback.ts';
-export type { GatehouseConfig } from './config.ts';
+export type { ClientConfig, GatehouseConfig } from './config.ts';
+export { type DeviceCode, type DeviceSignInOptions, signInWithDevice } from './device.ts';
 export {
   AuthorizationError,
   DiscoveryError,

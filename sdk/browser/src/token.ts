@@ -1,6 +1,6 @@
 // The token endpoint (RFC 6749 §4.1.3, §6): a form body with client_id only, as a public client (§2.3 has no
 // secret for it), and the ID token in the answer verified before anything is returned.
-import { type GatehouseConfig, resources } from './config.ts';
+import { type ClientConfig, resources } from './config.ts';
 import { discover } from './discovery.ts';
 import { TokenError } from './errors.ts';
 import { type IdTokenClaims, verifyIdToken } from './id-token.ts';
@@ -30,7 +30,7 @@ interface TokenResponse {
 }
 
 export async function requestTokens(
-  config: GatehouseConfig,
+  config: ClientConfig,
   parameters: Record<string, string>,
   nonce: string | undefined,
 ): Promise<Tokens> {

@@ -285,8 +285,47 @@ void idTokens() {
 
 }  // namespace
 
+void deviceGrant() {
+  auto client = testClient();
+  expectError(gatehouse::ErrorCode::invalid_response, "no device endpoint in discovery: no device request",
+              [&] { gatehouse::deviceAuthorizationRequest(client); });
+  client.provider.device_authorization_endpoint = "https://id.example.test/oauth/device_authorization";
+  client.resources = {"https://api.example.test/"};
+  const auto request = gatehouse::deviceAuthorizationRequest(client);
+  check(request.method == "POST" && request.url == "https://id.example.test/oauth/device_authorization",
+        "the device request POSTs to the discovered endpoint");
+  check(request.body == "client_id=cli_native&scope=openid%20offline_access&resource=https%3A%2F%2Fapi.example.test%2F",
+        "the device request sends client_id, scope and resource");
+  const auto device = gatehouse::parseDeviceAuthorization(
+      200, R"({"device_code":"dc","user_code":"WDJB-MJHT","verification_uri":"https://id.example.test/device",
+              "verification_uri_complete":"https://id.example.test/device?user_code=WDJB-MJHT","expires_in":600,"interval":5})");
+  check(device.device_code == "dc" && device.user_code == "WDJB-MJHT" && device.expires_in == 600 &&
+            device.interval == 5 && device.verification_uri_complete.ends_with("user_code=WDJB-MJHT"),
+        "the device answer is read");
+  expectError(gatehouse::ErrorCode::token_error, "a refused device request is token_error", [] {
+    gatehouse::parseDeviceAuthorization(400, R"({"error":"unauthorized_client","error_description":"no"})");
+  });
+  const auto poll = gatehouse::deviceCodeRequest(client, device);
+  check(poll.body.starts_with("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=dc&"),
+        "a poll sends the device_code grant type and the device code");
+  const auto pending = gatehouse::parseDevicePoll(400, R"({"error":"authorization_pending"})", 5);
+  check(!pending.done && pending.interval == 5, "authorization_pending: poll again at the same interval");
+  const auto slower = gatehouse::parseDevicePoll(400, R"({"error":"slow_down"})", 5);
+  check(!slower.done && slower.interval == 10, "slow_down: poll again 5 seconds slower");
+  const auto done = gatehouse::parseDevicePoll(200, R"({"access_token":"at","token_type":"Bearer","expires_in":600})", 5);
+  check(done.done && done.tokens.access_token == "at", "tokens end the polling");
+  try {
+    gatehouse::parseDevicePoll(400, R"({"error":"access_denied","error_description":"The person denied the request"})", 5);
+    check(false, "access_denied throws");
+  } catch (const gatehouse::Error& error) {
+    check(error.code() == gatehouse::ErrorCode::token_error && error.error() == "access_denied",
+          "access_denied throws token_error with the server's code");
+  }
+}
+
 int main() {
   loginAndRequests();
+  deviceGrant();
   callbacks();
   tokenResponses();
   idTokens();

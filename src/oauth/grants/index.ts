@@ -1,6 +1,7 @@
 // The one list of grant types the token endpoint serves.
 import { authorizationCodeGrant } from './authorization-code.ts';
 import { clientCredentialsGrant } from './client-credentials.ts';
+import { deviceCodeGrant } from './device-code.ts';
 import { refreshTokenGrant } from './refresh-token.ts';
 import { tokenExchangeGrant } from './token-exchange.ts';
 import type { Grant } from './types.ts';
@@ -10,6 +11,7 @@ export const grants: readonly Grant[] = [
   refreshTokenGrant,
   clientCredentialsGrant,
   tokenExchangeGrant,
+  deviceCodeGrant,
 ] as Grant[];
 
 export const grantTypes = grants.map((g) => g.grantType);

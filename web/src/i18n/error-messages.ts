@@ -39,6 +39,7 @@ const ERROR_KEYS: Record<string, MessageKey> = {
   verification_expired: 'errorCode.verification_expired',
   verification_attempts_exceeded: 'errorCode.verification_attempts_exceeded',
   signup_password_mismatch: 'errorCode.signup_password_mismatch',
+  invalid_user_code: 'errorCode.invalid_user_code',
   rate_limited: 'errorCode.rate_limited',
   invalid_request: 'errorCode.invalid_request',
   csrf_rejected: 'errorCode.csrf_rejected',

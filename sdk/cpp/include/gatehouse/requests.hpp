@@ -30,6 +30,8 @@ struct Provider {
   std::string userinfo_endpoint;
   std::string jwks_uri;
   std::string end_session_endpoint;
+  /** RFC 8628 §4: where a device asks for a user code; empty when the issuer offers no device grant. */
+  std::string device_authorization_endpoint;
   /** RFC 9207 §3: the issuer always sends `iss` with its authorization responses. */
   bool authorization_response_iss_parameter_supported = false;
 };
@@ -93,7 +95,8 @@ inline Provider parseDiscovery(std::string_view json, std::string_view expected_
     return std::string{};
   };
   Provider provider{text("issuer", true),         text("authorization_endpoint", true), text("token_endpoint", true),
-                    text("userinfo_endpoint", true), text("jwks_uri", true), text("end_session_endpoint", false)};
+                    text("userinfo_endpoint", true), text("jwks_uri", true), text("end_session_endpoint", false),
+                    text("device_authorization_endpoint", false)};
   if (provider.issuer != expected_issuer)
     throw Error(ErrorCode::issuer_mismatch, "the discovery document names issuer " + provider.issuer);
   const auto iss = document.find("authorization_response_iss_parameter_supported");
@@ -214,6 +217,75 @@ inline UserInfo parseUserInfo(long status, std::string_view body) {
   if (text("sub").empty()) throw Error(ErrorCode::invalid_response, "userinfo has no sub");
   const auto verified = json.find("email_verified");
   return {text("sub"), text("name"), text("email"), verified != json.end() && *verified == true, json.dump()};
+}
+
+/** RFC 8628 §3.2: what the device shows the person, and what it polls with. */
+struct DeviceAuthorization {
+  std::string device_code;  // keep it to poll with; never show it
+  std::string user_code;    // show it: XXXX-XXXX
+  std::string verification_uri;
+  std::string verification_uri_complete;  // the URI with the code in it, for a QR code; may be empty
+  long expires_in = 0;
+  long interval = 5;  // seconds between polls
+};
+
+/** RFC 8628 §3.1: a public client asks for a device code and a user code, for `client.scope` and its resource. */
+inline HttpRequest deviceAuthorizationRequest(const Client& client) {
+  if (client.provider.device_authorization_endpoint.empty())
+    throw Error(ErrorCode::invalid_response, "the issuer offers no device_authorization_endpoint");
+  detail::Parameters form{{"client_id", client.client_id}, {"scope", client.scope}};
+  for (const auto& resource : client.resources) form.emplace_back("resource", resource);
+  return {"POST",
+          client.provider.device_authorization_endpoint,
+          {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}},
+          detail::formEncode(form)};
+}
+
+/** The device authorization answer; a refusal throws token_error with the server's error and description. */
+inline DeviceAuthorization parseDeviceAuthorization(long status, std::string_view body) {
+  const auto json = nlohmann::json::parse(body, nullptr, false);
+  const auto text = [&](const char* name) {
+    const auto it = json.is_object() ? json.find(name) : json.end();
+    return it != json.end() && it->is_string() ? it->get<std::string>() : std::string{};
+  };
+  const auto number = [&](const char* name, long fallback) {
+    const auto it = json.is_object() ? json.find(name) : json.end();
+    return it != json.end() && it->is_number_integer() ? it->get<long>() : fallback;
+  };
+  if (status != 200 || text("device_code").empty() || text("user_code").empty()) {
+    const auto error = text("error");
+    throw Error(ErrorCode::token_error, "the device authorization endpoint answered " + std::to_string(status),
+                error.empty() ? "invalid_response" : error, text("error_description"));
+  }
+  return {text("device_code"), text("user_code"), text("verification_uri"), text("verification_uri_complete"),
+          number("expires_in", 0), number("interval", 5)};
+}
+
+/** RFC 8628 §3.4: one poll of the token endpoint with the device code. */
+inline HttpRequest deviceCodeRequest(const Client& client, const DeviceAuthorization& device) {
+  return detail::tokenRequest(client, {{"grant_type", "urn:ietf:params:oauth:grant-type:device_code"},
+                                       {"device_code", device.device_code}});
+}
+
+/** Where a poll left the sign-in: tokens, or poll again after `interval` seconds. */
+struct DevicePoll {
+  bool done = false;
+  TokenResponse tokens;  // when done
+  long interval = 5;     // the interval to wait before the next poll (grown by 5 s after slow_down, RFC 8628 §3.5)
+};
+
+/**
+ * A poll's answer: tokens; authorization_pending (same interval) or slow_down (5 s more) to poll again; anything
+ * else (access_denied, expired_token, invalid_grant ...) throws token_error with the server's error.
+ */
+inline DevicePoll parseDevicePoll(long status, std::string_view body, long interval) {
+  try {
+    return {true, parseTokenResponse(status, body), interval};
+  } catch (const Error& error) {
+    if (error.error() == "authorization_pending") return {false, {}, interval};
+    if (error.error() == "slow_down") return {false, {}, interval + 5};
+    throw;
+  }
 }
 
 }  // namespace gatehouse

@@ -5,7 +5,14 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
-import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
+import {
+  ClientKeysFields,
+  DeviceGrantCheckbox,
+  DpopCheckbox,
+  type KeysDraft,
+  keysBody,
+  ParCheckbox,
+} from './ClientKeysFields.tsx';
 import { EditHeading } from './EditHeading.tsx';
 import { problemFor } from './field-problems.ts';
 import { FormButtons } from './RowActions.tsx';
@@ -35,6 +42,7 @@ export function ClientEditForm({
   const [audiences, setAudiences] = useState(client.audiences.join(' '));
   const [firstParty, setFirstParty] = useState(client.first_party);
   const [dpopBound, setDpopBound] = useState(client.dpop_bound_access_tokens);
+  const [deviceGrant, setDeviceGrant] = useState(client.device_authorization_grant);
   const [requirePar, setRequirePar] = useState(client.require_pushed_authorization_requests);
   const [backchannel, setBackchannel] = useState(client.backchannel_logout_uri ?? '');
   const [exchangeAudiences, setExchangeAudiences] = useState(client.token_exchange_audiences.join(' '));
@@ -76,6 +84,7 @@ export function ClientEditForm({
           post_logout_redirect_uris: sent.post_logout_redirect_uris,
           first_party: firstParty,
           require_pushed_authorization_requests: requirePar,
+          device_authorization_grant: deviceGrant,
           backchannel_logout_uri: backchannel.trim() === '' ? null : backchannel.trim(),
         };
     const saved = await action.run(() =>
@@ -172,6 +181,9 @@ export function ClientEditForm({
       )}
       <DpopCheckbox id="edit-client-dpop" checked={dpopBound} onChecked={setDpopBound} />
       {!service && <ParCheckbox id="edit-client-par" checked={requirePar} onChecked={setRequirePar} />}
+      {!service && (
+        <DeviceGrantCheckbox id="edit-client-device-grant" checked={deviceGrant} onChecked={setDeviceGrant} />
+      )}
       {!service && (
         <Field
           id="edit-client-backchannel"

@@ -5,7 +5,14 @@ import { Field } from '../../components/Field.tsx';
 import { ListField } from '../../components/ListField.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import { useOutcomeFocus } from '../../hooks/use-outcome-focus.ts';
-import { ClientKeysFields, DpopCheckbox, type KeysDraft, keysBody, ParCheckbox } from './ClientKeysFields.tsx';
+import {
+  ClientKeysFields,
+  DeviceGrantCheckbox,
+  DpopCheckbox,
+  type KeysDraft,
+  keysBody,
+  ParCheckbox,
+} from './ClientKeysFields.tsx';
 import { problemFor } from './field-problems.ts';
 import { TokenExchangeField } from './TokenExchangeField.tsx';
 import { type Application, type Client, type ClientKind, splitList } from './types.ts';
@@ -39,6 +46,7 @@ export function ClientForm({
   const [keysError, setKeysError] = useState<string | undefined>(undefined);
   const [dpopBound, setDpopBound] = useState(false);
   const [requirePar, setRequirePar] = useState(false);
+  const [deviceGrant, setDeviceGrant] = useState(false);
   const [backchannel, setBackchannel] = useState('');
   const [exchangeAudiences, setExchangeAudiences] = useState('');
   const confidential = kind === 'web' || kind === 'service';
@@ -76,6 +84,7 @@ export function ClientForm({
             redirect_uris: lists.redirect_uris,
             first_party: firstParty,
             require_pushed_authorization_requests: requirePar,
+            device_authorization_grant: deviceGrant,
             ...(backchannel.trim() === '' ? {} : { backchannel_logout_uri: backchannel.trim() }),
           }),
     };
@@ -137,8 +146,8 @@ export function ClientForm({
           <ListField
             id="client-redirects"
             label="Redirect URIs"
-            hint="One per line; exact absolute URIs (https, or loopback for native apps)."
-            required
+            hint="One per line; exact absolute URIs (https, or loopback for native apps). None needed for a client that signs in only with the device grant."
+            required={!deviceGrant}
             value={redirectUris}
             onValue={setRedirectUris}
             error={problem('redirect_uris')}
@@ -195,6 +204,9 @@ export function ClientForm({
       )}
       <DpopCheckbox id="client-dpop" checked={dpopBound} onChecked={setDpopBound} />
       {kind !== 'service' && <ParCheckbox id="client-par" checked={requirePar} onChecked={setRequirePar} />}
+      {kind !== 'service' && (
+        <DeviceGrantCheckbox id="client-device-grant" checked={deviceGrant} onChecked={setDeviceGrant} />
+      )}
       {kind !== 'service' && (
         <Field
           id="client-backchannel"

@@ -90,3 +90,23 @@ export function DpopCheckbox({
     </div>
   );
 }
+
+/** RFC 8628: whether the client may use the device authorization grant (docs/oauth.md); never a service client. */
+export function DeviceGrantCheckbox({
+  id,
+  checked,
+  onChecked,
+}: {
+  id: string;
+  checked: boolean;
+  onChecked: (v: boolean) => void;
+}) {
+  return (
+    <div class="field checkbox">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <label for={id}>
+        Allow the device authorization grant (sign-in on a TV or command line, approved on /device)
+      </label>
+    </div>
+  );
+}

@@ -29,6 +29,7 @@ export interface Client {
   backchannel_logout_session_required: boolean;
   /** RFC 8693: registered audiences the client may exchange a person's access token for; empty: none. */
   token_exchange_audiences: string[];
+  device_authorization_grant: boolean;
   created_at: string;
   client_secret?: string;
 }
