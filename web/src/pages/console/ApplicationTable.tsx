@@ -1,5 +1,6 @@
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Application } from './types.ts';
+import { counted } from './count-words.ts';
 
 /** The registered applications, each row with Edit and Delete buttons named for the application. */
 export function ApplicationTable({
@@ -17,7 +18,7 @@ export function ApplicationTable({
   return (
     <table>
       <caption>
-        {applications.length} application(s){more ? '; more are available' : ''}
+        {counted(applications.length, { one: 'application', other: 'applications' })}{more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

@@ -1,5 +1,6 @@
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Client } from './types.ts';
+import { counted } from './count-words.ts';
 
 /** The registered clients, each row with its actions; buttons carry the client's name so each is unambiguous. */
 export function ClientTable({
@@ -21,7 +22,7 @@ export function ClientTable({
   return (
     <table>
       <caption>
-        {clients.length} client(s){more ? '; more are available' : ''}
+        {counted(clients.length, { one: 'client', other: 'clients' })}{more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

@@ -8,6 +8,7 @@ import { useAction, useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { MemberRow } from './MemberRow.tsx';
 import { type Member, type Organization, splitList } from './types.ts';
+import { counted } from './count-words.ts';
 
 /** Members of an organization (the bootstrap one first) with their roles: edit, remove, add by sub. */
 export function Members() {
@@ -77,7 +78,7 @@ function MemberList({ organizationId }: { organizationId: string }) {
       )}
       {!!list.data?.members.length && (
         <table>
-          <caption>{list.data.members.length} member(s) on this page</caption>
+          <caption>{counted(list.data.members.length, { one: 'member', other: 'members' })} on this page</caption>
           <thead>
             <tr>
               <th scope="col">Person</th>

@@ -1,5 +1,6 @@
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Resource } from './types.ts';
+import { counted } from './count-words.ts';
 
 /** The registered resources, each row with Edit and Delete buttons named for the resource. */
 export function ResourceTable({
@@ -17,7 +18,7 @@ export function ResourceTable({
   return (
     <table>
       <caption>
-        {resources.length} resource(s){more ? '; more are available' : ''}
+        {counted(resources.length, { one: 'resource', other: 'resources' })}{more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>
