@@ -111,7 +111,7 @@ export function ClientForm({
         >
           {applications.map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name} ({a.environment})
+              {a.name} ({a.identifier})
             </option>
           ))}
         </select>
