@@ -8,8 +8,8 @@ import { describe, test } from 'node:test';
 import { newPage } from '../helpers/browser.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { startConsoleApp } from '../helpers/console-app.ts';
-import { assertFocused } from '../helpers/focus.ts';
 import { openConsoleSection } from '../helpers/console-nav.ts';
+import { assertFocused } from '../helpers/focus.ts';
 
 const { t, owner, call } = await startConsoleApp();
 // Records are registered through the API (`call`); the browser only edits and deletes them.

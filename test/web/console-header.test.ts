@@ -58,7 +58,7 @@ describe('console header (Chromium)', () => {
       const header = page.getByRole('banner');
       const menu = header.getByRole('button', { name: 'Menu', exact: true });
       const sections = page.getByRole('navigation', { name: 'Console sections' });
-      const person = header.getByRole('group', { name: 'Signed in' });
+      const person = header.locator('.console-person');
 
       if (tag === 'phone') {
         // Closed: the brand and the button on one line; the page's own heading on the first screen.
@@ -89,7 +89,7 @@ describe('console header (Chromium)', () => {
       assert.equal(await account.getAttribute('href'), '/settings');
       assert.equal(
         (await account.textContent())?.replace(/\s+/g, ' ').trim(),
-        'Grace Hopper owner@acme-robotics.dev (your account)',
+        'Signed in as Grace Hopper owner@acme-robotics.dev (your account)',
       );
       await person.getByRole('button', { name: 'Sign out' }).waitFor();
       const overflow = await overflowAt(page, viewport.width);

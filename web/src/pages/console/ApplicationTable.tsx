@@ -1,6 +1,6 @@
+import { counted } from './count-words.ts';
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Application } from './types.ts';
-import { counted } from './count-words.ts';
 
 /** The registered applications, each row with Edit and Delete buttons named for the application. */
 export function ApplicationTable({
@@ -18,7 +18,8 @@ export function ApplicationTable({
   return (
     <table>
       <caption>
-        {counted(applications.length, { one: 'application', other: 'applications' })}{more ? '; more are available' : ''}
+        {counted(applications.length, { one: 'application', other: 'applications' })}
+        {more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

@@ -1,6 +1,6 @@
+import { counted } from './count-words.ts';
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Client } from './types.ts';
-import { counted } from './count-words.ts';
 
 /** The registered clients, each row with its actions; buttons carry the client's name so each is unambiguous. */
 export function ClientTable({
@@ -22,7 +22,8 @@ export function ClientTable({
   return (
     <table>
       <caption>
-        {counted(clients.length, { one: 'client', other: 'clients' })}{more ? '; more are available' : ''}
+        {counted(clients.length, { one: 'client', other: 'clients' })}
+        {more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

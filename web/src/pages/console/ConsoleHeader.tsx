@@ -74,8 +74,9 @@ export function ConsoleHeader({ section }: { section: string }) {
           </ul>
         </nav>
         {person && (
-          <div class="console-person" role="group" aria-label="Signed in">
+          <div class="console-person">
             <a href="/settings" title="Your account">
+              <span class="visually-hidden">Signed in as </span>
               <span class="person-name">{person.display_name}</span>
               {person.email && person.email !== person.display_name && (
                 <>

@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { useAction } from '../../hooks/use-api.ts';
-import type { IdentityDetail } from './types.ts';
 import { counted } from './count-words.ts';
+import type { IdentityDetail } from './types.ts';
 
 const SESSIONS = { one: 'session', other: 'sessions' };
 const GRANTS = { one: 'app grant', other: 'app grants' };

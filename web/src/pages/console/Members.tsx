@@ -6,9 +6,9 @@ import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { counted } from './count-words.ts';
 import { MemberRow } from './MemberRow.tsx';
 import { type Member, type Organization, splitList } from './types.ts';
-import { counted } from './count-words.ts';
 
 /** Members of an organization (the bootstrap one first) with their roles: edit, remove, add by sub. */
 export function Members() {

@@ -1,6 +1,6 @@
+import { counted } from './count-words.ts';
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Resource } from './types.ts';
-import { counted } from './count-words.ts';
 
 /** The registered resources, each row with Edit and Delete buttons named for the resource. */
 export function ResourceTable({
@@ -18,7 +18,8 @@ export function ResourceTable({
   return (
     <table>
       <caption>
-        {counted(resources.length, { one: 'resource', other: 'resources' })}{more ? '; more are available' : ''}
+        {counted(resources.length, { one: 'resource', other: 'resources' })}
+        {more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>
