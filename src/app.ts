@@ -25,7 +25,7 @@ import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
 import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
-import { deliveryStatus } from './delivery/status.ts';
+import { linkDelivery } from './delivery/status.ts';
 import { checkGatewayOrganization, gatewayPlugin } from './gateway/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
@@ -362,7 +362,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     log: app.log,
     requireAdmin: services.requireAdmin,
     invitations: {
-      deliveryReady: deliveryStatus(config).state === 'ready',
+      delivery: linkDelivery(config),
       outbox,
       defaultLocale: config.branding.default_locale,
     },

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Audit } from '../audit/audit.ts';
 import type { Sql, Transaction } from '../db/pool.ts';
 import type { Outbox } from '../delivery/outbox.ts';
+import type { LinkDelivery } from '../delivery/status.ts';
 import type { Locale } from '../i18n/locales.ts';
 
 export interface AdminDeps {
@@ -20,12 +21,12 @@ export interface AdminDeps {
   /** How long an access token lives: a grant without refresh token gives access that long (granted-access.ts). */
   accessTokenTtlSeconds: number;
   log: Pick<FastifyBaseLogger, 'warn'>;
-  /** Invitations: whether delivery can send the link (else it is shown once), and the outbox that sends it. */
   /**
-   * Invitations and reset links: whether they can be mailed, the outbox, and the language of a message to someone
-   * who has chosen none (the administrator's browser says nothing about the recipient's: the organization's default).
+   * Invitations and reset links: where they go (mailed, the development mailbox, or shown once), the outbox, and the
+   * language of a message to someone who has chosen none (the administrator's browser says nothing about the
+   * recipient's: the organization's default).
    */
-  invitations: { deliveryReady: boolean; outbox: Outbox; defaultLocale: Locale };
+  invitations: { delivery: LinkDelivery; outbox: Outbox; defaultLocale: Locale };
 }
 
 export interface Actor {

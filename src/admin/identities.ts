@@ -24,6 +24,7 @@ const presentSummary = (i: directory.IdentitySummary) => ({
   ial: i.assurance,
   display_name: i.displayName,
   email: i.email,
+  invited: i.invited,
   created_at: i.createdAt.toISOString(),
 });
 
@@ -48,6 +49,8 @@ export async function getIdentity(deps: AdminDeps, sub: Sub) {
     state: identity.state,
     ial: identity.assurance,
     display_name: identity.displayName,
+    // As the listing says it (directory-store.ts invitedColumn): active with no way to sign in yet.
+    invited: identity.state === 'active' && methods.length === 0,
     created_at: identity.createdAt.toISOString(),
     updated_at: identity.updatedAt.toISOString(),
     emails: emails.map((e) => ({

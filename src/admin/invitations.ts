@@ -50,7 +50,7 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
   // The name shows on consent pages and in the console: visible text only, like every other name (display-text.ts).
   assertDisplayText(input.display_name, 'body.display_name', 'Display name');
   const normalized = normalizeEmail(address);
-  const delivery = deps.invitations.deliveryReady ? 'email' : 'shown';
+  const delivery = deps.invitations.delivery;
   const now = deps.clock();
   const outcome = await changeAudited<Outcome>(
     deps,
@@ -72,9 +72,9 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
       const link = await issueEnrollmentLink(tx, sub, deps.issuer, now, {
         lifetimeSeconds: INVITATION_LINK_SECONDS,
         returnTo: '/settings',
-        ...(delivery === 'email' ? { mailedTo: address } : {}),
+        ...(delivery !== 'shown' ? { mailedTo: address } : {}),
       });
-      if (delivery === 'email')
+      if (delivery !== 'shown')
         await deps.invitations.outbox.enqueue(tx, {
           template: 'invitation',
           to: address,
@@ -101,6 +101,7 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
     organization_id: deps.organizationId,
     roles: input.roles,
     state: 'active',
+    invited: true,
     enrollment: {
       delivery,
       expires_at: outcome.link.expiresAt.toISOString(),
@@ -116,7 +117,7 @@ export async function inviteIdentity(deps: AdminDeps, actor: Actor, input: Invit
  * Issuing it kills older links. Emailed to the primary address when delivery works, else shown once.
  */
 export async function issueResetLink(deps: AdminDeps, actor: Actor, sub: Sub) {
-  const delivery = deps.invitations.deliveryReady ? 'email' : 'shown';
+  const delivery = deps.invitations.delivery;
   const now = deps.clock();
   const outcome = await changeAudited(
     deps,
@@ -130,9 +131,9 @@ export async function issueResetLink(deps: AdminDeps, actor: Actor, sub: Sub) {
       if (!email) return { refused: 'no_email' as const };
       const link = await issueEnrollmentLink(tx, sub, deps.issuer, now, {
         returnTo: '/settings',
-        ...(delivery === 'email' ? { mailedTo: email.address } : {}),
+        ...(delivery !== 'shown' ? { mailedTo: email.address } : {}),
       });
-      if (delivery === 'email')
+      if (delivery !== 'shown')
         await deps.invitations.outbox.enqueue(tx, {
           template: 'enrollment_link',
           to: email.address,

@@ -11,6 +11,18 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 const NextCursor = Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last.' }));
 const IdentityState = Type.Enum(['pending_verification', 'active', 'suspended', 'deleted']);
 const Ial = Type.Enum(['ial1', 'ial2']);
+const InvitationPending = Type.Boolean({
+  description:
+    'True until the person uses their invitation (enrollment) link: the account is active but has no way to sign in yet.',
+});
+
+export const Me = closed({
+  sub: Type.String(),
+  display_name: Type.String(),
+  email: Nullable(Type.String({ description: 'The primary address; null for an account without one.' })),
+  organization_id: Type.String({ description: 'The organization this console administers.' }),
+  roles: Type.Array(Type.String(), { description: 'Your roles in it.' }),
+});
 
 export const Application = closed({
   id: Type.String(),
@@ -76,6 +88,7 @@ export const IdentityPage = closed({
       ial: Ial,
       display_name: Type.String(),
       email: Nullable(Type.String()),
+      invited: InvitationPending,
       created_at: Instant,
     }),
   ),
@@ -87,6 +100,7 @@ export const IdentityDetail = open({
   state: IdentityState,
   ial: Ial,
   display_name: Type.String(),
+  invited: InvitationPending,
   created_at: Instant,
   updated_at: Instant,
   emails: Type.Array(open({ address: Type.String(), primary: Type.Boolean(), verified: Type.Boolean() })),
@@ -96,7 +110,10 @@ export const IdentityDetail = open({
 });
 
 const Enrollment = closed({
-  delivery: Type.String({ description: 'How the enrollment link reaches the person: sent, or shown here.' }),
+  delivery: Type.Enum(['email', 'dev_mailbox', 'shown'], {
+    description:
+      'Where the enrollment link went: email (sent to the person), dev_mailbox (kept in the development mailbox, not sent), or shown (only in this answer).',
+  }),
   expires_at: Instant,
   url: Type.Optional(Type.String({ description: 'The link, only when it is shown rather than sent.' })),
 });
@@ -107,6 +124,7 @@ export const Invited = closed({
   organization_id: Type.String(),
   roles: Type.Array(Type.String()),
   state: Type.Literal('active'),
+  invited: Type.Literal(true),
   enrollment: Enrollment,
 });
 export const EnrollmentLink = closed({ sub: Type.String(), enrollment: Enrollment });

@@ -14,6 +14,7 @@ import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import * as identities from './identities.ts';
 import * as identityGrants from './identity-grants.ts';
 import * as invitations from './invitations.ts';
+import { whoAmI } from './me.ts';
 import * as members from './members.ts';
 import * as resources from './resources.ts';
 import * as answers from './response-schemas.ts';
@@ -42,6 +43,10 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminRoutesDeps): 
   const list = (summary: string, page: TSchema) => ({
     schema: { querystring: schemas.ListPage, ...doc(summary, { 200: page }) },
   });
+
+  app.get('/admin/me', { schema: doc('Who is signed in: the console header', { 200: answers.Me }) }, async (request) =>
+    whoAmI(deps, actor(request).sub as Sub),
+  );
 
   app.post(
     '/admin/applications',

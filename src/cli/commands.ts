@@ -264,7 +264,8 @@ export const commands: CommandSpec[] = [
       }),
       command({
         name: 'invite',
-        summary: 'Invite someone into the organization; the enrollment link is emailed, or printed once.',
+        summary:
+          'Invite someone into the organization; the enrollment link is emailed, kept in the development mailbox, or printed once.',
         arguments: ['<email>'],
         options: USERS_INVITE_OPTIONS,
         examples: ['gatehouse users invite bob@example.com --name "Bob Example" --role member --role billing'],

@@ -140,8 +140,11 @@ describe('gatehouse setup --database external, --delivery and --provider', () =>
       readFileSync(path.join(dir, 'secrets', 'provider-github.secret'), 'utf8').trim(),
       'github-client-secret',
     );
-    assert.match(result.stdout, new RegExp(`\\nDelivery webhook:\\n[\\s\\S]*ok {4}webhook {4}${webhook} answers`));
-    assert.match(result.stdout, /\nProvider github:\n[\s\S]*github: enabled\n/);
+    assert.match(
+      result.stdout,
+      new RegExp(`\\nMessage delivery: HTTPS webhook \\(webhook\\)\\n[\\s\\S]*ok {4}webhook {4}${webhook} answers`),
+    );
+    assert.match(result.stdout, /\nSign-in provider: github\n[\s\S]*github: enabled\n/);
   });
 
   test('a webhook that does not answer leaves delivery as it was and exits 1; the rest of setup is done', async () => {

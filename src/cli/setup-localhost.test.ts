@@ -9,13 +9,14 @@ import { scratchDir } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { loadConfig } from '../config/load.ts';
 
-async function setup(domain: string, listen: string) {
+async function setup(domain: string, listen: string, extra: string[] = []) {
   const dir = scratchDir();
   const { url } = await createTestDatabase({ migrated: false });
   const config = path.join(dir, 'gatehouse.toml');
   const result = await runCli([
     ...['setup', '--config', config, '--domain', domain, '--listen', listen],
     ...['--org-name', 'Acme', '--org-id', 'acme', '--owner', 'alice@acme.test', '--database-url', url],
+    ...extra,
   ]);
   return { config, result };
 }
@@ -47,6 +48,18 @@ describe('gatehouse setup --domain localhost', () => {
     // No issuer/listener mismatch warning (src/config/issuer-listener.ts); other lines may name the issuer host.
     assert.doesNotMatch(doctor.stdout, /will not reach this server/);
     assert.equal(await server.stop(), 0);
+  });
+
+  test('--delivery dev_mailbox says what the development mailbox is, not "Delivery dev_mailbox:" and nothing more', async () => {
+    const port = await freePort();
+    const { config, result } = await setup('localhost', `127.0.0.1:${port}`, ['--delivery', 'dev_mailbox']);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.equal(loadConfig({ configPath: config, env: {} }).config.delivery.kind, 'dev_mailbox');
+    assert.match(
+      result.stdout,
+      /\nMessage delivery: development mailbox \(dev_mailbox\): messages are kept for the console and the terminal, not sent\n/,
+    );
+    assert.doesNotMatch(result.stdout, /:\n\S|Delivery dev_mailbox/, 'no line ends in a colon with nothing after it');
   });
 
   test('an explicit issuer port other than the listener is kept, with a warning from setup and from doctor', async () => {

@@ -235,6 +235,15 @@ export async function runSetup(values: SetupValues, terminal: Terminal): Promise
   return configureExtras(configFile, values, terminal);
 }
 
+/** How setup names a delivery kind: a heading with its meaning, so it never ends in a bare kind and a colon. */
+const DELIVERY_NAMES: Record<string, string> = {
+  smtp: 'SMTP relay (smtp)',
+  direct_mx: "direct delivery to the recipients' mail servers (direct_mx)",
+  webhook: 'HTTPS webhook (webhook)',
+  dev_mailbox: 'development mailbox (dev_mailbox): messages are kept for the console and the terminal, not sent',
+  none: 'none: nothing can be sent, so sign-up and recovery are refused',
+};
+
 /**
  * --delivery and --provider, once the configuration exists: through `config delivery` and `config providers`, which
  * validate, store the secrets in their files, check the relay or webhook (discovery for a provider) and put the
@@ -245,7 +254,7 @@ async function configureExtras(configFile: string, values: SetupValues, terminal
   const io: ConfigIo = { ...processIo(), write: (text) => terminal.output.write(text) };
   let code = 0;
   if (values.delivery) {
-    terminal.output.write(`Delivery ${values.delivery}:\n`);
+    terminal.output.write(`Message delivery: ${DELIVERY_NAMES[values.delivery] ?? values.delivery}\n`);
     code ||= await runConfigDelivery(
       {
         config: configFile,
@@ -262,7 +271,7 @@ async function configureExtras(configFile: string, values: SetupValues, terminal
     );
   }
   if (values.provider) {
-    terminal.output.write(`Provider ${values.provider}:\n`);
+    terminal.output.write(`Sign-in provider: ${values.provider}\n`);
     code ||= await runConfigProviders(
       {
         config: configFile,

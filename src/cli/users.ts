@@ -12,7 +12,10 @@ export async function usersList({ values }: CommandInput<OptionValues<typeof USE
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a whole number above 0');
   const users = await withOperator(connectionOf(values), (deps) => listUsers(deps, { search: values.search, limit }));
   if (values.json) out(JSON.stringify(users, null, 2));
-  else for (const u of users) out([u.sub, u.state, u.ial, u.email ?? '-', u.display_name].join('\t'));
+  // An invitee's account is active but nobody can sign in to it yet: the state column says invited until then.
+  else
+    for (const u of users)
+      out([u.sub, u.invited ? 'invited' : u.state, u.ial, u.email ?? '-', u.display_name].join('\t'));
   return 0;
 }
 
@@ -30,13 +33,18 @@ export async function usersInvite({
   if (values.json) out(JSON.stringify(invited, null, 2));
   else {
     out(`Invited ${invited.email} as ${invited.sub} (roles: ${invited.roles.join(', ')})`);
-    out(
-      invited.enrollment.delivery === 'email'
-        ? `The enrollment link was emailed; it expires ${invited.enrollment.expires_at}.`
-        : `Enrollment link (shown once; email delivery is not configured; expires ${invited.enrollment.expires_at}):\n  ${invited.enrollment.url}`,
-    );
+    out(whereTheLinkWent(invited.enrollment));
   }
   return 0;
+}
+
+/** Where the link really went: a mail on its way, the development mailbox (nothing sent), or only this terminal. */
+function whereTheLinkWent(enrollment: { delivery: string; expires_at: string; url?: string }): string {
+  const expires = `it works once and expires ${enrollment.expires_at}`;
+  if (enrollment.delivery === 'email') return `The enrollment link is on its way to them by email; ${expires}.`;
+  if (enrollment.delivery === 'dev_mailbox')
+    return `The enrollment link is in the development mailbox (nothing was sent): find it on the console's Mailbox page or in the server's terminal; ${expires}.`;
+  return `Enrollment link (shown only now, as message delivery is not configured; pass it on privately; ${expires}):\n  ${enrollment.url}`;
 }
 
 type TargetInput = CommandInput<OptionValues<typeof USERS_TARGET_OPTIONS>>;

@@ -30,6 +30,17 @@ function hostOf(url: string): string | null {
   }
 }
 
+/**
+ * Where a link for a person (an invitation, a reset link) goes: mailed, kept in the development mailbox (which sends
+ * nothing, so saying "emailed" would send the operator looking in the wrong place), or shown once to the sender.
+ */
+export type LinkDelivery = 'email' | 'dev_mailbox' | 'shown';
+
+export function linkDelivery(config: Config): LinkDelivery {
+  if (deliveryStatus(config).state !== 'ready') return 'shown';
+  return config.delivery.kind === 'dev_mailbox' ? 'dev_mailbox' : 'email';
+}
+
 export function deliveryStatus(config: Config): DeliveryStatus {
   const { delivery } = config;
   if (delivery.kind === 'none') return notConfigured('delivery.kind is "none"');

@@ -12,6 +12,8 @@ export interface IdentitySummary {
   displayName: string;
   email: string | null;
   createdAt: Date;
+  /** Active but with no way to sign in yet: invited (or set up as owner) and the link not used (invitedColumn). */
+  invited: boolean;
 }
 
 /**
@@ -30,6 +32,7 @@ interface SummaryRow {
   display_name: string;
   address: string | null;
   created_at: Date;
+  invited: boolean;
 }
 
 const toSummary = (r: SummaryRow): IdentitySummary => ({
@@ -39,6 +42,7 @@ const toSummary = (r: SummaryRow): IdentitySummary => ({
   displayName: r.display_name,
   email: r.address,
   createdAt: r.created_at,
+  invited: r.invited,
 });
 
 /** `like` pattern text with its wildcards taken literally. */
@@ -80,6 +84,15 @@ const NAME_HITS_SORTED_AT_ONCE = 1000;
 
 /** Typed words pg_trgm can index (three letters or digits in a row), each once. */
 const typedWords = (q: string) => [...new Set(q.split(/\s+/).filter((word) => /[\p{L}\p{N}]{3}/u.test(word)))];
+
+/**
+ * Whether the identity (alias `alias`) is still an invitation: active, and no sign-in method yet. The enrollment link
+ * adds the password method, so the person counts as having accepted from then on. One index probe per listed row
+ * (sign_in_methods_identity).
+ */
+const invitedColumn = (sql: Executor, alias: 'n' | 'h' = 'n') =>
+  sql`(${sql(alias)}.state = 'active' and not exists (
+    select 1 from sign_in_methods m where m.identity_id = ${sql(alias)}.id)) as invited`;
 
 /**
  * A number of ours written into a statement's text rather than sent as a value. PostgreSQL keeps one plan for a
@@ -167,7 +180,8 @@ async function namesOnly(sql: Executor, q: string, position: Fragment, limit: nu
       where ${has.reduce((all, one) => sql`${all} and ${one}`)}
         and lower(n.display_name) like lower(${`%${literal(q)}%`}) and ${position}
       limit ${constant(sql, NAME_HITS_SORTED_AT_ONCE + 1)})
-    select t.i, t.words, (select count(*)::int from hits) as found, h.*, ${primaryAddress(sql, 'h')}
+    select t.i, t.words, (select count(*)::int from hits) as found, h.*, ${primaryAddress(sql, 'h')},
+      ${invitedColumn(sql, 'h')}
     from typed t left join lateral (
       select * from hits order by ${listingOrder(sql, 'hits')} desc, hits.id desc limit ${limit}) h on t.i = 0
     order by t.i, ${listingOrder(sql, 'h')} desc, h.id desc`;
@@ -190,7 +204,7 @@ async function page(sql: Executor, matches: Fragment[], position: Fragment, limi
   if (matches.length === 1)
     return (
       await sql<SummaryRow[]>`
-        select n.id, n.state, n.assurance, n.display_name, n.created_at, ${primaryAddress(sql)}
+        select n.id, n.state, n.assurance, n.display_name, n.created_at, ${primaryAddress(sql)}, ${invitedColumn(sql)}
         from identities n where ${only} and ${position}
         order by ${listingOrder(sql, 'n')} desc, n.id desc limit ${limit}`
     ).map(toSummary);
@@ -199,7 +213,7 @@ async function page(sql: Executor, matches: Fragment[], position: Fragment, limi
     .reduce((all, branch) => sql`${all} union all ${branch}`);
   return (
     await sql<SummaryRow[]>`
-      select n.id, n.state, n.assurance, n.display_name, n.created_at, ${primaryAddress(sql)}
+      select n.id, n.state, n.assurance, n.display_name, n.created_at, ${primaryAddress(sql)}, ${invitedColumn(sql)}
       from identities n where n.id in (${union})
       order by ${listingOrder(sql, 'n')} desc, n.id desc
       limit ${limit}`

@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.ts';
 import type { Secrets } from '../crypto/secret-files.ts';
 import type { Sql } from '../db/pool.ts';
 import { createOutbox } from '../delivery/outbox.ts';
-import { deliveryStatus } from '../delivery/status.ts';
+import { linkDelivery } from '../delivery/status.ts';
 
 export function operatorDeps(
   sql: Sql,
@@ -30,7 +30,7 @@ export function operatorDeps(
         process.stderr.write(`warning: ${message ?? ''} ${JSON.stringify(detail)}\n`),
     },
     invitations: {
-      deliveryReady: deliveryStatus(config).state === 'ready',
+      delivery: linkDelivery(config),
       outbox: createOutbox({ config, deliveryKey: secrets.delivery, clock }),
       defaultLocale: config.branding.default_locale,
     },

@@ -19,7 +19,7 @@ async function invite(harness: DevMailboxApp, email: string) {
     payload: { email, roles: ['member'] },
   });
   assert.equal(response.statusCode, 201, response.body);
-  assert.equal((response.json() as { enrollment: { delivery: string } }).enrollment.delivery, 'email');
+  assert.equal((response.json() as { enrollment: { delivery: string } }).enrollment.delivery, 'dev_mailbox');
   await harness.mailbox(email); // delivered now, so later messages are newer
   return (response.json() as { sub: string }).sub;
 }

@@ -39,6 +39,7 @@ describe('GET /admin/identities', async () => {
         ial: 'ial1',
         display_name: 'Grace Hopper',
         email: 'Grace.Hopper@Navy.test',
+        invited: false,
         created_at: (r.json.identities as { created_at: string }[])[0]?.created_at,
       },
     ]);

@@ -78,12 +78,26 @@ describe('POST /admin/identities', () => {
       organization_id: 'acme',
       roles: ['member', 'engineering'],
       state: 'active',
+      invited: true,
       enrollment: { delivery: 'shown', expires_at: expiresAt, url: enrollment.url },
     });
     assert.match(enrollment.url, /^http:\/\/localhost:8080\/enroll\?return_to=%2Fsettings#token=[\w-]{43}$/);
 
     const detail = await call('GET', `/admin/identities/${sub}`);
     assert.equal(detail.json.state, 'active');
+    assert.equal(detail.json.invited, true, 'an invitee has not accepted yet');
+    // By address and by name: the two kinds of search are different statements (identity/directory-store.ts).
+    const listed = async () => {
+      const seen = await Promise.all(
+        ['ada.lovelace', 'Lovelace', ''].map(
+          async (q) =>
+            ((await call('GET', `/admin/identities?q=${q}`)).json.identities as { invited: boolean }[])[0]?.invited,
+        ),
+      );
+      assert.equal(new Set(seen).size, 1, `every search says the same: ${seen.join(', ')}`);
+      return seen[0];
+    };
+    assert.equal(await listed(), true, 'the listing says invited too');
     assert.equal(detail.json.ial, 'ial1');
     assert.deepEqual(
       (detail.json.emails as { address: string; primary: boolean; verified: boolean }[]).map((e) => ({
@@ -120,6 +134,8 @@ describe('POST /admin/identities', () => {
       enrollment_required: true,
       second_factor_required: false,
     });
+    assert.equal(await listed(), false, 'using the link is accepting the invitation');
+    assert.equal((await call('GET', `/admin/identities/${sub}`)).json.invited, false);
     const second = await enroll(t, enrollment.url, 'someone else tries this 5521');
     assert.equal(second.statusCode, 400);
     assert.deepEqual(second.json(), {
@@ -146,10 +162,10 @@ describe('POST /admin/identities', () => {
     const r = await call('POST', '/admin/identities', { email: 'grace@acme-robotics.dev', roles: ['admin'] });
     assert.equal(r.status, 201, JSON.stringify(r.json));
     assert.deepEqual(r.json.enrollment, {
-      delivery: 'email',
+      delivery: 'dev_mailbox',
       expires_at: new Date(t.clock.now().getTime() + 7 * 86_400_000).toISOString(),
     });
-    assert.equal((await auditOf(t, String(r.json.sub)))[0]?.details.delivery, 'email');
+    assert.equal((await auditOf(t, String(r.json.sub)))[0]?.details.delivery, 'dev_mailbox');
 
     const { notices, message } = await deliverOne(t, call);
     assert.deepEqual(
@@ -303,7 +319,7 @@ describe('POST /admin/identities/:sub/enrollment-link', () => {
     const person = await makeAccount(t.sql, t.secrets, t.config, { email: 'away@acme-robotics.dev' });
     const r = await call('POST', `/admin/identities/${person.sub}/enrollment-link`, {});
     assert.equal(r.status, 200);
-    assert.equal((r.json.enrollment as { delivery: string; url?: string }).delivery, 'email');
+    assert.equal((r.json.enrollment as { delivery: string; url?: string }).delivery, 'dev_mailbox');
     assert.equal((r.json.enrollment as { url?: string }).url, undefined);
     const queued = await t.sql`select template, recipient from outbox_messages`;
     assert.deepEqual(

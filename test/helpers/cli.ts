@@ -43,8 +43,9 @@ export function runCli(
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Writes gatehouse.toml + secrets/ in a scratch dir; `auditKey` replaces the generated audit key. */
-export function writeCliConfig(options: { auditKey?: Buffer } = {}): string {
+/** Writes gatehouse.toml + secrets/ in a scratch dir; `auditKey` replaces the generated audit key, `extra` adds TOML
+ * lines (whole tables) at the end. */
+export function writeCliConfig(options: { auditKey?: Buffer; extra?: string[] } = {}): string {
   const dir = scratchDir('gatehouse-cli-');
   generateSecretFiles(path.join(dir, 'secrets'));
   if (options.auditKey)
@@ -65,6 +66,7 @@ export function writeCliConfig(options: { auditKey?: Buffer } = {}): string {
     'id = "acme"',
     'name = "Acme"',
     'owner_subject = "owner@acme.test"',
+    ...(options.extra ?? []),
   ];
   writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
   return file;

@@ -69,11 +69,14 @@ describe('gatehouse users', () => {
     const older = await makeIdentity(db.sql, { email: 'older@example.test', displayName: 'Older' });
     const newer = await makeIdentity(db.sql, { email: 'newer@example.test', displayName: 'Newer' });
     await db.sql`update identities set created_at = now() - interval '1 hour' where id = ${older}`;
+    // Older has a way to sign in (it accepted its invitation); Newer has none yet, so it is listed as invited.
+    await db.sql`insert into sign_in_methods (identity_id, kind, provider, external_subject)
+                 values (${older}, 'password', 'local', 'older@example.test')`;
     const r = await users('list');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(
       r.stdout,
-      `${newer}\tactive\tial1\tnewer@example.test\tNewer\n${older}\tactive\tial1\tolder@example.test\tOlder\n`,
+      `${newer}\tinvited\tial1\tnewer@example.test\tNewer\n${older}\tactive\tial1\tolder@example.test\tOlder\n`,
     );
     const json = await users('list', '--json', '--search', 'old');
     assert.deepEqual(
@@ -91,6 +94,8 @@ describe('gatehouse users', () => {
     assert.deepEqual(invited.roles, ['admin']);
     assert.equal(invited.enrollment.delivery, 'shown');
     assert.match(invited.enrollment.url, /^http:\/\/localhost:8080\//);
+    const listed = await users('list', '--search', 'alan@example.test');
+    assert.match(listed.stdout, new RegExp(`^${invited.sub}\tinvited\tial1\talan@example.test\tAlan Turing\n$`));
     const [member] = await db.sql`select roles from memberships where identity_id = ${invited.sub}`;
     assert.deepEqual(member?.roles, ['admin']);
     const [record] = await auditOf(db.sql, 'identity.invited');
@@ -99,6 +104,32 @@ describe('gatehouse users', () => {
     const taken = await users('invite', 'alan@example.test');
     assert.equal(taken.code, 65);
     assert.equal(taken.stderr, 'gatehouse users: email_taken: An account with this email address already exists.\n');
+  });
+
+  test('invite says where the link went: shown once here without delivery', async () => {
+    const { users } = await setup();
+    const r = await users('invite', 'ada@example.test');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /\nEnrollment link \(shown only now, as message delivery is not configured; pass it on privately; it works once and expires [^)]+\):\n {2}http:\/\/localhost:8080\/enroll\?return_to=%2Fsettings#token=[\w-]{43}\n$/,
+    );
+    assert.doesNotMatch(r.stdout, /emailed/);
+  });
+
+  test('invite with the development mailbox says the link is in the mailbox, not that it was emailed', async () => {
+    const db = await createTestDatabase();
+    await db.sql`insert into organizations (id, name) values ('acme', 'Acme')`;
+    const configFile = writeCliConfig({ extra: ['[delivery]', 'kind = "dev_mailbox"'] });
+    const r = await runCli(['users', 'invite', 'ada@example.test', '--config', configFile, '--database-url', db.url]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /\nThe enrollment link is in the development mailbox \(nothing was sent\): find it on the console's Mailbox page or in the server's terminal; it works once and expires \S+\.\n$/,
+    );
+    assert.doesNotMatch(r.stdout, /emailed|https?:\/\//, 'neither "emailed" nor the link itself');
+    const [queued] = await db.sql`select template, recipient from outbox_messages`;
+    assert.deepEqual({ ...queued }, { template: 'invitation', recipient: 'ada@example.test' });
   });
 
   test("bad input is refused with the admin API schema's words; bad usage names the help to read", async () => {

@@ -6,6 +6,7 @@ import { makeAccount, totpCode } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserApp } from '../helpers/browser-app.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { openConsoleSection } from '../helpers/console-nav.ts';
 
 const t = await startBrowserApp(
   makeConfig({
@@ -81,7 +82,7 @@ describe('the console audit log and status pages (Chromium)', () => {
     await t.deps.audit.chainPending();
     await screenshot('console-audit-log');
 
-    await page.getByRole('link', { name: 'Status' }).click();
+    await openConsoleSection(page, 'Status');
     await page.getByRole('heading', { name: /^Database/ }).waitFor();
     const database = page.getByTestId('status-database');
     assert.match((await database.getByRole('heading').textContent()) ?? '', /Database\s*OK/);

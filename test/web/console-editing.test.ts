@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { newPage } from '../helpers/browser.ts';
 import { signInThrough } from '../helpers/browser-sign-in.ts';
 import { startConsoleApp } from '../helpers/console-app.ts';
+import { openConsoleSection } from '../helpers/console-nav.ts';
 import { assertFocused } from '../helpers/focus.ts';
 
 const { t, owner, call } = await startConsoleApp();
@@ -138,7 +139,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
       assert.equal((await t.sql`select 1 from oauth_clients where id = ${ids.clientId}`).length, 0);
 
       // A resource's scopes.
-      await page.getByRole('navigation').getByRole('link', { name: 'Resources' }).click();
+      await openConsoleSection(page, 'Resources');
       await page.getByRole('button', { name: `Edit Billing API ${tag}` }).click();
       await page
         .getByRole('form', { name: `Edit resource https://api.acme-robotics.dev/billing-${tag}` })
@@ -156,7 +157,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
       assert.deepEqual(resource?.scopes, ['billing:read', 'billing:write']);
 
       // The application still has a client: the API refuses, and the page says so with the request id, focused.
-      await page.getByRole('navigation').getByRole('link', { name: 'Applications' }).click();
+      await openConsoleSection(page, 'Applications');
       await page.getByRole('button', { name: `Delete billing-${tag}` }).click();
       await page.getByRole('button', { name: 'Delete application' }).click();
       const refusal = page.getByRole('alert');
@@ -214,7 +215,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
     await form.getByRole('button', { name: 'Cancel' }).click();
     await assertFocused(page, page.getByRole('button', { name: 'Edit Robots sync' }), 'the Edit button again');
 
-    await page.getByRole('navigation').getByRole('link', { name: 'Applications' }).click();
+    await openConsoleSection(page, 'Applications');
     await page.getByRole('button', { name: 'Edit robots-dev' }).click();
     const applicationForm = page.getByRole('form', { name: 'Edit application robots-dev' });
     await applicationForm.getByLabel('Environment').selectOption('production');
@@ -226,7 +227,7 @@ describe('console: editing and deleting applications, clients and resources (Chr
     const [stored] = await t.sql`select environment from oauth_applications where id = ${applicationId}`;
     assert.equal(stored?.environment, 'development');
 
-    await page.getByRole('navigation').getByRole('link', { name: 'Resources' }).click();
+    await openConsoleSection(page, 'Resources');
     await page.getByRole('button', { name: 'Delete Robots API' }).click();
     await page.getByRole('button', { name: 'Delete resource' }).click();
     const inUse = page.getByRole('alert');

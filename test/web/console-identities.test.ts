@@ -69,7 +69,7 @@ describe('console: identities and organization members (Chromium)', () => {
     await page.getByRole('heading', { name: 'Lin Wei' }).waitFor();
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Suspend' }).click();
-    await page.getByRole('status').getByText('Suspended. 1 session(s) ended, 0 app grant(s) revoked.').waitFor();
+    await page.getByRole('status').getByText('Suspended. 1 session ended, 0 app grants revoked.').waitFor();
     await page.getByTestId('identity-state').getByText('suspended').waitFor();
     await page.getByTestId('no-sessions').waitFor();
     await page.getByRole('button', { name: 'Reactivate' }).waitFor();

@@ -187,7 +187,8 @@ for (const width of [1280, 390])
         if (shot.as === 'person') await signedIn(page, person.sub, 'aal2');
         if (shot.as === 'enrolling') await signedIn(page, person.sub, 'aal1', true);
         await page.goto(`${t.url}${shot.path}`);
-        await page.getByText(shot.ready).first().waitFor();
+        // In the page's body: the console header also names the signed-in owner (folded away on a phone).
+        await page.getByRole('main').getByText(shot.ready).first().waitFor();
         await page.screenshot({ path: new URL(`${shot.name}-${width}.png`, SHOTS).pathname, fullPage: true });
         // The unknown page's own 404 is its answer, not a problem.
         const expected =

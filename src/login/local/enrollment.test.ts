@@ -24,6 +24,19 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
     assert.match(link.url, /^http:\/\/localhost:8080\/enroll#token=[A-Za-z0-9_-]{43}$/, 'the token is in the fragment');
     const token = tokenOf(link.url);
 
+    // The page names the account before the password is chosen; asking does not use the link.
+    const named = await post('/auth/enroll/account', { token });
+    assert.equal(named.statusCode, 200, named.body);
+    assert.equal(named.headers['cache-control'], 'no-store');
+    assert.deepEqual(named.json(), { email: 'owner@acme.test', display_name: 'owner@acme.test' });
+    const unknown = await post('/auth/enroll/account', { token: 'x'.repeat(43) });
+    assert.equal(unknown.statusCode, 400);
+    assert.deepEqual(unknown.json(), {
+      error: 'invalid_enrollment_token',
+      error_description: 'The enrollment link is invalid, expired or already used.',
+      request_id: unknown.headers['x-request-id'],
+    });
+
     const weak = await post('/auth/enroll', { token, password: 'password1234' });
     assert.equal(weak.statusCode, 400);
     assert.deepEqual(weak.json(), {
@@ -66,8 +79,9 @@ describe('owner enrollment: POST /auth/enroll, POST /account/totp/start and /acc
 
     const started = await post('/account/totp/start', {}, limited);
     assert.equal(started.statusCode, 200);
-    const { otpauth_uri, secret } = started.json() as { otpauth_uri: string; secret: string };
+    const { otpauth_uri, secret, account } = started.json() as { otpauth_uri: string; secret: string; account: string };
     assert.match(secret, /^[A-Z2-7]{32}$/);
+    assert.equal(account, 'owner@acme.test', 'the page names the account the authenticator will list');
     assert.ok(otpauth_uri.startsWith('otpauth://totp/localhost%3A8080:owner%40acme.test?'), otpauth_uri);
     assert.match(otpauth_uri, new RegExp(`secret=${secret}`));
 

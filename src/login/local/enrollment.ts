@@ -34,6 +34,22 @@ async function signInSubject(deps: LocalLoginDeps, identityId: Sub): Promise<str
   return normalizeEmail(email.address);
 }
 
+/**
+ * Whose account a link sets up, so the page can say so before the password is chosen (and a password manager can file
+ * it under the right name). The link is not spent: only its holder can ask, and the holder may set the password anyway.
+ */
+export async function enrollmentAccount(
+  deps: LocalLoginDeps,
+  token: string,
+): Promise<{ email: string; displayName: string }> {
+  const pending = await findEnrollmentToken(deps.sql, tokenHash(token), deps.clock());
+  const [identity, email] = pending
+    ? await Promise.all([findIdentity(deps.sql, pending), findPrimaryEmail(deps.sql, pending)])
+    : [null, null];
+  if (!identity || !email) throw new GatehouseError('invalid_enrollment_token');
+  return { email: email.address, displayName: identity.displayName };
+}
+
 export async function enrollWithToken(
   deps: LocalLoginDeps,
   context: AttemptContext,
@@ -84,7 +100,7 @@ export async function startTotpEnrollment(
   deps: LocalLoginDeps,
   context: AttemptContext,
   session: Session,
-): Promise<{ otpauthUri: string; secret: string }> {
+): Promise<{ otpauthUri: string; secret: string; account: string }> {
   const existing = await findTotpCredential(deps.sql, session.identityId);
   if (existing?.confirmed) throw new GatehouseError('totp_already_enrolled');
   await assertMayAddSecondFactor(deps.sql, session);
@@ -99,7 +115,8 @@ export async function startTotpEnrollment(
     actor: session.identityId,
     subject: session.identityId,
   });
-  return { otpauthUri: otpauthUri(seed.base32, issuerName, email?.address ?? session.identityId), secret: seed.base32 };
+  const account = email?.address ?? session.identityId;
+  return { otpauthUri: otpauthUri(seed.base32, issuerName, account), secret: seed.base32, account };
 }
 
 export async function completeTotpEnrollment(

@@ -12,7 +12,7 @@ import type { SessionHttp } from '../../session/http.ts';
 import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { connectionForSubject, samlPaths } from '../saml/connection.ts';
 import { attemptContext, type LocalLoginDeps } from './deps.ts';
-import { completeTotpEnrollment, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
+import { completeTotpEnrollment, enrollmentAccount, enrollWithToken, startTotpEnrollment } from './enrollment.ts';
 import { DEVICE_COOKIE_SECONDS } from './known-device.ts';
 import {
   clearLoginCookie,
@@ -152,6 +152,27 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     },
   );
 
+  app.post(
+    '/auth/enroll/account',
+    {
+      schema: {
+        summary: 'Names the account an enrollment link sets up, without using the link',
+        tags: ['sign-in'],
+        body: body({ token: opaqueId }),
+        response: {
+          200: Type.Object({ email: Type.String(), display_name: Type.String() }, { additionalProperties: false }),
+          ...errorResponses('invalid_enrollment_token', 'csrf_rejected'),
+        },
+      },
+      onRequest: sameOrigin,
+    },
+    async (request, reply) => {
+      const account = await enrollmentAccount(deps, request.body.token);
+      reply.header('cache-control', 'no-store');
+      return { email: account.email, display_name: account.displayName };
+    },
+  );
+
   const totpStart = {
     summary: 'Starts TOTP enrollment: the secret, its otpauth URI and a QR code',
     tags: ['account'],
@@ -159,7 +180,12 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     body: body({}),
     response: {
       200: Type.Object(
-        { otpauth_uri: Type.String(), secret: Type.String(), qr_svg: Type.String({ description: 'An SVG image.' }) },
+        {
+          otpauth_uri: Type.String(),
+          secret: Type.String(),
+          qr_svg: Type.String({ description: 'An SVG image.' }),
+          account: Type.String({ description: 'The account the authenticator app will list: its primary address.' }),
+        },
         { additionalProperties: false },
       ),
       ...errorResponses('login_required', 'second_factor_required', 'csrf_rejected', 'totp_already_enrolled'),
@@ -172,7 +198,7 @@ export const localLoginRoutes: FastifyPluginAsyncTypebox<LocalLoginRouteOptions>
     // qrcode is loaded on first enrollment, not at startup: it and pngjs cost several MB resident for every node.
     const { default: QRCode } = await import('qrcode');
     const qrSvg = await QRCode.toString(started.otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-    return { otpauth_uri: started.otpauthUri, secret: started.secret, qr_svg: qrSvg };
+    return { otpauth_uri: started.otpauthUri, secret: started.secret, qr_svg: qrSvg, account: started.account };
   });
 
   app.post(

@@ -15,9 +15,21 @@ interface TotpStart {
   otpauth_uri: string;
   secret: string;
   qr_svg?: string;
+  /** The account the authenticator app will list (its primary address). */
+  account?: string;
 }
 
-type Step = 'password' | 'totp' | 'codes';
+/** `done`: the account had an authenticator already (this page reloaded after enrolling, say). */
+type Step = 'password' | 'totp' | 'codes' | 'done';
+
+/** The key in groups of four, as authenticator apps show and take it; the text itself has no spaces to copy. */
+const KeyGroups = ({ secret }: { secret: string }) => (
+  <code data-testid="totp-secret" class="key-groups">
+    {(secret.match(/.{1,4}/g) ?? []).map((group, i) => (
+      <span key={i}>{group}</span>
+    ))}
+  </code>
+);
 
 /**
  * Finishing an account: with an enrollment link (`#token=`, read once and dropped from the address bar) the owner
@@ -36,8 +48,17 @@ export function Enroll() {
   const [code, setCode] = useState('');
   const [codes, setCodes] = useState<string[]>([]);
   const [mismatch, setMismatch] = useState(false);
+  const [account, setAccount] = useState<string | null>(null);
   const methods = useSignInMethods();
   const offersPasskey = methods?.passkeys === true && methods.self_service && passkeysSupported();
+
+  // The link's account, named before a password is chosen for it; a dead link says so now, not after typing.
+  useEffect(() => {
+    if (!token) return;
+    void action
+      .run(() => api<{ email: string }>('POST', '/auth/enroll/account', { token }))
+      .then((found) => found && setAccount(found.email));
+  }, []);
 
   useEffect(() => {
     if (step !== 'totp' || totp) return;
@@ -51,10 +72,19 @@ export function Enroll() {
             location.assign(`/signin?return_to=${encodeURIComponent(returnTo)}`);
             return null;
           }
+          // Enrolled already (this page reloaded after enrolling): say so and offer the way on, not an error.
+          if (caught instanceof ApiError && caught.code === 'totp_already_enrolled') {
+            setStep('done');
+            return null;
+          }
           throw caught;
         }
       })
-      .then((started) => started && setTotp(started));
+      .then((started) => {
+        if (!started) return;
+        setTotp(started);
+        if (started.account) setAccount(started.account);
+      });
   }, [step]);
 
   const setPasswordStep = async (event: Event) => {
@@ -87,12 +117,34 @@ export function Enroll() {
   return (
     <Page
       title={
-        step === 'password' ? t('enroll.passwordTitle') : step === 'totp' ? t('enroll.totpTitle') : t('recovery.title')
+        step === 'password'
+          ? t('enroll.passwordTitle')
+          : step === 'totp'
+            ? t('enroll.totpTitle')
+            : step === 'done'
+              ? t('enroll.doneTitle')
+              : t('recovery.title')
       }
     >
+      {account && step !== 'codes' && (
+        <p class="enroll-account">{tx('enroll.forAccount', { account: <strong>{account}</strong> })}</p>
+      )}
       <ErrorNotice error={action.error} />
       {step === 'password' && (
         <form onSubmit={setPasswordStep} aria-busy={action.busy}>
+          {/* The account's name beside the new password, so a password manager files it under that account. */}
+          {account && (
+            <input
+              type="text"
+              class="visually-hidden"
+              name="username"
+              autoComplete="username"
+              value={account}
+              readOnly
+              tabIndex={-1}
+              aria-hidden="true"
+            />
+          )}
           <Field
             id="new-password"
             label={t('common.newPassword')}
@@ -133,7 +185,7 @@ export function Enroll() {
               src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(totp.qr_svg)}`}
             />
           )}
-          <p>{tx('enroll.key', { key: <code data-testid="totp-secret">{totp.secret}</code> })}</p>
+          <p>{tx('enroll.key', { key: <KeyGroups secret={totp.secret} /> })}</p>
           <TotpField
             id="totp-code"
             label={t('enroll.codeLabel')}
@@ -153,6 +205,31 @@ export function Enroll() {
         </form>
       )}
       {step === 'codes' && <RecoveryCodes titled codes={codes} onDone={() => location.assign(returnTo)} />}
+      {step === 'done' && <AlreadyEnrolled returnTo={returnTo} selfService={methods?.self_service === true} />}
     </Page>
+  );
+}
+
+/**
+ * What a reload after enrolling shows: the work is done, the way on, and the truth about the recovery codes. They
+ * were shown once on this address and are not kept anywhere they could be shown from again; new ones replace them.
+ */
+function AlreadyEnrolled({ returnTo, selfService }: { returnTo: string; selfService: boolean }) {
+  const toAccount = '/settings#totp-heading';
+  return (
+    <div data-testid="enrollment-done">
+      <p>{t('enroll.doneExplain')}</p>
+      <p>{selfService ? t('enroll.doneCodes') : t('enroll.doneCodesAdmin')}</p>
+      <p>
+        <a class="button" href={returnTo}>
+          {t('enroll.continue')}
+        </a>{' '}
+        {selfService && !returnTo.startsWith('/settings') && (
+          <a class="button secondary" href={toAccount}>
+            {t('enroll.toAccount')}
+          </a>
+        )}
+      </p>
+    </div>
   );
 }

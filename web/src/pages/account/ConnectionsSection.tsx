@@ -52,6 +52,20 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
   const linkableSaml = samlConnections.filter((p) => !linkedSaml.has(p.id));
   const ethereum = (methods?.providers ?? []).some((p) => p.id === 'ethereum' && p.start_url !== null);
   const farcaster = (methods?.providers ?? []).some((p) => p.id === 'farcaster' && p.start_url !== null);
+  // A passkey's label is the name its owner gave it; one still named "Passkey" would read "Passkey Passkey".
+  const passkeyLabel = (label: string) =>
+    label && label.toLowerCase() !== 'passkey' && label !== kindName('passkey') ? label : '';
+  /** The method as words, for its "Remove" button: "Remove GitHub (alice)", not one "Remove" among several. */
+  const methodName = (c: Connection): string => {
+    const withLabel = (name: string, label: string | null | undefined) => (label ? `${name} (${label})` : name);
+    if (c.kind === 'federated') return withLabel(nameOf(c.provider), c.label);
+    if (c.kind === 'saml') return withLabel(samlName(c.provider) ?? `${kindName('saml')} ${c.provider}`, c.label);
+    if (c.kind === 'ldap') return withLabel(c.provider_name ?? `${kindName('ldap')} ${c.provider}`, c.label);
+    if (c.kind === 'web3' && c.provider === 'farcaster') return withLabel('Farcaster', c.label);
+    if (c.kind === 'web3') return withLabel(t('connections.ethereumWallet'), c.label);
+    if (c.kind === 'passkey') return withLabel(kindName('passkey'), passkeyLabel(c.label));
+    return withLabel(kindName(c.kind), c.subject);
+  };
   return (
     <section aria-labelledby="connections-heading">
       <h2 id="connections-heading">{t('connections.heading')}</h2>
@@ -104,7 +118,9 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
                   <strong>{kindName(c.kind)}</strong>
                   {c.subject && ` (${c.subject})`}{' '}
                   {/* A passkey is known by the name its owner gave it; other methods by their provider. */}
-                  <span class="hint">{c.kind === 'passkey' ? c.label : c.provider !== 'local' && c.provider}</span>
+                  <span class="hint">
+                    {c.kind === 'passkey' ? passkeyLabel(c.label) : c.provider !== 'local' && c.provider}
+                  </span>
                 </>
               )}
               <button
@@ -113,6 +129,7 @@ export function ConnectionsSection({ passwordSet }: { passwordSet: boolean }) {
                 onClick={() => void remove(c.id)}
                 disabled={action.busy || only}
                 aria-describedby={only ? 'last-method-rule' : undefined}
+                aria-label={t('connections.removeNamed', { method: methodName(c) })}
               >
                 {t('common.remove')}
               </button>

@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api } from '../../api.ts';
-import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { Page } from '../../components/Page.tsx';
-import { useAction, useApi } from '../../hooks/use-api.ts';
+import { SignOutButton } from '../../components/SignOutButton.tsx';
+import { useApi } from '../../hooks/use-api.ts';
 import { useSignInMethods } from '../../hooks/use-sign-in-methods.ts';
-import { t } from '../../i18n/i18n.ts';
+import { type MessageKey, t } from '../../i18n/i18n.ts';
 import { AdministeredAccount } from './AdministeredAccount.tsx';
 import { ConnectionsSection } from './ConnectionsSection.tsx';
 import { EmailSection } from './EmailSection.tsx';
@@ -32,11 +31,47 @@ export function Settings() {
   return methods.self_service ? <SelfServiceSettings /> : <AdministeredSettings />;
 }
 
+/** The account page's sections, in page order: the index at the top links to each one's heading. */
+const SECTIONS: [string, MessageKey][] = [
+  ['profile-heading', 'profile.heading'],
+  ['language-heading', 'language.heading'],
+  ['email-heading', 'email.heading'],
+  ['password-heading', 'password.heading'],
+  ['totp-heading', 'totp.heading'],
+  ['passkeys-heading', 'passkeys.heading'],
+  ['sessions-heading', 'sessions.heading'],
+  ['grants-heading', 'grants.heading'],
+  ['connections-heading', 'connections.heading'],
+];
+
+/**
+ * The top of the account page: a short index of its sections (on a phone the page is several screens long) and
+ * "Sign out", so nobody scrolls to the end to leave.
+ */
+function AccountTop({ sections }: { sections: [string, MessageKey][] }) {
+  return (
+    <div class="account-top">
+      {sections.length > 0 && (
+        <nav class="account-index" aria-label={t('account.onThisPage')}>
+          <ul>
+            {sections.map(([id, key]) => (
+              <li key={id}>
+                <a href={`#${id}`}>{t(key)}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <SignOutButton label={t('account.signOut')} />
+    </div>
+  );
+}
+
 function AdministeredSettings() {
   return (
     <Page title={t('account.title')}>
+      <AccountTop sections={[]} />
       <AdministeredAccount />
-      <SignOut />
     </Page>
   );
 }
@@ -50,6 +85,7 @@ function SelfServiceSettings() {
       <LoadState loading={profile.loading} error={profile.error} />
       {profile.data && (
         <>
+          <AccountTop sections={SECTIONS} />
           <ProfileSection profile={profile.data} onChange={profile.reload} />
           <LanguageSection profile={profile.data} />
           <EmailSection profile={profile.data} />
@@ -59,34 +95,8 @@ function SelfServiceSettings() {
           <SessionsSection />
           <GrantsSection />
           <ConnectionsSection key={methodsSeen} passwordSet={profile.data.password_set} />
-          <SignOut />
         </>
       )}
     </Page>
-  );
-}
-
-function SignOut() {
-  const signOut = useAction();
-  // Leave only once the server ended the session: on failure the person stays, sees why, and may still be signed in.
-  const leave = async () => {
-    const ended = await signOut.run(async () => {
-      try {
-        await api('POST', '/auth/logout', {});
-      } catch (caught) {
-        // 401: the session had already ended elsewhere, which is what signing out wanted.
-        if (!(caught instanceof ApiError && caught.status === 401)) throw caught;
-      }
-      return true;
-    });
-    if (ended) location.assign('/signin');
-  };
-  return (
-    <>
-      <ErrorNotice error={signOut.error} />
-      <button type="button" class="secondary" onClick={() => void leave()} disabled={signOut.busy}>
-        {t('account.signOut')}
-      </button>
-    </>
   );
 }

@@ -1,3 +1,4 @@
+import { counted } from './count-words.ts';
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Application } from './types.ts';
 
@@ -17,7 +18,8 @@ export function ApplicationTable({
   return (
     <table>
       <caption>
-        {applications.length} application(s){more ? '; more are available' : ''}
+        {counted(applications.length, { one: 'application', other: 'applications' })}
+        {more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

@@ -26,6 +26,8 @@ export function Applications() {
   const [identifier, setIdentifier] = useState('');
   const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<Environment>('production');
+  // An application signs nobody in until it has a client: the notice of a new one leads on to adding that client.
+  const [fresh, setFresh] = useState<Application | null>(null);
 
   const create = async (event: Event) => {
     event.preventDefault();
@@ -35,6 +37,7 @@ export function Applications() {
     if (created) {
       setIdentifier('');
       setName('');
+      setFresh(created);
       changes.finished(`Created application ${created.identifier}.`);
     } else form.settled();
   };
@@ -43,7 +46,21 @@ export function Applications() {
   return (
     <ConsoleLayout section="applications" title="Applications" access={list.error}>
       <div ref={changes.noticesRef}>
-        <StatusNotice message={changes.done} />
+        {fresh && changes.done === `Created application ${fresh.identifier}.` ? (
+          <div class="notice notice-done" role="status" tabIndex={-1} data-outcome>
+            <p>
+              Created application {fresh.identifier}. Next, add a client for it: the app signs people in through its
+              client.
+            </p>
+            <p>
+              <a class="button" href={`/admin/console/clients?application=${encodeURIComponent(fresh.id)}#new-client`}>
+                Add a client
+              </a>
+            </p>
+          </div>
+        ) : (
+          <StatusNotice message={changes.done} />
+        )}
       </div>
       <LoadState loading={list.loading} error={list.error} />
       {list.items?.length === 0 && (

@@ -17,24 +17,30 @@ import { problemFor } from './field-problems.ts';
 import { TokenExchangeField } from './TokenExchangeField.tsx';
 import { type Application, type Client, type ClientKind, splitList } from './types.ts';
 
-const KINDS: [ClientKind, string][] = [
-  ['web', 'web: server-side app (gets a secret)'],
-  ['browser', 'browser: single-page app (no secret)'],
-  ['native', 'native: mobile or desktop app (no secret)'],
-  ['service', 'service: machine to machine (gets a secret)'],
+// Short option labels, so a closed select shows the whole choice on a phone; the chosen kind's meaning is its hint.
+const KINDS: [ClientKind, string, string][] = [
+  ['web', 'web: server-side app', 'Runs on your server and gets a secret to prove it is the app.'],
+  ['browser', 'browser: single-page app', 'Runs in the browser: no secret, the code is public.'],
+  ['native', 'native: mobile or desktop', 'Installed on a device: no secret; may redirect to a loopback address.'],
+  ['service', 'service: machine to machine', 'Calls APIs as itself, with no person signed in; gets a secret.'],
 ];
 
-/** Registers a client; hands the created record (with its one-time secret, if any) to `onCreated`. */
+/**
+ * Registers a client; hands the created record (with its one-time secret, if any) to `onCreated`. The page gives each
+ * new form a new key, so after "Create client" every field starts over. `initialApplication` is chosen when given.
+ */
 export function ClientForm({
   applications,
+  initialApplication = null,
   onCreated,
 }: {
   applications: Application[];
+  initialApplication?: string | null;
   onCreated: (client: Client) => void;
 }) {
   const action = useAction();
   const outcome = useOutcomeFocus<HTMLFormElement>();
-  const [applicationId, setApplicationId] = useState('');
+  const [applicationId, setApplicationId] = useState(initialApplication ?? '');
   const [name, setName] = useState('');
   const [kind, setKind] = useState<ClientKind>('web');
   const [redirectUris, setRedirectUris] = useState('');
@@ -54,6 +60,10 @@ export function ClientForm({
   useEffect(() => {
     if (!applications.some((a) => a.id === applicationId)) setApplicationId(applications[0]?.id ?? '');
   }, [applications]);
+  // Arriving from "Add a client" for a new application: the form is what the person came for.
+  useEffect(() => {
+    if (initialApplication) document.getElementById('client-name')?.focus();
+  }, []);
 
   const lists = {
     redirect_uris: splitList(redirectUris),
@@ -89,10 +99,8 @@ export function ClientForm({
           }),
     };
     const created = await action.run(() => api<Client>('POST', '/admin/clients', body));
-    if (created) {
-      setName('');
-      onCreated(created);
-    } else outcome.settled();
+    if (created) onCreated(created);
+    else outcome.settled();
   };
 
   return (
@@ -112,7 +120,7 @@ export function ClientForm({
         >
           {applications.map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name} ({a.identifier}, {a.environment})
+              {a.name} ({a.identifier})
             </option>
           ))}
         </select>
@@ -120,13 +128,21 @@ export function ClientForm({
       <Field id="client-name" label="Name" required value={name} onValue={setName} error={problem('name')} />
       <div class="field">
         <label for="client-kind">Kind</label>
-        <select id="client-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as ClientKind)}>
+        <select
+          id="client-kind"
+          value={kind}
+          onChange={(e) => setKind(e.currentTarget.value as ClientKind)}
+          aria-describedby="client-kind-hint"
+        >
           {KINDS.map(([value, label]) => (
             <option key={value} value={value}>
               {label}
             </option>
           ))}
         </select>
+        <p class="hint" id="client-kind-hint">
+          {KINDS.find(([value]) => value === kind)?.[2]}
+        </p>
       </div>
       <Field
         id="client-audiences"
@@ -179,10 +195,16 @@ export function ClientForm({
             id="client-auth-method"
             value={keyed ? 'private_key_jwt' : 'client_secret_post'}
             onChange={(e) => setKeyed(e.currentTarget.value === 'private_key_jwt')}
+            aria-describedby="client-auth-method-hint"
           >
-            <option value="client_secret_post">client_secret_post: a secret, shown once</option>
-            <option value="private_key_jwt">private_key_jwt: assertions signed with registered public keys</option>
+            <option value="client_secret_post">A client secret</option>
+            <option value="private_key_jwt">Signed assertions (keys)</option>
           </select>
+          <p class="hint" id="client-auth-method-hint">
+            {keyed
+              ? 'private_key_jwt: the app signs an assertion with a private key; you register its public keys below.'
+              : 'client_secret_post: a secret, shown once after you create the client.'}
+          </p>
         </div>
       )}
       {confidential && keyed && (

@@ -1,3 +1,4 @@
+import { counted } from './count-words.ts';
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Client } from './types.ts';
 
@@ -21,7 +22,8 @@ export function ClientTable({
   return (
     <table>
       <caption>
-        {clients.length} client(s){more ? '; more are available' : ''}
+        {counted(clients.length, { one: 'client', other: 'clients' })}
+        {more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

@@ -26,6 +26,10 @@ export function Clients() {
   const changes = useRecordPanel((c: Client) => c.client_id, list.reload);
   // Held only in component state: gone on reload, as the server will never send it again.
   const [secret, setSecret] = useState<ShownSecret | null>(null);
+  // A new form after each client created, so the next one does not start with the last one's URIs and choices.
+  const [formGeneration, setFormGeneration] = useState(0);
+  // "Add a client" after creating an application comes here with it chosen (?application=).
+  const [chosenApplication] = useState(() => new URLSearchParams(location.search).get('application'));
 
   const finished = (message: string, shown: ShownSecret | null = null) => {
     rotation.clearError();
@@ -33,11 +37,13 @@ export function Clients() {
     changes.finished(message);
   };
 
-  const created = (client: Client) =>
+  const created = (client: Client) => {
+    setFormGeneration((n) => n + 1);
     finished(
       `Created client ${client.name}.`,
       client.client_secret ? { clientId: client.client_id, value: client.client_secret } : null,
     );
+  };
 
   const rotate = async (client: Client) => {
     if (!confirm(`Rotate the secret of ${client.name}? The current secret stops working at once.`)) return;
@@ -102,7 +108,14 @@ export function Clients() {
         />
       )}
       <ErrorNotice error={applications.error} />
-      {applications.items && <ClientForm applications={applications.items} onCreated={created} />}
+      {applications.items && (
+        <ClientForm
+          key={formGeneration}
+          applications={applications.items}
+          initialApplication={formGeneration === 0 ? chosenApplication : null}
+          onCreated={created}
+        />
+      )}
     </ConsoleLayout>
   );
 }

@@ -6,7 +6,7 @@ import { LoadState } from '../../components/Loading.tsx';
 import { useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { InvitePerson } from './InvitePerson.tsx';
-import { type IdentitySummary, when } from './types.ts';
+import { type IdentitySummary, shownState, when } from './types.ts';
 
 const listUrl = (base: string, q: string, cursor?: string) => {
   const query = new URLSearchParams();
@@ -79,7 +79,7 @@ export function Identities() {
                     <a href={`/admin/console/identities/${encodeURIComponent(i.sub)}`}>{i.display_name || i.sub}</a>
                   </td>
                   <td data-label="Email">{i.email ?? '—'}</td>
-                  <td data-label="State">{i.state}</td>
+                  <td data-label="State">{shownState(i)}</td>
                   <td data-label="Assurance">{i.ial}</td>
                   <td data-label="Created">{when(i.created_at)}</td>
                 </tr>

@@ -2,7 +2,11 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { useAction } from '../../hooks/use-api.ts';
+import { counted } from './count-words.ts';
 import type { IdentityDetail } from './types.ts';
+
+const SESSIONS = { one: 'session', other: 'sessions' };
+const GRANTS = { one: 'app grant', other: 'app grants' };
 
 /** Suspend or reactivate, change identity assurance, end every session; each asks the API, then reloads. */
 export function IdentityActions({ identity, onChanged }: { identity: IdentityDetail; onChanged: () => void }) {
@@ -23,7 +27,7 @@ export function IdentityActions({ identity, onChanged }: { identity: IdentityDet
     run(async () => {
       if (!confirm(`Suspend ${name}? Their sessions end and apps lose access at once.`)) return null;
       const r = await api<{ sessions_revoked: number; grants_revoked: number }>('POST', `${path}/suspend`, {});
-      return `Suspended. ${r.sessions_revoked} session(s) ended, ${r.grants_revoked} app grant(s) revoked.`;
+      return `Suspended. ${counted(r.sessions_revoked, SESSIONS)} ended, ${counted(r.grants_revoked, GRANTS)} revoked.`;
     });
   const reactivate = () =>
     run(async () => {
@@ -38,7 +42,7 @@ export function IdentityActions({ identity, onChanged }: { identity: IdentityDet
   const revokeSessions = () =>
     run(async () => {
       const r = await api<{ revoked: number }>('POST', `${path}/sessions/revoke`, {});
-      return `${r.revoked} session(s) ended.`;
+      return `${counted(r.revoked, SESSIONS)} ended.`;
     });
 
   return (

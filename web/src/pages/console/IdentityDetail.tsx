@@ -5,7 +5,7 @@ import { ConsoleLayout } from './ConsoleLayout.tsx';
 import { EnrollmentLinkAction } from './EnrollmentLinkAction.tsx';
 import { IdentityActions } from './IdentityActions.tsx';
 import { IdentityGrants } from './IdentityGrants.tsx';
-import { type IdentityDetail as Detail, when } from './types.ts';
+import { type IdentityDetail as Detail, shownState, when } from './types.ts';
 
 /** One identity in full: facts, actions, emails, sign-in methods, memberships and live sessions. No secrets. */
 export function IdentityDetail() {
@@ -31,7 +31,12 @@ export function IdentityDetail() {
               <code>{identity.sub}</code>
             </dd>
             <dt>State</dt>
-            <dd data-testid="identity-state">{identity.state}</dd>
+            <dd data-testid="identity-state">
+              {shownState(identity)}
+              {identity.invited && (
+                <span class="hint"> (has not used the invitation link yet, so nobody can sign in to this account)</span>
+              )}
+            </dd>
             <dt>Assurance</dt>
             <dd data-testid="identity-ial">{identity.ial}</dd>
             <dt>Created</dt>

@@ -6,6 +6,7 @@ import { Field } from '../../components/Field.tsx';
 import { LoadState } from '../../components/Loading.tsx';
 import { useAction, useApi } from '../../hooks/use-api.ts';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { counted } from './count-words.ts';
 import { MemberRow } from './MemberRow.tsx';
 import { type Member, type Organization, splitList } from './types.ts';
 
@@ -77,7 +78,7 @@ function MemberList({ organizationId }: { organizationId: string }) {
       )}
       {!!list.data?.members.length && (
         <table>
-          <caption>{list.data.members.length} member(s) on this page</caption>
+          <caption>{counted(list.data.members.length, { one: 'member', other: 'members' })} on this page</caption>
           <thead>
             <tr>
               <th scope="col">Person</th>

@@ -1,3 +1,4 @@
+import { counted } from './count-words.ts';
 import { ActionsHeader, RowActions } from './RowActions.tsx';
 import type { Resource } from './types.ts';
 
@@ -17,7 +18,8 @@ export function ResourceTable({
   return (
     <table>
       <caption>
-        {resources.length} resource(s){more ? '; more are available' : ''}
+        {counted(resources.length, { one: 'resource', other: 'resources' })}
+        {more ? '; more are available' : ''}
       </caption>
       <thead>
         <tr>

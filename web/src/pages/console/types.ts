@@ -54,14 +54,21 @@ export interface IdentitySummary {
   ial: Ial;
   display_name: string;
   email: string | null;
+  /** Active, but the person has not used their invitation (enrollment) link yet: nobody can sign in to it. */
+  invited: boolean;
   created_at: string;
 }
+
+/** The state as the console shows it: "invited" until the person accepts, then the identity's state. */
+export const shownState = (identity: { state: IdentityState; invited: boolean }) =>
+  identity.invited ? 'invited' : identity.state;
 
 export interface IdentityDetail {
   sub: string;
   state: IdentityState;
   ial: Ial;
   display_name: string;
+  invited: boolean;
   created_at: string;
   emails: { address: string; primary: boolean; verified: boolean; created_at: string }[];
   sign_in_methods: {
