@@ -101,5 +101,20 @@ export async function startGatewaySuite(gateway: Partial<Config['gateway']> = {}
     return r;
   };
 
-  return { upstream, sql, resource, config, t, svc, service, web, serviceToken, person, get, rawGet, notForwarded };
+  return {
+    upstream,
+    sql,
+    resource,
+    config,
+    t,
+    svc,
+    service,
+    web,
+    webSecret: webSecret as string,
+    serviceToken,
+    person,
+    get,
+    rawGet,
+    notForwarded,
+  };
 }
