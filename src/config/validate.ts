@@ -2,8 +2,8 @@
 
 import { displayTextProblem } from '../http/display-text.ts';
 import { parseDatabaseUrl } from './database-url.ts';
-import { callerProblem } from './forward-auth-callers.ts';
 import type { ConfigProblem } from './errors.ts';
+import { callerProblem } from './forward-auth-callers.ts';
 import { ldapProblems } from './ldap-rules.ts';
 import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { HTTP_METHODS } from '../config/schema.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
-import { type DecisionDeps, type GatewayDecision, decide } from './decision.ts';
+import { type DecisionDeps, decide, type GatewayDecision } from './decision.ts';
 import type { FrontContext, FrontHandler } from './front.ts';
 import { addIdentityHeaders } from './headers.ts';
 

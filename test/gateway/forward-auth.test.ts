@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { checkSemantics } from '../../src/config/validate.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { makeConfig } from '../helpers/config.ts';
+import { policy } from './fixtures.ts';
 import { startGatewaySuite } from './suite.ts';
 
 interface Answer {
@@ -138,12 +139,11 @@ describe('forward auth: who may ask, and when it is off', async () => {
           organization_id: 'acme',
           protected_route_prefix: '/app',
           route_policies: [
-            {
+            policy({
               path_prefix: '/app/billing',
-              methods: ['GET'],
               required_audience: 'https://app.acme.test/',
               exchange_audience: 'https://billing.acme.test/',
-            },
+            }),
           ],
         },
       }),

@@ -32,6 +32,8 @@ function substitute(text: string, replacements: [string, string][]): string {
 
 export interface RunningProxy {
   url: string;
+  /** The proxy's main process (nginx's master; its worker is a child), for CPU accounting in the bench. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ async function run(command: string, args: string[], port: number, log: string[])
   }
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
@@ -84,15 +87,31 @@ export async function startNginx(targets: ProxyTargets, log: string[] = []): Pro
     ['listen 80;', `listen 127.0.0.1:${port};`],
     ['/var/cache/nginx/gatehouse', cache],
   ]);
-  const file = path.join(targets.dir, 'nginx.conf');
-  const temp = (name: string) => path.join(targets.dir, `nginx-${name}`);
+  return startNginxWith(targets.dir, port, documented, { log });
+}
+
+/**
+ * nginx (one worker, in the foreground) with `httpBlock` inside a minimal nginx.conf whose files all live in `dir`;
+ * `lua` loads Debian's Lua module (libnginx-mod-http-lua) first.
+ */
+export async function startNginxWith(
+  dir: string,
+  port: number,
+  httpBlock: string,
+  options: { lua?: boolean; log?: string[] } = {},
+): Promise<RunningProxy> {
+  const file = path.join(dir, 'nginx.conf');
+  const temp = (name: string) => path.join(dir, `nginx-${name}`);
+  const modules = options.lua
+    ? 'load_module /usr/lib/nginx/modules/ndk_http_module.so;\nload_module /usr/lib/nginx/modules/ngx_http_lua_module.so;\n'
+    : '';
   writeFileSync(
     file,
-    `daemon off;
+    `${modules}daemon off;
 worker_processes 1;
 pid ${temp('pid')};
 error_log stderr warn;
-events { worker_connections 256; }
+events { worker_connections 1024; }
 http {
   access_log off;
   client_body_temp_path ${temp('body')};
@@ -100,11 +119,11 @@ http {
   fastcgi_temp_path ${temp('fastcgi')};
   uwsgi_temp_path ${temp('uwsgi')};
   scgi_temp_path ${temp('scgi')};
-${documented}
+${httpBlock}
 }
 `,
   );
-  return run(NGINX, ['-e', 'stderr', '-c', file], port, log);
+  return run(NGINX, ['-e', 'stderr', '-c', file], port, options.log ?? []);
 }
 
 /** HAProxy with the documented haproxy.cfg and Lua action. */
