@@ -67,7 +67,7 @@ function cacheControl(deps: ForwardAuthDeps, decision: GatewayDecision): string 
 
 export function forwardAuthHandler(deps: ForwardAuthDeps): FrontHandler {
   return {
-    route: FORWARD_AUTH_PATH,
+    route: () => FORWARD_AUTH_PATH,
     matches: (url) =>
       url.startsWith(FORWARD_AUTH_PATH) &&
       (url.length === FORWARD_AUTH_PATH.length || url[FORWARD_AUTH_PATH.length] === '?'),

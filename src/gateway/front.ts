@@ -34,10 +34,12 @@ export interface FrontContext {
 }
 
 export interface FrontHandler {
-  /** The route label of the request metrics, e.g. /auth/forward. */
-  route: string;
-  /** Whether a raw request target (as received) is this handler's. Must be cheap: it runs for every request. */
-  matches(url: string): boolean;
+  /** The route label of the request metrics for a request target, e.g. /auth/forward. */
+  route(url: string): string;
+  /** Whether a request (its raw target, as received) is this handler's. Must be cheap: it runs for every request. */
+  matches(url: string, method: string): boolean;
+  /** Releases what the handler holds (connection pools) when the app closes. */
+  close?(): Promise<void>;
   /** Answers the request; throws a refusal (written as the error envelope). */
   handle(request: IncomingMessage, response: ServerResponse, context: FrontContext): Promise<void>;
 }
@@ -87,7 +89,7 @@ export function installFront(server: Server, deps: FrontDeps, handlers: readonly
     const context: FrontContext = { requestId, clientIp: '', baseHeaders: { ...security, 'x-request-id': requestId } };
     response.once('finish', () => {
       const seconds = (performance.now() - started) / 1000;
-      deps.observe?.(request.method ?? 'GET', handler.route, response.statusCode, seconds);
+      deps.observe?.(request.method ?? 'GET', handler.route(request.url ?? '/'), response.statusCode, seconds);
       deps.log.info(
         {
           reqId: requestId,
@@ -129,8 +131,9 @@ export function installFront(server: Server, deps: FrontDeps, handlers: readonly
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const url = request.url ?? '/';
+    const method = request.method ?? 'GET';
     for (const handler of handlers)
-      if (handler.matches(url)) {
+      if (handler.matches(url, method)) {
         answer(handler, request, response);
         return;
       }

@@ -16,11 +16,11 @@ import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import { createAccessTokenVerifier, createTokenSigner } from '../oauth/tokens.ts';
 import { createExchangedTokens, type ExchangedTokens } from './exchanged-tokens.ts';
 import { forwardAuthHandler } from './forward-auth.ts';
-import { installFront } from './front.ts';
+import { type FrontHandler, installFront } from './front.ts';
 import { strippedHeaderFilter } from './identity-headers.ts';
 import { gatewayInUse } from './in-use.ts';
+import { gatewayProxyHandler } from './proxy.ts';
 import { compileRouteTable } from './route-table.ts';
-import { gatewayRoutes } from './routes.ts';
 import { handleUpgrades } from './upgrade.ts';
 
 export interface GatewayDeps {
@@ -112,36 +112,36 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
     },
     exchanged: exchangedTokens(app, deps, verifier),
   };
+  const handlers: FrontHandler[] = [];
   if (gateway.forward_auth)
-    installFront(
-      app.server,
-      {
-        tls: deps.tls,
-        trustedProxy: deps.trustedProxy,
-        isClosing: deps.isClosing,
-        log: app.log,
-        observe: deps.observe,
-      },
-      [
-        forwardAuthHandler({
-          ...decisionDeps,
-          cacheSeconds: gateway.forward_auth_cache_seconds,
-          isCaller: trustedCallers(gateway.forward_auth_callers),
-          clock: deps.clock,
-        }),
-      ],
+    handlers.push(
+      forwardAuthHandler({
+        ...decisionDeps,
+        cacheSeconds: gateway.forward_auth_cache_seconds,
+        isCaller: trustedCallers(gateway.forward_auth_callers),
+        clock: deps.clock,
+      }),
     );
-  if (!gateway.enabled) return;
-  const routeDeps = {
-    ...decisionDeps,
-    strippedHeaders: strippedHeaderFilter(gateway.strip_request_headers),
-    upstream: {
-      origin: `${gateway.upstream_tls ? 'https' : 'http'}://${host}:${gateway.upstream_port}`,
-      timeoutSeconds: gateway.upstream_timeout_seconds,
-    },
-    routePrefix: gateway.route_prefix,
-    bodyLimitBytes: gateway.body_limit_bytes,
-  };
-  await app.register(gatewayRoutes, routeDeps);
-  handleUpgrades(app, { ...routeDeps, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing });
+  if (gateway.enabled) {
+    const routeDeps = {
+      ...decisionDeps,
+      strippedHeaders: strippedHeaderFilter(gateway.strip_request_headers),
+      upstream: {
+        origin: `${gateway.upstream_tls ? 'https' : 'http'}://${host}:${gateway.upstream_port}`,
+        timeoutSeconds: gateway.upstream_timeout_seconds,
+      },
+      routePrefix: gateway.route_prefix,
+      bodyLimitBytes: gateway.body_limit_bytes,
+    };
+    handlers.push(await gatewayProxyHandler(routeDeps, deps.tls));
+    handleUpgrades(app, { ...routeDeps, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing });
+  }
+  installFront(
+    app.server,
+    { tls: deps.tls, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing, log: app.log, observe: deps.observe },
+    handlers,
+  );
+  app.addHook('onClose', async () => {
+    for (const handler of handlers) await handler.close?.();
+  });
 }
