@@ -4,6 +4,7 @@
 // calls, so both apply one set of path rules and route policies. 200 carries the X-Gatehouse-* identity headers for
 // the proxy to copy onto the upstream request; a refusal is the gateway's own (401/403 with WWW-Authenticate...).
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { HTTP_METHODS } from '../config/schema.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
 import { type DecisionDeps, decide, type GatewayDecision } from './decision.ts';
@@ -66,6 +67,16 @@ function cacheControl(deps: ForwardAuthDeps, decision: GatewayDecision): string 
 }
 
 export function forwardAuthHandler(deps: ForwardAuthDeps): FrontHandler {
+  // A proxy asks over a few keep-alive connections: its address is judged once per connection, not per question.
+  const judged = new WeakMap<Socket, boolean>();
+  const isCaller = (socket: Socket) => {
+    let allowed = judged.get(socket);
+    if (allowed === undefined) {
+      allowed = deps.isCaller(socket.remoteAddress);
+      judged.set(socket, allowed);
+    }
+    return allowed;
+  };
   return {
     route: () => FORWARD_AUTH_PATH,
     matches: (url) =>
@@ -74,7 +85,7 @@ export function forwardAuthHandler(deps: ForwardAuthDeps): FrontHandler {
     async handle(request: IncomingMessage, response: ServerResponse, context: FrontContext) {
       // A proxy sends no body with its question; any that comes is read and dropped.
       request.resume();
-      if (!deps.isCaller(request.socket.remoteAddress)) throw new GatehouseError('untrusted_caller');
+      if (!isCaller(request.socket)) throw new GatehouseError('untrusted_caller');
       const described = describedRequest(request.headers);
       context.judgedPath = described.url.split('?')[0];
       const decision = await decide(
