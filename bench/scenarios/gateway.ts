@@ -20,7 +20,7 @@ import { freePort } from '../../test/helpers/haproxy.ts';
 import { makeApplication } from '../../test/helpers/oauth-fixtures.ts';
 import { luaIntrospectionConfig } from '../helpers/nginx-lua-introspection.ts';
 import { FORM, form } from '../helpers/oauth.ts';
-import { processCpuSeconds, processTreeCpuSeconds, startServer } from '../helpers/server.ts';
+import { ISSUER, processCpuSeconds, processTreeCpuSeconds, startServer } from '../helpers/server.ts';
 import { type BenchContext, median, type Scenario, sampled } from '../lib.ts';
 
 const AUDIENCE = 'https://orders.bench.test/';
@@ -78,13 +78,17 @@ async function round(load: Load, concurrency: number, durationMs: number) {
 
 export const scenario: Scenario = {
   name: 'gateway',
-  description: `GET ${PATH} with a client-credentials bearer token (scope and audience policy), concurrency 32, keep-alive; the upstream answers a small JSON body from its own process. Paths, measured in the same alternating rounds: directly to the upstream; through a bare Node proxy (node:http and an undici pool, nothing else) and Fastify with reply-from alone (what any Node proxy and the framework cost); through the built-in gateway; through nginx (one worker) authorizing with Lua that calls Gatehouse's introspection and keeps each answer 30 s; through nginx asking Gatehouse's forward-auth endpoint with the configuration of docs/gateway.md (answers kept for gateway.forward_auth_cache_seconds, 5 s). Two more loads go to Gatehouse alone, uncached by any proxy: the forward-auth question for the same request, and POST /oauth/introspect for the same token (client_secret_post). CPU is per request, from /proc (user + system, every thread), for every process of each chain: the load generator, each proxy (nginx's master and worker; Gatehouse's supervisor and workers), and the upstream. On a saturated machine throughput follows the chain's total. Latency is the median of every request of a round; the concurrency-1 rows show the unloaded latency.`,
+  description: `GET ${PATH} with a client-credentials bearer token (scope and audience policy), concurrency 32, keep-alive; the upstream answers a small JSON body from its own process. Paths, measured in the same alternating rounds: directly to the upstream; through a bare Node proxy (node:http and an undici pool, nothing else) and Fastify with reply-from alone (what any Node proxy and the framework cost); through the built-in gateway (one worker, like every reference one process); through nginx (one worker) authorizing with Lua that calls Gatehouse's introspection and keeps each answer 30 s; through nginx asking Gatehouse's forward-auth endpoint with the configuration of docs/gateway.md (answers kept for gateway.forward_auth_cache_seconds, 5 s). Two more loads go to Gatehouse alone, uncached by any proxy: the forward-auth question for the same request, and POST /oauth/introspect for the same token (client_secret_post). CPU is per request, from /proc (user + system, every thread), for every process of each chain: the load generator, each proxy (nginx's master and worker; Gatehouse's supervisor and workers), and the upstream. On a saturated machine throughput follows the chain's total. Latency is the median of every request of a round; the concurrency-1 rows show the unloaded latency.`,
   async run(context: BenchContext) {
     const upstream = await startHelper('upstream-process.ts');
     const bare = await startHelper('bare-proxy-process.ts', String(upstream.port));
     const framework = await startHelper('fastify-proxy-process.ts', String(upstream.port));
     const server = await startServer({
       settings: {
+        // One worker, as every reference is one process (nginx runs one worker): CPU per request compares like with
+        // like. More workers spread the same connections over more event loops, each batching fewer requests per
+        // wake-up, which costs CPU per request on a busy machine whatever the code does.
+        server: { issuer: ISSUER, listen: '127.0.0.1:0', workers: 1 },
         gateway: { enabled: true, route_prefix: '/app', upstream_port: upstream.port, forward_auth: true },
         auth: {
           enabled: true,
