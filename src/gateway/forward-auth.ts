@@ -83,8 +83,7 @@ export function forwardAuthHandler(deps: ForwardAuthDeps): FrontHandler {
       url.startsWith(FORWARD_AUTH_PATH) &&
       (url.length === FORWARD_AUTH_PATH.length || url[FORWARD_AUTH_PATH.length] === '?'),
     async handle(request: IncomingMessage, response: ServerResponse, context: FrontContext) {
-      // A proxy sends no body with its question; any that comes is read and dropped.
-      request.resume();
+      // A proxy sends no body with its question; Node reads and drops any that comes once the answer is sent.
       if (!isCaller(request.socket)) throw new GatehouseError('untrusted_caller');
       const described = describedRequest(request.headers);
       context.judgedPath = described.url.split('?')[0];

@@ -119,9 +119,9 @@ export async function gatewayProxyHandler(deps: GatewayRouteDeps, tls: boolean):
       if (method !== 'GET' && method !== 'HEAD' && hasBody(request.headers))
         body = limitedBody(request, request.headers, deps.bodyLimitBytes);
       else {
-        // A body on GET or HEAD has no defined meaning (RFC 9110 §9.3.1); it is read and dropped, never forwarded.
+        // A body on GET or HEAD has no defined meaning (RFC 9110 §9.3.1): never forwarded, and read and dropped (by
+        // Node, once the answer is sent).
         delete headers['content-length'];
-        request.resume();
       }
       const query = url.indexOf('?');
       // A client that leaves before the answer is complete takes the upstream request with it.
