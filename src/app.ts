@@ -26,6 +26,7 @@ import type { Sql } from './db/pool.ts';
 import { mailboxRoutes } from './delivery/mailbox-routes.ts';
 import { createOutbox } from './delivery/outbox.ts';
 import { linkDelivery } from './delivery/status.ts';
+import { gatewayInUse } from './gateway/in-use.ts';
 import { checkGatewayOrganization, gatewayPlugin } from './gateway/plugin.ts';
 import { healthRoutes } from './health/routes.ts';
 import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
@@ -409,7 +410,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   await app.register(metricsRoutes, { metrics, bearerKey: deps.secrets.metrics });
   await app.register(openApiRoutes, { routes, issuer: config.server.issuer, version: VERSION });
   // Last: its routes take whatever lies under gateway.route_prefix, which config validation keeps clear of ours.
-  if (config.gateway.enabled)
+  if (gatewayInUse(config))
     await app.register(gatewayPlugin, {
       config,
       sql: deps.sql,
@@ -421,6 +422,8 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       isClosing: () => closing,
       audit,
       onExchangedToken: metrics.gatewayExchangedToken,
+      tls,
+      observe: metrics.observeRequest,
     });
 
   return {

@@ -1,17 +1,26 @@
 // The gateway's overhead: the same request (GET with a client-credentials bearer token, a small JSON answer) sent to
 // the upstream directly and through the gateway, concurrency 32 on keep-alive connections, in alternating rounds.
-// Targets: throughput through the gateway at least 0.8 of direct, and at most 1 ms added to the median latency.
-// Upstream, gateway and load generator are separate processes, as are the two reference proxies (a bare Node proxy,
-// and Fastify with reply-from alone) that show how much of the gateway's cost any Node proxy or the framework pays.
+// Beside them, in the same rounds: the two Node references (a bare node:http + undici proxy, and Fastify with
+// reply-from alone) that show what any Node proxy and the framework cost; and the two native-proxy deployments users
+// choose instead, nginx authorizing with a few lines of Lua that call introspection and cache the answer for 30 s,
+// and nginx asking Gatehouse's forward-auth endpoint with docs/gateway.md's configuration (answers cached for
+// gateway.forward_auth_cache_seconds). The decision endpoint and introspection are also loaded directly, uncached,
+// to compare what one decision costs Gatehouse. CPU per request is read from /proc for every process in each chain.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { newClientId, newResourceId } from '../../src/clients/ids.ts';
 import { insertClient, insertResource } from '../../src/clients/store.ts';
 import { clientSecretHmac, newClientSecret } from '../../src/oauth/client-secret.ts';
+import { startNginx, startNginxWith } from '../../test/helpers/forward-auth-proxies.ts';
+import { freePort } from '../../test/helpers/haproxy.ts';
 import { makeApplication } from '../../test/helpers/oauth-fixtures.ts';
+import { luaIntrospectionConfig } from '../helpers/nginx-lua-introspection.ts';
 import { FORM, form } from '../helpers/oauth.ts';
-import { processCpuSeconds, startServer } from '../helpers/server.ts';
+import { ISSUER, processCpuSeconds, processTreeCpuSeconds, startServer } from '../helpers/server.ts';
 import { type BenchContext, median, type Scenario, sampled } from '../lib.ts';
 
 const AUDIENCE = 'https://orders.bench.test/';
@@ -29,9 +38,17 @@ async function startHelper(script: string, ...args: string[]): Promise<{ port: n
   return { port, child };
 }
 
+interface Load {
+  origin: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
 /** Requests per second and the median latency (ms) of one round of `concurrency` workers on keep-alive connections. */
-async function round(origin: string, headers: Record<string, string>, concurrency: number, durationMs: number) {
-  const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
+async function round(load: Load, concurrency: number, durationMs: number) {
+  const pool = new Pool(load.origin, { connections: concurrency, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
   const deadline = performance.now() + durationMs;
@@ -41,7 +58,12 @@ async function round(origin: string, headers: Record<string, string>, concurrenc
       Array.from({ length: concurrency }, async () => {
         while (performance.now() < deadline) {
           const sent = performance.now();
-          const response = await pool.request({ method: 'GET', path: PATH, headers });
+          const response = await pool.request({
+            method: load.method,
+            path: load.path,
+            headers: load.headers,
+            body: load.body ?? null,
+          });
           await response.body.dump();
           latencies.push(performance.now() - sent);
           if (response.statusCode !== 200) errors += 1;
@@ -56,14 +78,18 @@ async function round(origin: string, headers: Record<string, string>, concurrenc
 
 export const scenario: Scenario = {
   name: 'gateway',
-  description: `GET ${PATH} with a client-credentials bearer token (scope and audience policy), to the upstream directly and through the gateway, concurrency 32, keep-alive; the upstream answers a small JSON body from its own process. Two references run beside them in the same rounds: a bare Node proxy (node:http and an undici pool, nothing else) and Fastify with reply-from alone, so the report shows what any Node proxy costs, what the framework adds and what Gatehouse adds. CPU is per request, from /proc, for each process: the proxy, the upstream and the load generator; on a saturated machine throughput follows their sum, so direct CPU over proxied CPU is the most the throughput ratio can be. Latency is the median of every request of a round; the concurrency-1 rows show the unloaded latency.`,
+  description: `GET ${PATH} with a client-credentials bearer token (scope and audience policy), concurrency 32, keep-alive; the upstream answers a small JSON body from its own process. Paths, measured in the same alternating rounds: directly to the upstream; through a bare Node proxy (node:http and an undici pool, nothing else) and Fastify with reply-from alone (what any Node proxy and the framework cost); through the built-in gateway (one worker, like every reference one process); through nginx (one worker) authorizing with Lua that calls Gatehouse's introspection and keeps each answer 30 s; through nginx asking Gatehouse's forward-auth endpoint with the configuration of docs/gateway.md (answers kept for gateway.forward_auth_cache_seconds, 5 s). Two more loads go to Gatehouse alone, uncached by any proxy: the forward-auth question for the same request, and POST /oauth/introspect for the same token (client_secret_post). CPU is per request, from /proc (user + system, every thread), for every process of each chain: the load generator, each proxy (nginx's master and worker; Gatehouse's supervisor and workers), and the upstream. On a saturated machine throughput follows the chain's total. Latency is the median of every request of a round; the concurrency-1 rows show the unloaded latency.`,
   async run(context: BenchContext) {
     const upstream = await startHelper('upstream-process.ts');
     const bare = await startHelper('bare-proxy-process.ts', String(upstream.port));
     const framework = await startHelper('fastify-proxy-process.ts', String(upstream.port));
     const server = await startServer({
       settings: {
-        gateway: { enabled: true, route_prefix: '/app', upstream_port: upstream.port },
+        // One worker, as every reference is one process (nginx runs one worker): CPU per request compares like with
+        // like. More workers spread the same connections over more event loops, each batching fewer requests per
+        // wake-up, which costs CPU per request on a busy machine whatever the code does.
+        server: { issuer: ISSUER, listen: '127.0.0.1:0', workers: 1 },
+        gateway: { enabled: true, route_prefix: '/app', upstream_port: upstream.port, forward_auth: true },
         auth: {
           enabled: true,
           organization_id: 'acme',
@@ -77,6 +103,13 @@ export const scenario: Scenario = {
         await sql`insert into organizations (id, name) values ('acme', 'Acme')`;
       },
     });
+    const stops: (() => Promise<void> | void)[] = [];
+    /** A directory of the nginx references' own files, removed at the end. */
+    const scratch = (prefix: string) => {
+      const dir = mkdtempSync(path.join(tmpdir(), prefix));
+      stops.push(() => rmSync(dir, { recursive: true, force: true }));
+      return dir;
+    };
     try {
       await insertResource(server.sql, {
         id: newResourceId(),
@@ -121,99 +154,198 @@ export const scenario: Scenario = {
       });
       const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
       const headers = { authorization: `Bearer ${token}` };
-      // Four ways to the same upstream: directly, through the bare Node proxy (the floor any Node proxy pays), through
-      // Fastify and reply-from alone (the framework's share), and through the gateway. The proxy's CPU is its process
-      // tree's (the gateway: supervisor and workers).
+      const gatehouseHost = new URL(server.url).host;
+      const upstreamHost = `127.0.0.1:${upstream.port}`;
+      const luaPort = await freePort();
+      const lua = await startNginxWith(
+        scratch('gatehouse-bench-nginx-lua-'),
+        luaPort,
+        luaIntrospectionConfig({
+          port: luaPort,
+          gatehouse: gatehouseHost,
+          upstream: upstreamHost,
+          clientId: client.id,
+          clientSecret: secret,
+          scope: 'read',
+          audience: AUDIENCE,
+        }),
+        { lua: true },
+      );
+      stops.push(() => lua.stop());
+      const forwardAuth = await startNginx({
+        gatehouse: gatehouseHost,
+        upstream: upstreamHost,
+        dir: scratch('gatehouse-bench-nginx-fa-'),
+      });
+      stops.push(() => forwardAuth.stop());
+
+      const gatehouse = { name: 'Gatehouse', cpu: () => server.cpuSeconds() };
+      const get = (origin: string): Load => ({ origin, method: 'GET', path: PATH, headers });
+      // Each way to the upstream, with the processes between the load generator and the upstream.
       const paths = [
-        { name: 'direct', origin: `http://127.0.0.1:${upstream.port}`, proxyCpu: () => 0 },
-        { name: 'bare', origin: `http://127.0.0.1:${bare.port}`, proxyCpu: () => processCpuSeconds(bareProxyPid) },
+        { name: 'direct', label: 'directly', load: get(`http://${upstreamHost}`), chain: [] },
+        {
+          name: 'bare',
+          label: 'through the bare Node proxy',
+          load: get(`http://127.0.0.1:${bare.port}`),
+          chain: [{ name: 'bare Node proxy', cpu: () => processCpuSeconds(bare.child.pid as number) }],
+        },
         {
           name: 'framework',
-          origin: `http://127.0.0.1:${framework.port}`,
-          proxyCpu: () => processCpuSeconds(frameworkPid),
+          label: 'through Fastify + reply-from alone',
+          load: get(`http://127.0.0.1:${framework.port}`),
+          chain: [{ name: 'Fastify + reply-from', cpu: () => processCpuSeconds(framework.child.pid as number) }],
         },
-        { name: 'gateway', origin: server.url, proxyCpu: () => server.cpuSeconds() },
-      ] as const;
-      const bareProxyPid = bare.child.pid as number;
-      const frameworkPid = framework.child.pid as number;
-      const upstreamPid = upstream.child.pid as number;
-      for (const { origin } of paths) {
-        const warm = await round(origin, headers, 32, context.warmUpMs);
-        if (warm.errors > 0) throw new Error(`warm-up of ${origin}${PATH}: ${warm.errors} unexpected responses`);
-      }
+        { name: 'gateway', label: 'through the gateway', load: get(server.url), chain: [gatehouse] },
+        {
+          name: 'nginxLua',
+          label: 'through nginx + Lua cached introspection',
+          load: get(lua.url),
+          chain: [{ name: 'nginx', cpu: () => processTreeCpuSeconds(lua.pid) }, gatehouse],
+        },
+        {
+          name: 'nginxForwardAuth',
+          label: 'through nginx + Gatehouse forward auth',
+          load: get(forwardAuth.url),
+          chain: [{ name: 'nginx', cpu: () => processTreeCpuSeconds(forwardAuth.pid) }, gatehouse],
+        },
+        {
+          name: 'decision',
+          label: 'forward-auth decision, uncached (Gatehouse alone)',
+          load: {
+            origin: server.url,
+            method: 'GET',
+            path: '/auth/forward',
+            headers: { ...headers, 'x-original-method': 'GET', 'x-original-uri': PATH },
+          },
+          chain: [gatehouse],
+        },
+        {
+          name: 'introspection',
+          label: 'POST /oauth/introspect (Gatehouse alone)',
+          load: {
+            origin: server.url,
+            method: 'POST',
+            path: '/oauth/introspect',
+            headers: FORM,
+            body: form({ client_id: client.id, client_secret: secret, token }),
+          },
+          chain: [gatehouse],
+        },
+      ] as const satisfies readonly {
+        name: string;
+        label: string;
+        load: Load;
+        chain: readonly { name: string; cpu: () => number }[];
+      }[];
       type PathName = (typeof paths)[number]['name'];
-      const perPath = () => ({
-        direct: [] as number[],
-        bare: [] as number[],
-        framework: [] as number[],
-        gateway: [] as number[],
-      });
+      const upstreamPid = upstream.child.pid as number;
+      for (const { load } of paths) {
+        const warm = await round(load, 32, context.warmUpMs);
+        if (warm.errors > 0)
+          throw new Error(`warm-up of ${load.origin}${load.path}: ${warm.errors} unexpected responses`);
+      }
+      const perPath = () =>
+        Object.fromEntries(paths.map((p) => [p.name, [] as number[]])) as Record<PathName, number[]>;
       const rates = perPath();
       const p50s = perPath();
       const idle = perPath();
-      // On a machine the load saturates, throughput follows the CPU every process spends per request, so the
-      // proxy's, the upstream's and the load generator's shares are each measured per request.
-      const proxyCpu = perPath();
       const upstreamCpu = perPath();
       const loadCpu = perPath();
-      const totalCpu = (name: PathName) => median(proxyCpu[name]) + median(upstreamCpu[name]) + median(loadCpu[name]);
+      /** CPU per request of each process of each chain, by "path/process". */
+      const chainCpu = new Map<string, number[]>();
+      /** The proxy side of each path: every process but the load generator and the upstream. */
+      const proxyCpu = perPath();
       let errors = 0;
       await sampled(context.rounds, async () => {
-        for (const path of paths) {
-          const proxyBefore = path.proxyCpu();
+        for (const way of paths) {
+          const before = way.chain.map((p) => p.cpu());
           const upstreamBefore = processCpuSeconds(upstreamPid);
           const loadBefore = process.cpuUsage();
-          const loaded = await round(path.origin, headers, 32, context.roundMs);
+          const loaded = await round(way.load, 32, context.roundMs);
           const requests = (loaded.perSecond * context.roundMs) / 1000;
           const load = process.cpuUsage(loadBefore);
-          proxyCpu[path.name].push(((path.proxyCpu() - proxyBefore) * 1e6) / requests);
-          upstreamCpu[path.name].push(((processCpuSeconds(upstreamPid) - upstreamBefore) * 1e6) / requests);
-          loadCpu[path.name].push((load.user + load.system) / requests);
-          rates[path.name].push(loaded.perSecond);
-          p50s[path.name].push(loaded.p50);
+          let proxySide = 0;
+          way.chain.forEach((member, i) => {
+            const perRequest = ((member.cpu() - (before[i] as number)) * 1e6) / requests;
+            proxySide += perRequest;
+            const key = `${way.name}/${member.name}`;
+            chainCpu.set(key, [...(chainCpu.get(key) ?? []), perRequest]);
+          });
+          proxyCpu[way.name].push(proxySide);
+          upstreamCpu[way.name].push(((processCpuSeconds(upstreamPid) - upstreamBefore) * 1e6) / requests);
+          loadCpu[way.name].push((load.user + load.system) / requests);
+          rates[way.name].push(loaded.perSecond);
+          p50s[way.name].push(loaded.p50);
           errors += loaded.errors;
-          const alone = await round(path.origin, headers, 1, Math.min(1000, context.roundMs));
-          idle[path.name].push(alone.p50);
+          const alone = await round(way.load, 1, Math.min(1000, context.roundMs));
+          idle[way.name].push(alone.p50);
           errors += alone.errors;
         }
         return 0;
       });
-      const label = {
-        direct: 'directly',
-        bare: 'through the bare Node proxy',
-        framework: 'through Fastify + reply-from alone',
-        gateway: 'through the gateway',
-      };
-      const each = (f: (name: PathName) => { name: string; unit: string; samples: number[] }) =>
-        paths.map(({ name }) => f(name));
+      const totalCpu = (name: PathName) => median(proxyCpu[name]) + median(upstreamCpu[name]) + median(loadCpu[name]);
+      const each = (f: (path: (typeof paths)[number]) => { name: string; unit: string; samples: number[] }) =>
+        paths.map(f);
+      const ratio = (a: number[], b: number[]) => median(a) / median(b);
       return {
         metrics: [
-          ...each((n) => ({ name: `throughput ${label[n]}`, unit: 'req/s', samples: rates[n] })),
-          ...each((n) => ({ name: `p50 latency ${label[n]} (concurrency 32)`, unit: 'ms', samples: p50s[n] })),
-          ...each((n) => ({ name: `p50 latency ${label[n]} (concurrency 1)`, unit: 'ms', samples: idle[n] })),
-          {
-            name: 'gateway CPU per request (supervisor and workers, all threads)',
+          ...each((p) => ({ name: `throughput ${p.label}`, unit: 'req/s', samples: rates[p.name] })),
+          ...each((p) => ({ name: `p50 latency ${p.label} (concurrency 32)`, unit: 'ms', samples: p50s[p.name] })),
+          ...each((p) => ({ name: `p50 latency ${p.label} (concurrency 1)`, unit: 'ms', samples: idle[p.name] })),
+          ...paths.flatMap((p) =>
+            p.chain.map((member) => ({
+              name: `${member.name} CPU per request, ${p.label}${member === gatehouse ? ' (supervisor and workers, all threads)' : ''}`,
+              unit: 'µs',
+              samples: chainCpu.get(`${p.name}/${member.name}`) ?? [],
+            })),
+          ),
+          ...each((p) => ({ name: `upstream CPU per request, ${p.label}`, unit: 'µs', samples: upstreamCpu[p.name] })),
+          ...each((p) => ({
+            name: `load generator CPU per request, ${p.label}`,
             unit: 'µs',
-            samples: proxyCpu.gateway,
-          },
-          { name: 'bare Node proxy CPU per request', unit: 'µs', samples: proxyCpu.bare },
-          { name: 'Fastify + reply-from alone, CPU per request', unit: 'µs', samples: proxyCpu.framework },
-          ...each((n) => ({ name: `upstream CPU per request, ${label[n]}`, unit: 'µs', samples: upstreamCpu[n] })),
-          ...each((n) => ({ name: `load generator CPU per request, ${label[n]}`, unit: 'µs', samples: loadCpu[n] })),
+            samples: loadCpu[p.name],
+          })),
+          ...each((p) => ({
+            name: `proxy-side CPU per request (every process but load generator and upstream), ${p.label}`,
+            unit: 'µs',
+            samples: proxyCpu[p.name],
+          })),
         ],
         ratios: [
-          {
-            name: 'gateway / direct throughput',
-            value: median(rates.gateway) / median(rates.direct),
-            target: { atLeast: 0.8 },
-          },
-          { name: 'bare Node proxy / direct throughput', value: median(rates.bare) / median(rates.direct) },
+          { name: 'gateway / direct throughput', value: ratio(rates.gateway, rates.direct), target: { atLeast: 0.8 } },
+          { name: 'bare Node proxy / direct throughput', value: ratio(rates.bare, rates.direct) },
           {
             name: 'added p50 latency, concurrency 32 (ms)',
             value: median(p50s.gateway) - median(p50s.direct),
             target: { atMost: 1 },
           },
-          { name: 'added p50 latency, concurrency 1 (ms)', value: median(idle.gateway) - median(idle.direct) },
+          {
+            name: 'added p50 latency, concurrency 1 (ms)',
+            value: median(idle.gateway) - median(idle.direct),
+            target: { atMost: 0.25 },
+          },
+          {
+            name: 'gateway CPU per request / bare Node proxy CPU per request',
+            value: ratio(proxyCpu.gateway, proxyCpu.bare),
+            target: { atMost: 1.2 },
+          },
+          {
+            name: 'nginx + forward auth / nginx + Lua cached introspection throughput',
+            value: ratio(rates.nginxForwardAuth, rates.nginxLua),
+            target: { atLeast: 0.9 },
+          },
+          {
+            name: 'nginx + forward auth / nginx + Lua cached introspection, proxy-side CPU per request (nginx + Gatehouse)',
+            value: ratio(proxyCpu.nginxForwardAuth, proxyCpu.nginxLua),
+            target: { atMost: 1.2 },
+          },
+          {
+            name: 'uncached forward-auth decision / introspection, Gatehouse CPU per request',
+            value: ratio(proxyCpu.decision, proxyCpu.introspection),
+            target: { atMost: 0.5 },
+          },
+          { name: 'gateway / nginx + forward auth throughput', value: ratio(rates.gateway, rates.nginxForwardAuth) },
           {
             // What the throughput ratio can be at most while the cores are the limit: the CPU (all processes) a
             // direct request costs over what a proxied one costs.
@@ -228,6 +360,7 @@ export const scenario: Scenario = {
         notes: [`Non-200 responses during the run: ${errors}.`],
       };
     } finally {
+      for (const stop of stops.reverse()) await stop();
       await server.stop();
       upstream.child.kill('SIGTERM');
       bare.child.kill('SIGTERM');

@@ -589,6 +589,22 @@ export const ConfigSchema = Type.Object(
       token_exchange_client_id: text(
         "The registered client (web or service, cli_…) the gateway acts as when a route policy sets exchange_audience: it exchanges the caller's token for one audienced to the route's API (RFC 8693, docs/gateway.md \"Forwarding an exchanged token\"), named in that token's act claim. Which audiences it may exchange for is that client's token_exchange_audiences (admin API, console); until an administrator allows one, such routes answer 403 token_exchange_refused. Required when any route policy sets exchange_audience; empty otherwise. The start warns and doctor fails when it names no client allowed those audiences.",
       ),
+      forward_auth: flag(
+        'Answer /auth/forward (any method): the decision endpoint a native proxy (nginx auth_request, HAProxy, Traefik ForwardAuth, Caddy forward_auth) asks before it forwards a request itself. The request it describes (X-Original-Method and X-Original-URI, or X-Forwarded-Method and X-Forwarded-Uri) is judged by exactly the route policies and path rules of the built-in gateway; 200 carries the X-Gatehouse-* identity headers, 401/403 the refusal (docs/gateway.md "Forward auth"). Works with gateway.enabled on or off. Off by default: nothing answers there until an operator puts a proxy in front.',
+      ),
+      forward_auth_cache_seconds: Type.Integer({
+        default: 5,
+        minimum: 0,
+        maximum: 300,
+        description:
+          "Longest a proxy may keep an allowed forward-auth answer (its Cache-Control max-age; never past the token's expiry, and never for a DPoP-bound token or a refusal). This bounds how late a revocation, a role taken away or a policy change takes effect behind a proxy that caches the answers (the copy-paste nginx configuration does). 0 sends no-store: every request is asked.",
+      }),
+      forward_auth_callers: Type.Array(Type.String({ minLength: 1, maxLength: 50 }), {
+        default: ['127.0.0.1/32', '::1/128'],
+        maxItems: 100,
+        description:
+          "Addresses (CIDR blocks, or single addresses) of the proxies allowed to call the forward-auth endpoint, compared with the connection's peer address (never X-Forwarded-For); any other caller gets 403 untrusted_caller. The answer reveals who a token belongs to, so only the proxies themselves should reach it. Loopback by default.",
+      }),
     }),
     auth: Type.Object(
       {

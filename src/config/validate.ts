@@ -3,6 +3,7 @@
 import { displayTextProblem } from '../http/display-text.ts';
 import { parseDatabaseUrl } from './database-url.ts';
 import type { ConfigProblem } from './errors.ts';
+import { callerProblem } from './forward-auth-callers.ts';
 import { ldapProblems } from './ldap-rules.ts';
 import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
@@ -350,7 +351,7 @@ function checkGateway(config: Config, problem: Report): void {
     );
   const protectedPrefix = comparablePrefix(auth.protected_route_prefix);
   if (
-    gateway.enabled &&
+    (gateway.enabled || gateway.forward_auth) &&
     auth.enabled &&
     !routeProblem &&
     !protectedProblem &&
@@ -360,6 +361,10 @@ function checkGateway(config: Config, problem: Report): void {
   gateway.strip_request_headers.forEach((name, index) => {
     if (!HEADER_NAME_OR_PREFIX.test(name))
       problem(`gateway.strip_request_headers[${index}]`, 'must be a header name, or a name prefix ending in "*"');
+  });
+  gateway.forward_auth_callers.forEach((entry, index) => {
+    const wrong = callerProblem(entry);
+    if (wrong) problem(`gateway.forward_auth_callers[${index}]`, wrong);
   });
   if (auth.enabled && auth.organization_id === '')
     problem('auth.organization_id', 'is required when auth.enabled is true');
@@ -382,6 +387,12 @@ function checkGateway(config: Config, problem: Report): void {
       if (form) problem(`${key}.required_audience`, form);
     }
     for (const exchange of exchangeProblems(config, policy)) problem(`${key}.exchange_audience`, exchange);
+    // A native proxy forwards the caller's own Authorization header; it cannot swap in a token per route.
+    if (gateway.forward_auth && auth.enabled && policy.exchange_audience !== '')
+      problem(
+        `${key}.exchange_audience`,
+        'is not available with gateway.forward_auth: the proxy in front forwards the caller\'s own token, so a route that must forward an exchanged one has to go through the built-in gateway (docs/gateway.md "Forward auth")',
+      );
     if (pathProblem) return;
     const demands = requirements(policy);
     for (const method of new Set(policy.methods)) {

@@ -31,6 +31,10 @@ export interface GatewayDecision {
   principal: Principal | null;
   /** The Authorization header the upstream gets instead of the client's (an exchanged token); null: the client's. */
   authorization: string | null;
+  /** When the presented token expires (seconds since the epoch), or null on an unprotected route. */
+  tokenExpiresAt: number | null;
+  /** The token is DPoP-bound: each request carries a proof of its own, so no answer may be reused for another. */
+  proofBound: boolean;
 }
 
 /**
@@ -71,7 +75,13 @@ export async function decide(
     case 'no_policy':
       throw new GatehouseError('no_route_policy');
     case 'unprotected':
-      return { forwardPath: target.path, principal: null, authorization: null };
+      return {
+        forwardPath: target.path,
+        principal: null,
+        authorization: null,
+        tokenExpiresAt: null,
+        proofBound: false,
+      };
     case 'policy': {
       const allowed = await authorizeRequest(deps.access, match.policy, {
         method: request.method,
@@ -81,11 +91,16 @@ export async function decide(
         dpop: request.headers.dpop,
       });
       const audience = match.policy.exchangeAudience;
-      if (audience === null || deps.exchanged === null)
-        return { forwardPath: target.path, principal: allowed.principal, authorization: null };
-      return {
+      const decision = {
         forwardPath: target.path,
         principal: allowed.principal,
+        authorization: null,
+        tokenExpiresAt: allowed.claims.exp,
+        proofBound: allowed.claims.cnf?.jkt !== undefined,
+      };
+      if (audience === null || deps.exchanged === null) return decision;
+      return {
+        ...decision,
         authorization: await deps.exchanged.authorizationFor(allowed.token, allowed.claims, audience, attempt),
       };
     }

@@ -2,16 +2,31 @@
 // order requests are matched (longest prefix first), so an operator sees exactly what each request meets.
 import type { Config } from '../config/schema.ts';
 import { type Check, check } from '../delivery/check.ts';
+import { gatewayInUse } from './in-use.ts';
 import { compileRouteTable, describeRouteTable } from './route-table.ts';
 
 export function gatewayChecks(config: Config): Check[] {
   const { gateway, auth } = config;
   // Nothing to say about a gateway that is off (the default): doctor lists what is in use.
-  if (!gateway.enabled) return [];
+  if (!gatewayInUse(config)) return [];
   const scheme = gateway.upstream_tls ? 'https' : 'http';
-  const checks = [
-    check('ok', 'gateway', `${gateway.route_prefix} -> ${scheme}://${gateway.upstream_host}:${gateway.upstream_port}`),
-  ];
+  const checks = gateway.enabled
+    ? [
+        check(
+          'ok',
+          'gateway',
+          `${gateway.route_prefix} -> ${scheme}://${gateway.upstream_host}:${gateway.upstream_port}`,
+        ),
+      ]
+    : [];
+  if (gateway.forward_auth)
+    checks.push(
+      check(
+        'ok',
+        'forward auth',
+        `/auth/forward judges ${gateway.route_prefix} for ${gateway.forward_auth_callers.join(', ')}; answers kept at most ${gateway.forward_auth_cache_seconds} s`,
+      ),
+    );
   if (!auth.enabled) {
     checks.push(check('warn', 'gateway', 'auth.enabled = false: every request is proxied with no policy check'));
     return checks;

@@ -7,6 +7,7 @@ import { findClient } from '../clients/store.ts';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
 import { type Check, check } from '../delivery/check.ts';
+import { gatewayInUse } from './in-use.ts';
 
 const KEY = 'gateway.token_exchange_client_id';
 
@@ -19,7 +20,7 @@ const exchangeAudiences = (config: Config) => [
 export async function exchangeClientProblems(sql: Sql, config: Config): Promise<string[]> {
   const audiences = exchangeAudiences(config);
   const clientId = config.gateway.token_exchange_client_id;
-  if (!config.gateway.enabled || !config.auth.enabled || audiences.length === 0 || clientId === '') return [];
+  if (!gatewayInUse(config) || !config.auth.enabled || audiences.length === 0 || clientId === '') return [];
   const client = await findClient(sql, clientId);
   if (!client) return [`${KEY} = ${clientId} names no registered client (POST /admin/clients)`];
   if (!isConfidential(client.kind))
@@ -31,7 +32,7 @@ export async function exchangeClientProblems(sql: Sql, config: Config): Promise<
 
 /** `gatehouse doctor`'s lines: a failure per problem, or one ok line when routes exchange and nothing is missing. */
 export function exchangeClientChecks(config: Config, problems: string[]): Check[] {
-  if (!config.gateway.enabled || !config.auth.enabled || exchangeAudiences(config).length === 0) return [];
+  if (!gatewayInUse(config) || !config.auth.enabled || exchangeAudiences(config).length === 0) return [];
   if (problems.length === 0)
     return [
       check(

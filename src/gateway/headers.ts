@@ -84,14 +84,16 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, context: F
   }
   headers['x-forwarded-for'] = context.clientIp;
   headers['x-gatehouse-request-id'] = context.requestId;
-  const principal = context.principal;
-  if (principal) {
-    headers['x-gatehouse-subject'] = principal.subject;
-    headers['x-gatehouse-client'] = principal.clientId;
-    headers['x-gatehouse-scope'] = principal.scope;
-    headers['x-gatehouse-roles'] = principal.roles.join(',');
-  }
+  if (context.principal) addIdentityHeaders(headers, context.principal);
   return headers;
+}
+
+/** The X-Gatehouse-* identity headers: what the upstream is told, by the built-in gateway or forward auth. */
+export function addIdentityHeaders(headers: OutgoingHttpHeaders, principal: Principal): void {
+  headers['x-gatehouse-subject'] = principal.subject;
+  headers['x-gatehouse-client'] = principal.clientId;
+  headers['x-gatehouse-scope'] = principal.scope;
+  headers['x-gatehouse-roles'] = principal.roles.join(',');
 }
 
 const setsOwnCookie = (value: string) => OWN_COOKIE.test(value.slice(0, Math.max(0, value.indexOf('='))).trim());

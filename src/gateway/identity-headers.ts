@@ -75,8 +75,22 @@ export function strippedHeaderFilter(extra: readonly string[]): HeaderFilter {
     if (pattern.endsWith('*')) prefixes.push(pattern.slice(0, -1));
     else exact.add(pattern);
   }
-  return (name) => {
+  const judge = (name: string) => {
     const key = comparable(name);
     return exact.has(key) || prefixes.some((prefix) => key.startsWith(prefix));
   };
+  // Every proxied request asks about each of its header names, and the names repeat from request to request: each is
+  // judged once. Bounded, since clients choose the names; past the bound, names are judged each time.
+  const known = new Map<string, boolean>();
+  return (name) => {
+    let stripped = known.get(name);
+    if (stripped === undefined) {
+      stripped = judge(name);
+      if (known.size < MEMO_LIMIT) known.set(name, stripped);
+    }
+    return stripped;
+  };
 }
+
+/** Header names whose verdict a gateway keeps (a few dozen in practice). */
+const MEMO_LIMIT = 1_000;

@@ -1,9 +1,11 @@
 // Builds the gateway from the configuration: the organization is checked against the database (an unknown one stops
-// startup before the listener opens, checkGatewayOrganization), the policy table compiled, the verifier made, the routes and the WebSocket
-// upgrade handler registered.
+// startup before the listener opens, checkGatewayOrganization), the policy table compiled, the verifier made, the
+// routes and the WebSocket upgrade handler registered (gateway.enabled), and the forward-auth endpoint put ahead of
+// Fastify (gateway.forward_auth). Both judge with one decide() and one route table.
 import type { FastifyInstance } from 'fastify';
 import type { Audit } from '../audit/audit.ts';
 import { ConfigError } from '../config/errors.ts';
+import { trustedCallers } from '../config/forward-auth-callers.ts';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
 import { findOrganization } from '../identity/directory-store.ts';
@@ -13,9 +15,12 @@ import type { Keyring } from '../oauth/keyring.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
 import { createAccessTokenVerifier, createTokenSigner } from '../oauth/tokens.ts';
 import { createExchangedTokens, type ExchangedTokens } from './exchanged-tokens.ts';
+import { forwardAuthHandler } from './forward-auth.ts';
+import { type FrontHandler, installFront } from './front.ts';
 import { strippedHeaderFilter } from './identity-headers.ts';
+import { gatewayInUse } from './in-use.ts';
+import { gatewayProxyHandler } from './proxy.ts';
 import { compileRouteTable } from './route-table.ts';
-import { gatewayRoutes } from './routes.ts';
 import { handleUpgrades } from './upgrade.ts';
 
 export interface GatewayDeps {
@@ -31,6 +36,10 @@ export interface GatewayDeps {
   audit: Audit;
   /** Told whether a forwarded exchanged token was kept or exchanged for the request (metrics). */
   onExchangedToken: (reused: boolean) => void;
+  /** The issuer is https: answers of the raw data path carry HSTS as every other answer does. */
+  tls: boolean;
+  /** The request metrics, for the answers of the raw data path (front.ts). */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
 
 /**
@@ -38,7 +47,7 @@ export interface GatewayDeps {
  * app is built (src/app.ts), so a bad value stops startup before anything opens.
  */
 export async function checkGatewayOrganization(sql: Sql, config: Config, configFile: string): Promise<void> {
-  if (!config.gateway.enabled || !config.auth.enabled) return;
+  if (!gatewayInUse(config) || !config.auth.enabled) return;
   if (await findOrganization(sql, config.auth.organization_id)) return;
   throw new ConfigError(configFile, [
     {
@@ -91,9 +100,8 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
     issuer: config.server.issuer,
     clock: deps.clock,
   });
-  const routeDeps = {
+  const decisionDeps = {
     table: compileRouteTable(config),
-    strippedHeaders: strippedHeaderFilter(gateway.strip_request_headers),
     access: {
       sql: deps.sql,
       tokenStates: deps.tokenStates,
@@ -102,14 +110,38 @@ export async function gatewayPlugin(app: FastifyInstance, deps: GatewayDeps): Pr
       // Nonces are served and required by the token endpoint and userinfo only (docs/decisions.md "DPoP").
       dpop: { usedJtis: deps.usedJtis, issuer: config.server.issuer, clock: deps.clock, nonces: null },
     },
-    upstream: {
-      origin: `${gateway.upstream_tls ? 'https' : 'http'}://${host}:${gateway.upstream_port}`,
-      timeoutSeconds: gateway.upstream_timeout_seconds,
-    },
-    routePrefix: gateway.route_prefix,
-    bodyLimitBytes: gateway.body_limit_bytes,
     exchanged: exchangedTokens(app, deps, verifier),
   };
-  await app.register(gatewayRoutes, routeDeps);
-  handleUpgrades(app, { ...routeDeps, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing });
+  const handlers: FrontHandler[] = [];
+  if (gateway.forward_auth)
+    handlers.push(
+      forwardAuthHandler({
+        ...decisionDeps,
+        cacheSeconds: gateway.forward_auth_cache_seconds,
+        isCaller: trustedCallers(gateway.forward_auth_callers),
+        clock: deps.clock,
+      }),
+    );
+  if (gateway.enabled) {
+    const routeDeps = {
+      ...decisionDeps,
+      strippedHeaders: strippedHeaderFilter(gateway.strip_request_headers),
+      upstream: {
+        origin: `${gateway.upstream_tls ? 'https' : 'http'}://${host}:${gateway.upstream_port}`,
+        timeoutSeconds: gateway.upstream_timeout_seconds,
+      },
+      routePrefix: gateway.route_prefix,
+      bodyLimitBytes: gateway.body_limit_bytes,
+    };
+    handlers.push(await gatewayProxyHandler(routeDeps, deps.tls));
+    handleUpgrades(app, { ...routeDeps, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing });
+  }
+  installFront(
+    app.server,
+    { tls: deps.tls, trustedProxy: deps.trustedProxy, isClosing: deps.isClosing, log: app.log, observe: deps.observe },
+    handlers,
+  );
+  app.addHook('onClose', async () => {
+    for (const handler of handlers) await handler.close?.();
+  });
 }

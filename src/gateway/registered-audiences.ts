@@ -7,6 +7,7 @@ import { findResourcesByAudience } from '../clients/store.ts';
 import type { Config } from '../config/schema.ts';
 import type { Sql } from '../db/pool.ts';
 import { type Check, check } from '../delivery/check.ts';
+import { gatewayInUse } from './in-use.ts';
 
 export interface UnregisteredAudience {
   /** The config key naming it, e.g. `auth.route_policies[2].required_audience` or `….exchange_audience`. */
@@ -15,7 +16,7 @@ export interface UnregisteredAudience {
 }
 
 export async function unregisteredAudiences(sql: Sql, config: Config): Promise<UnregisteredAudience[]> {
-  if (!config.gateway.enabled || !config.auth.enabled) return [];
+  if (!gatewayInUse(config) || !config.auth.enabled) return [];
   const named = config.auth.route_policies
     .flatMap((policy, index) => [
       { key: `auth.route_policies[${index}].required_audience`, audience: policy.required_audience },
@@ -38,7 +39,7 @@ export function audienceChecks(config: Config, missing: UnregisteredAudience[]):
   const named = config.auth.route_policies
     .flatMap((p) => [p.required_audience, p.exchange_audience])
     .filter((audience) => Boolean(audience) && audience !== config.server.issuer).length;
-  if (!config.gateway.enabled || !config.auth.enabled || named === 0) return [];
+  if (!gatewayInUse(config) || !config.auth.enabled || named === 0) return [];
   if (missing.length === 0)
     return [
       check('ok', 'audiences', `${named} required_audience/exchange_audience value(s), each a registered resource`),

@@ -12,7 +12,7 @@ import { newRequestId } from '../http/plugin.ts';
 import { requireForwardedAddress } from '../http/trusted-proxy.ts';
 import { decide } from './decision.ts';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.ts';
-import type { GatewayRouteDeps } from './routes.ts';
+import type { GatewayRouteDeps } from './proxy.ts';
 
 export interface UpgradeDeps extends GatewayRouteDeps {
   trustedProxy: boolean;

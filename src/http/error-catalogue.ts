@@ -263,6 +263,10 @@ export const errorCatalogue = {
     description:
       'The gateway could not exchange the access token for one this route forwards (token exchange refused; an administrator can see why).',
   },
+  untrusted_caller: {
+    status: 403,
+    description: 'Only the proxies named in gateway.forward_auth_callers may ask for forward-auth decisions.',
+  },
   upstream_unavailable: {
     status: 502,
     description: 'The product service behind the gateway is not reachable or failed; retry later.',

@@ -77,9 +77,10 @@ describe('gateway: forwards exactly what it judged', async () => {
     // backslashes, read as "/" by some servers
     ['/app/p/api\\admin', 'must not contain a backslash'],
     ['/app/p/api/x\\..\\admin', 'must not contain a backslash'],
-    // malformed and overlong UTF-8 (%C0%AE is an overlong "."): Fastify's router refuses these first
-    ['/app/p/api/x/%C0%AE%C0%AE/admin', 'is not valid percent-encoded UTF-8'],
-    ['/app/p/api/admin%zz', 'is not valid percent-encoded UTF-8'],
+    // malformed and overlong UTF-8 (%C0%AE is an overlong "."): the gateway's path rule refuses these itself (its
+    // data path runs ahead of Fastify's router, which would refuse them too)
+    ['/app/p/api/x/%C0%AE%C0%AE/admin', 'has a percent-escape that is not UTF-8'],
+    ['/app/p/api/admin%zz', 'has a malformed percent-escape'],
     // Unicode that folds into "admin" or "..", and invisible characters
     ['/app/p/api/adm%C4%B1n', folded],
     ['/app/p/api/%EF%BD%81dmin', folded],

@@ -40,6 +40,7 @@ export async function databaseWithOrganization(): Promise<TestDatabase> {
   return db;
 }
 
-export async function startGateway(config: Config, sql: Sql, clock?: TestClock, listen = false): Promise<TestApp> {
+/** Listening: the gateway answers on the server's socket, ahead of Fastify (over-socket.ts). */
+export async function startGateway(config: Config, sql: Sql, clock?: TestClock, listen = true): Promise<TestApp> {
   return startTestApp({ config, sql, listen, ...(clock ? { clock } : {}) });
 }

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import type { Sub } from '../../src/identity/ids.ts';
 import { makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { obtainCode, pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { send } from '../helpers/over-socket.ts';
 import { tokenStateSynced } from '../helpers/token-state.ts';
 import { assertRefusal, ISSUER, json, startGatewaySuite } from './suite.ts';
 
@@ -148,7 +149,7 @@ describe('gateway: requests under gateway.route_prefix', async () => {
       ['POST', '/app/p/api/admin/users'],
       ['HEAD', '/app/p/api/items'],
     ] as const) {
-      const r = await notForwarded(() => t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` } }));
+      const r = await notForwarded(() => send(t, { method, url, headers: { authorization: `Bearer ${token}` } }));
       assert.equal(r.statusCode, 403, `${method} ${url}`);
       if (method !== 'HEAD') assertRefusal(r, 403, 'no_route_policy', description);
     }
@@ -165,7 +166,7 @@ describe('gateway: requests under gateway.route_prefix', async () => {
   test('request bodies stream to the upstream, and one over gateway.body_limit_bytes gets 413', async () => {
     const token = await serviceToken();
     const big = Buffer.alloc(3 * 1024 * 1024, 7);
-    const r = await t.app.inject({
+    const r = await send(t, {
       method: 'POST',
       url: '/app/p/api/upload',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
@@ -174,7 +175,7 @@ describe('gateway: requests under gateway.route_prefix', async () => {
     assert.equal(r.statusCode, 200, r.body);
     assert.equal((json(r) as { bodyBytes: number }).bodyBytes, big.length);
     const tooBig = await notForwarded(() =>
-      t.app.inject({
+      send(t, {
         method: 'POST',
         url: '/app/p/api/upload',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -3,6 +3,7 @@
 // a real socket (rawGet), since inject() would resolve them first.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { send } from '../helpers/over-socket.ts';
 import { assertRefusal, json, startGatewaySuite } from './suite.ts';
 
 describe('gateway: hostile requests', async () => {
@@ -49,7 +50,7 @@ describe('gateway: hostile requests', async () => {
     const token = await serviceToken();
     for (const headers of [{}, { authorization: `Bearer ${token}` }]) {
       const r = await notForwarded(() =>
-        t.app.inject({ method: 'GET', url: `/app/p/api/items?access_token=${token}`, headers }),
+        send(t, { method: 'GET', url: `/app/p/api/items?access_token=${token}`, headers }),
       );
       assertRefusal(
         r,
@@ -77,7 +78,7 @@ describe('gateway: hostile requests', async () => {
       '%20access_token',
     ]) {
       const r = await notForwarded(() =>
-        t.app.inject({ method: 'GET', url: `/app/p/api/items?q=1&${name}=${token}`, headers: {} }),
+        send(t, { method: 'GET', url: `/app/p/api/items?q=1&${name}=${token}`, headers: {} }),
       );
       assertRefusal(
         r,
@@ -98,7 +99,7 @@ describe('gateway: hostile requests', async () => {
     const [, payload] = valid.split('.') as [string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const kid = (JSON.parse(Buffer.from(valid.split('.')[0] as string, 'base64url').toString()) as { kid: string }).kid;
-    const jwks = (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json() as { keys: object[] };
+    const jwks = (await send(t, { method: 'GET', url: '/.well-known/jwks.json' })).json() as { keys: object[] };
     const { createPublicKey } = await import('node:crypto');
     const publicPem = createPublicKey({ key: jwks.keys[0] as never, format: 'jwk' }).export({
       type: 'spki',

@@ -9,6 +9,7 @@ import { adminCaller } from '../helpers/admin-api.ts';
 import { TestClock } from '../helpers/app.ts';
 import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
 import { userTokens } from '../helpers/oauth-flow.ts';
+import { send } from '../helpers/over-socket.ts';
 import { nextTokenStateEvent } from '../helpers/token-state.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { databaseWithOrganization, gatewayConfig, policy, startGateway } from './fixtures.ts';
@@ -37,7 +38,7 @@ describe('gateway: membership and identity changes made in the console', async (
     const { cookie } = await makeSession(nodeA, sub);
     const tokens = await userTokens(nodeA, { client, secret: secret as string, cookie });
     const call = (node: typeof nodeA, path: string) =>
-      node.app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${tokens.access_token}` } });
+      send(node, { method: 'GET', url: path, headers: { authorization: `Bearer ${tokens.access_token}` } });
     return { sub, call };
   }
 

@@ -7,6 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Config } from '../../src/config/schema.ts';
 import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
 import { clientCredentialsToken, userTokens } from '../helpers/oauth-flow.ts';
+import { send } from '../helpers/over-socket.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { databaseWithOrganization, gatewayConfig, policy, startGateway } from './fixtures.ts';
 
@@ -69,7 +70,7 @@ export async function startGatewaySuite(gateway: Partial<Config['gateway']> = {}
     return { sub, tokens };
   };
   const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
-    t.app.inject({
+    send(t, {
       method: 'GET',
       url,
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -101,5 +102,20 @@ export async function startGatewaySuite(gateway: Partial<Config['gateway']> = {}
     return r;
   };
 
-  return { upstream, sql, resource, config, t, svc, service, web, serviceToken, person, get, rawGet, notForwarded };
+  return {
+    upstream,
+    sql,
+    resource,
+    config,
+    t,
+    svc,
+    service,
+    web,
+    webSecret: webSecret as string,
+    serviceToken,
+    person,
+    get,
+    rawGet,
+    notForwarded,
+  };
 }

@@ -10,6 +10,7 @@ import { testSecrets } from '../helpers/app.ts';
 import { ath, catchUpWithRealTime, dpopKeys, followRealTime, proof } from '../helpers/dpop.ts';
 import { makeClient, makeIdentity, makeResource, makeSession } from '../helpers/oauth-fixtures.ts';
 import { pkcePair, postForm } from '../helpers/oauth-flow.ts';
+import { send } from '../helpers/over-socket.ts';
 import { tokenStateSynced } from '../helpers/token-state.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 import { databaseWithOrganization, gatewayConfig, policy, startGateway } from './fixtures.ts';
@@ -66,7 +67,7 @@ describe('gateway: routes that forward an exchanged token (exchange_audience)', 
       ['resource', api.audience],
       ['resource', billing.audience],
     ]);
-    const authorized = await t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie } });
+    const authorized = await send(t, { method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie } });
     const code = new URL(authorized.headers.location as string).searchParams.get('code') as string;
     const r = await postForm(
       t,
@@ -87,7 +88,7 @@ describe('gateway: routes that forward an exchanged token (exchange_audience)', 
   }
 
   const get = (path: string, authorization: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'GET', url: path, headers: { authorization, ...headers } });
+    send(t, { method: 'GET', url: path, headers: { authorization, ...headers } });
   const seen = (r: { body: string }) => json(r as never) as unknown as Seen;
   const forwardedToken = (r: { body: string }) => {
     const authorization = seen(r).headers.authorization ?? '';
@@ -141,7 +142,7 @@ describe('gateway: routes that forward an exchanged token (exchange_audience)', 
     assert.equal(second.statusCode, 200, second.body);
     assert.equal(forwardedToken(second), forwardedToken(first));
     assert.equal(await exchanges(), before + 1, 'one exchange, one audit record');
-    const scraped = await t.app.inject({
+    const scraped = await send(t, {
       method: 'GET',
       url: '/metrics',
       headers: { authorization: `Bearer ${t.secrets.metrics.toString('base64url')}` },

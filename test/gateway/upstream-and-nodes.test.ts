@@ -8,6 +8,7 @@ import { createPool } from '../../src/db/pool.ts';
 import { startTestApp, TestClock } from '../helpers/app.ts';
 import { makeServiceClient } from '../helpers/oauth-fixtures.ts';
 import { clientCredentialsToken, postForm } from '../helpers/oauth-flow.ts';
+import { send } from '../helpers/over-socket.ts';
 import { nextTokenStateEvent } from '../helpers/token-state.ts';
 import { closedPort, startUpstream } from '../helpers/upstream.ts';
 import { databaseWithOrganization, gatewayConfig, policy, startGateway } from './fixtures.ts';
@@ -29,7 +30,7 @@ describe('gateway: revocation on another node', async () => {
     const service = await makeServiceClient(sql, nodeA.secrets.clientSecret);
     const token = (await clientCredentialsToken(nodeA, service)).json.access_token as string;
     const call = () =>
-      nodeB.app.inject({ method: 'GET', url: '/app/p/api/x', headers: { authorization: `Bearer ${token}` } });
+      send(nodeB, { method: 'GET', url: '/app/p/api/x', headers: { authorization: `Bearer ${token}` } });
     // Node B has verified the token and cached it as live.
     assert.equal((await call()).statusCode, 200);
     assert.equal((await call()).statusCode, 200);
@@ -59,7 +60,7 @@ describe('gateway: an upstream that is down or stuck', async () => {
 
   test('an absent upstream gives 502 upstream_unavailable at once, while readiness and OAuth keep working', async () => {
     const started = performance.now();
-    const r = await down.app.inject({ method: 'GET', url: '/app/public/x' });
+    const r = await send(down, { method: 'GET', url: '/app/public/x' });
     assert.ok(performance.now() - started < 1000, 'the 502 took a second or more');
     assert.equal(r.statusCode, 502);
     assert.deepEqual(envelopeOf(r.body), {
@@ -67,7 +68,7 @@ describe('gateway: an upstream that is down or stuck', async () => {
       error_description: 'The product service behind the gateway is not reachable or failed; retry later.',
       request_id: r.headers['x-request-id'],
     });
-    const ready = await down.app.inject({ method: 'GET', url: '/health/ready' });
+    const ready = await send(down, { method: 'GET', url: '/health/ready' });
     assert.equal(ready.statusCode, 200);
     assert.deepEqual(envelopeOf(ready.body), { status: 'ok' });
     const service = await makeServiceClient(sql, down.secrets.clientSecret);
@@ -77,7 +78,7 @@ describe('gateway: an upstream that is down or stuck', async () => {
   test("an upstream's 503 goes back to the client as it is, never retried", async () => {
     const upstream = await startUpstream();
     const busy = await startGateway(gatewayConfig(upstream.port, []), sql);
-    const r = await busy.app.inject({ method: 'GET', url: '/app/public/busy' });
+    const r = await send(busy, { method: 'GET', url: '/app/public/busy' });
     assert.equal(r.statusCode, 503);
     assert.equal(r.body, 'busy');
     assert.equal(r.headers['retry-after'], '0');
@@ -87,7 +88,7 @@ describe('gateway: an upstream that is down or stuck', async () => {
   test('an upstream that does not answer within upstream_timeout_seconds gives 504 upstream_timeout', async () => {
     const upstream = await startUpstream();
     const stuck = await startGateway(gatewayConfig(upstream.port, [], { upstream_timeout_seconds: 1 }), sql);
-    const r = await stuck.app.inject({ method: 'GET', url: '/app/public/hang' });
+    const r = await send(stuck, { method: 'GET', url: '/app/public/hang' });
     assert.equal(r.statusCode, 504);
     assert.deepEqual(envelopeOf(r.body), {
       error: 'upstream_timeout',
@@ -105,7 +106,7 @@ describe('gateway: behind a trusted reverse proxy', async () => {
   const t = await startGateway(config, sql);
 
   test('the upstream receives exactly one X-Forwarded-For: the address the proxy validated', async () => {
-    const r = await t.app.inject({
+    const r = await send(t, {
       method: 'GET',
       url: '/app/public/x',
       headers: { 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' },
@@ -119,7 +120,7 @@ describe('gateway: behind a trusted reverse proxy', async () => {
 
   test('two X-Forwarded-For addresses are refused with 400 invalid_forwarded_for and never forwarded', async () => {
     const before = upstream.received.length;
-    const r = await t.app.inject({
+    const r = await send(t, {
       method: 'GET',
       url: '/app/public/x',
       headers: { 'x-forwarded-for': '203.0.113.9, 6.6.6.6' },

@@ -63,6 +63,7 @@ export async function startFullApp(): Promise<FullApp> {
   config.saml = { [samlId]: samlConnection(idp, { mfa_authn_contexts: [] }) };
   // The gateway's organization must exist before the app starts (it refuses to start otherwise).
   const { sql } = await databaseWithOrganization();
-  const t = await startTestApp({ config, sql });
+  // Listening: the gateway answers on the server's socket, ahead of Fastify (test/helpers/over-socket.ts).
+  const t = await startTestApp({ config, sql, listen: true });
   return { t, upstream, samlId };
 }
