@@ -157,8 +157,7 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   }
   // Roll back: the previous release serves again, unless the new one's migrations are ones it cannot run on.
   switchCurrent(inst, installed);
-  const back =
-    (await restartUnit(env)) === null && (await healthy(options.healthUrl, options.healthTimeoutMs));
+  const back = (await restartUnit(env)) === null && (await healthy(options.healthUrl, options.healthTimeoutMs));
   throw new OperationRefused(
     `${target} did not come back healthy (${restartProblem ?? `no {"status":"ok"} from ${options.healthUrl} within ${options.healthTimeoutMs / 1000} s`}); ` +
       `current points at ${installed} again, which ${back ? 'is healthy' : 'is NOT healthy either: check `journalctl -u gatehouse`'}` +
