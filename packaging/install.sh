@@ -72,7 +72,11 @@ if [ "$UNINSTALL" = yes ]; then
   fi
   rm -f "$ROOT/etc/systemd/system/$UNIT"
   rm -rf "$ROOT/etc/systemd/system/$UNIT.d"
-  if systemd_running; then systemctl daemon-reload; fi
+  # A unit that had failed would still be listed (not-found, failed) after its file is gone: forget it.
+  if systemd_running; then
+    systemctl daemon-reload
+    systemctl reset-failed "$UNIT" 2>/dev/null || true
+  fi
   [ "$(readlink "$ROOT/usr/local/bin/gatehouse" 2>/dev/null)" = "/opt/$NAME/current/bin/gatehouse" ] &&
     rm -f "$ROOT/usr/local/bin/gatehouse"
   rm -rf "${ROOT:?}/opt/$NAME"
@@ -243,6 +247,8 @@ fi
 systemctl daemon-reload
 systemctl enable "$UNIT" >/dev/null
 if [ -f "$CONFIG" ]; then
+  # systemd's start limit counts every start: a unit that failed or restarted often just now must still start here.
+  systemctl reset-failed "$UNIT"
   systemctl restart "$UNIT"
   say "Started $UNIT: check it with   gatehouse status   or   journalctl -u $NAME"
 else
