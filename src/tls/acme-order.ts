@@ -9,6 +9,7 @@ import path from 'node:path';
 import { isReservedHostname } from '../config/placeholders.ts';
 import type { Sql } from '../db/pool.ts';
 import { type AcmePaths, readIfPresent } from './acme-files.ts';
+import { AcmeUnreachable } from './acme-start-failure.ts';
 import { deleteChallenge, putChallenge } from './challenge-store.ts';
 
 export interface AcmeSettings {
@@ -70,7 +71,7 @@ const DIRECTORY_TIMEOUT_MS = 10_000;
  */
 function checkDirectory(url: string, agent: Agent | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new Error(`the ACME directory ${url} is unreachable: ${why}`));
+    const fail = (why: string) => reject(new AcmeUnreachable(`the ACME directory ${url} is unreachable: ${why}`));
     const request = get(url, { ...(agent ? { agent } : {}), timeout: DIRECTORY_TIMEOUT_MS }, (response) => {
       response.resume();
       if (response.statusCode === 200) resolve();

@@ -44,12 +44,12 @@ function plainGet(port: number, urlPath: string): Promise<{ status: number; body
   });
 }
 
-async function acmeNode(directoryUrl: string, caFile: string, httpPort: number) {
+async function acmeNode(directoryUrl: string, caFile: string, httpPort: number, issuer = 'https://localhost') {
   const dir = scratchDir();
   const secretsDir = path.join(dir, 'secrets');
   generateSecretFiles(secretsDir);
   const config: Config = makeConfig({
-    server: { issuer: 'https://localhost' },
+    server: { issuer },
     database: { url: database.url },
     secrets: { dir: secretsDir },
     data: { dir },
@@ -145,6 +145,31 @@ describe('tls.mode = "acme" against pebble', async () => {
     assert.equal((await servedCertificate(port, root)).fingerprint256, serving.fingerprint256);
   });
 
+  test('refuses to start, exit status 78 (not restarted), when the authority answers but cannot validate the order', async () => {
+    // pebble cannot resolve this name, so HTTP-01 validation fails: restarting would only spend the authority's limits.
+    const fresh = await acmeNode(
+      pebble.directoryUrl,
+      pebble.caFile,
+      await freePort(),
+      'https://nowhere.gatehouse.invalid',
+    );
+    const failedLine = logs.next(/ACME: no certificate and the first order failed/);
+    await assert.rejects(
+      startServer({ config: fresh.config, file: null, development: false, deferred: [] }, { logStream: logs }),
+      (error: Error & { exitCode?: number }) => {
+        assert.equal(error.name, 'AcmeStartFailed');
+        assert.equal(error.exitCode, 78);
+        assert.match(
+          error.message,
+          /^no TLS certificate for nowhere\.gatehouse\.invalid: the order at https:\/\/localhost:\d+\/dir failed \(.+\); exiting with 78, not retried /,
+        );
+        return true;
+      },
+    );
+    assert.match(await failedLine, /"exit_status":78/);
+    assert.equal(existsSync(fresh.paths.certificate), false);
+  });
+
   test('keeps serving the current certificate when the authority is down and reports why', async () => {
     const serving = await servedCertificate(port, root);
     await pebble.stop();
@@ -163,7 +188,16 @@ describe('tls.mode = "acme" against pebble', async () => {
     const fresh = await acmeNode(pebble.directoryUrl, pebble.caFile, await freePort());
     await assert.rejects(
       startServer({ config: fresh.config, file: null, development: false, deferred: [] }, { logStream: logs }),
-      /ECONNREFUSED/,
+      (error: Error & { exitCode?: number }) => {
+        assert.equal(error.name, 'AcmeStartFailed');
+        // 69: unreachable may heal, so the unit restarts it (within its start limit).
+        assert.equal(error.exitCode, 69);
+        assert.match(
+          error.message,
+          /^no TLS certificate for localhost and the ACME authority is unreachable \(the ACME directory https:\/\/localhost:\d+\/dir is unreachable: .*ECONNREFUSED.*\); exiting with 69, systemd tries again$/,
+        );
+        return true;
+      },
     );
     assert.equal(existsSync(fresh.paths.certificate), false);
     const section = tlsStatus(fresh.config, new Date());
@@ -181,9 +215,11 @@ describe('tls.mode = "acme" without pebble', async () => {
         { logStream: new WaitableLogs() },
       ),
       {
-        name: 'AcmeRefused',
+        name: 'AcmeStartFailed',
+        exitCode: 78,
         message:
-          'localhost is a reserved name: no certificate is ordered from the public authority https://acme-v02.api.letsencrypt.org/directory (use tls.mode "files" or "external", or a private ACME authority with tls.acme_ca_file)',
+          'no TLS certificate for localhost: the order at https://acme-v02.api.letsencrypt.org/directory failed (localhost is a reserved name: no certificate is ordered from the public authority https://acme-v02.api.letsencrypt.org/directory (use tls.mode "files" or "external", or a private ACME authority with tls.acme_ca_file)); ' +
+          "exiting with 78, not retried (each attempt counts against the authority's limits): check that localhost resolves to this host, that port 80 reaches tls.acme_http_listen and the tls.acme_* settings, then start the service again",
       },
     );
     assert.equal(existsSync(node.paths.accountKey), false, 'no account was even created');
