@@ -79,10 +79,11 @@ if [ "$UNINSTALL" = yes ]; then
   fi
   [ "$(readlink "$ROOT/usr/local/bin/gatehouse" 2>/dev/null)" = "/opt/$NAME/current/bin/gatehouse" ] &&
     rm -f "$ROOT/usr/local/bin/gatehouse"
-  rm -rf "${ROOT:?}/opt/$NAME"
+  # ROOT is empty on a real host (only tests pass --root): guard the name, never the prefix.
+  rm -rf "$ROOT/opt/${NAME:?}"
   say "Removed $UNIT, /usr/local/bin/gatehouse and /opt/$NAME"
   if [ "$PURGE" = yes ]; then
-    rm -rf "${ROOT:?}/etc/$NAME" "${ROOT:?}/var/lib/$NAME" "${ROOT:?}/var/log/$NAME"
+    rm -rf "$ROOT/etc/${NAME:?}" "$ROOT/var/lib/${NAME:?}" "$ROOT/var/log/${NAME:?}"
     if grep -q "^$NAME:" "$ROOT/etc/passwd" 2>/dev/null; then
       if [ -n "$ROOT" ]; then userdel --root "$ROOT" "$NAME"; else userdel "$NAME"; fi
     fi
@@ -215,6 +216,11 @@ install -d -m 0755 "$ROOT/etc/systemd/system"
 install -m 0644 -o 0 -g 0 "$OPT/$VERSION/gatehouse.service" "$ROOT/etc/systemd/system/$UNIT"
 
 CONFIG=$ETC/gatehouse.toml
+# Run again on an installation (an upgrade, a repair) without setup options: its configuration stays as it is.
+if [ "$SETUP" = yes ] && [ -f "$CONFIG" ] && [ $# -eq 0 ]; then
+  SETUP=no
+  say "Kept the configuration /etc/$NAME/gatehouse.toml (setup runs only with options after --)"
+fi
 if [ "$SETUP" = yes ]; then
   say "Running gatehouse setup"
   "$OPT/current/bin/gatehouse" setup --config "$CONFIG" --secrets-dir "$ETC/secrets" --data-dir "$DATA" "$@" ||

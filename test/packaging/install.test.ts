@@ -65,6 +65,12 @@ describe('packaging/install.sh into a scratch root', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(snapshot(host.root), before);
     assert.ok(!again.calls.some((call) => call.startsWith('useradd')));
+    // Without setup options the existing configuration is kept: setup would ask for --domain and the rest.
+    assert.ok(!again.calls.some((call) => call.startsWith('gatehouse setup')), again.calls.join('\n'));
+    assert.match(
+      again.stdout,
+      /^Kept the configuration \/etc\/gatehouse\/gatehouse\.toml \(setup runs only with options after --\)$/m,
+    );
     assert.ok(again.calls.includes('systemctl restart gatehouse.service'));
   });
 
@@ -108,7 +114,11 @@ describe('packaging/install.sh into a scratch root', () => {
       readFileSync(dropIn, 'utf8'),
       '# Written by install.sh: server.listen uses port 443, below 1024.\n[Service]\nCapabilityBoundingSet=CAP_NET_BIND_SERVICE\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n',
     );
-    assert.equal(runInstaller(host, ['--from', release], { STUB_LISTEN: '127.0.0.1:8443' }).code, 0);
+    // Setup options after -- make it run setup again, which (the stub) writes the new port.
+    const moved = runInstaller(host, ['--from', release, '--', '--domain', 'id.example.org'], {
+      STUB_LISTEN: '127.0.0.1:8443',
+    });
+    assert.equal(moved.code, 0);
     assert.equal(existsSync(path.dirname(dropIn)), false);
   });
 
