@@ -9,7 +9,7 @@ import path from 'node:path';
 import { isReservedHostname } from '../config/placeholders.ts';
 import type { Sql } from '../db/pool.ts';
 import { type AcmePaths, readIfPresent } from './acme-files.ts';
-import { AcmeUnreachable } from './acme-start-failure.ts';
+import { AcmeUnreachable, errorText } from './acme-start-failure.ts';
 import { deleteChallenge, putChallenge } from './challenge-store.ts';
 
 export interface AcmeSettings {
@@ -78,7 +78,7 @@ function checkDirectory(url: string, agent: Agent | undefined): Promise<void> {
       else fail(`HTTP ${response.statusCode}`);
     });
     request.on('timeout', () => request.destroy(new Error(`no answer within ${DIRECTORY_TIMEOUT_MS / 1000} s`)));
-    request.on('error', (error) => fail(error.message));
+    request.on('error', (error) => fail(errorText(error)));
   });
 }
 

@@ -25,6 +25,18 @@ const NETWORK_CODES = new Set([
   'ETIMEDOUT',
 ]);
 
+/**
+ * An error's words. A connection to a name with several addresses (localhost: ::1 and 127.0.0.1) that all refuse
+ * fails with an AggregateError whose own message is empty: its addresses' errors say it.
+ */
+export function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message) return error.message;
+  const inner = error instanceof AggregateError ? error.errors.map((e) => errorText(e)).filter(Boolean) : [];
+  if (inner.length > 0) return inner.join('; ');
+  return (error as NodeJS.ErrnoException).code ?? error.name;
+}
+
 export class AcmeStartFailed extends Error {
   readonly exitCode: 69 | 78;
   constructor(message: string, exitCode: 69 | 78) {
@@ -36,7 +48,7 @@ export class AcmeStartFailed extends Error {
 
 /** The first order's failure as the one line the service exits with. */
 export function acmeStartFailure(error: unknown, domain: string, directoryUrl: string): AcmeStartFailed {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorText(error);
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof AcmeUnreachable || (typeof code === 'string' && NETWORK_CODES.has(code)))
     return new AcmeStartFailed(

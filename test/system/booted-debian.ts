@@ -5,7 +5,7 @@
 // the service there; it starts none of the host's services and sees no host file but the binds it is given.
 // Commands run inside through nsenter into all of its namespaces, as root, with a clean environment.
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { debianRootTarball } from './debian-root.ts';
 
@@ -90,6 +90,9 @@ export async function bootDebian(options: {
   const root = path.join(options.scratch, 'root');
   mkdirSync(root, { recursive: true });
   execFileSync('tar', ['--extract', '--numeric-owner', '--file', tarball, '--directory', root]);
+  // What Debian's installer writes and mmdebstrap does not: without it `localhost` resolves nowhere (nsswitch goes on
+  // to DNS), which no real host is like.
+  writeFileSync(path.join(root, 'etc/hosts'), '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n');
   const consoleLog = path.join(options.scratch, 'console.log');
   const out = openSync(consoleLog, 'w');
   const binds = options.binds.map((b) => `--bind${b.readOnly ? '-ro' : ''}=${b.host}:${b.guest}`);

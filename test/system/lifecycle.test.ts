@@ -37,7 +37,13 @@ let port: number;
 let scratch: string;
 
 const sh = (script: string) => debian.run(['sh', '-c', script]);
-const gatehouse = (...args: string[]) => debian.run(['gatehouse', ...args]);
+/** A gatehouse command inside; when it fails, the service's last journal lines come with its output. */
+const gatehouse = async (...args: string[]) => {
+  const result = await debian.run(['gatehouse', ...args]);
+  if (result.code === 0) return result;
+  const journal = await debian.run(['journalctl', '--unit=gatehouse', '--lines=40', '--no-pager', '--output=cat']);
+  return { ...result, stderr: `${result.stderr}\n--- journalctl -u gatehouse:\n${journal.stdout}` };
+};
 const ok = (result: Result) => {
   assert.equal(result.code, 0, `exit ${result.code}\n${result.stdout}\n${result.stderr}`);
   return result;
@@ -326,7 +332,8 @@ describe('the installed service under systemd', () => {
       new RegExp(`^version: +${releases.newer.replaceAll('.', '\\.')}$`, 'm'),
     );
     const [applied] = await otherDatabase.sql<{ n: number }[]>`
-      select count(*)::int as n from schema_migrations where name = ${releases.newerMigration}`;
+      select count(*)::int as n from schema_migrations
+      where lpad(version::text, 4, '0') || '_' || name = ${releases.newerMigration}`;
     assert.equal(applied?.n, 1, 'the newer release migrated the database');
 
     const downgrade = await gatehouse('update', '--from', '/srv/releases/current');
@@ -355,6 +362,27 @@ describe('the installed service under systemd', () => {
     const pebble = await startPebbleWithDns(path.join(scratch, 'pebble'), challengePort, 20 * 86_400);
     copyFileSync(pebble.caFile, path.join(debian.root, 'etc/gatehouse/pebble-ca.pem'));
     ok(await sh('chown root:gatehouse /etc/gatehouse/pebble-ca.pem && chmod 0640 /etc/gatehouse/pebble-ca.pem'));
+    // First with an authority that does not answer: no certificate, so the service exits 69 with one line saying so
+    // (systemd restarts it: it may come back), and the edit is rolled back.
+    const closed = await freePort();
+    const unreachable = await gatehouse(
+      ...['config', 'main', '--timeout', '8', '--set', 'tls.mode=acme'],
+      ...['--set', `tls.acme_directory_url=https://localhost:${closed}/dir`],
+      ...[
+        '--set',
+        'tls.acme_ca_file=/etc/gatehouse/pebble-ca.pem',
+        '--set',
+        `tls.acme_http_listen=127.0.0.1:${challengePort}`,
+      ],
+    );
+    assert.equal(unreachable.code, 1, unreachable.stdout);
+    assert.match(unreachable.stdout, /Restarted gatehouse\.service on the previous configuration: ready\./);
+    const journal = ok(await debian.run(['journalctl', '--unit=gatehouse', '--no-pager', '--output=cat']));
+    assert.match(
+      journal.stdout,
+      /gatehouse serve: no TLS certificate for id\.gatehouse\.test and the ACME authority is unreachable \(.*ECONNREFUSED.*\); exiting with 69, systemd tries again/,
+    );
+    assert.match(journal.stdout, /status=69\/UNAVAILABLE|code=exited, status=69/);
     const edit = ok(
       await gatehouse(
         ...['config', 'main', '--set', 'tls.mode=acme', '--set', `tls.acme_directory_url=${pebble.directoryUrl}`],

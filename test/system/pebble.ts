@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { after } from 'node:test';
 import { freePort } from '../helpers/haproxy.ts';
 import { type Pebble, startPebble } from '../helpers/pebble.ts';
 
@@ -22,6 +23,15 @@ export async function startPebbleWithDns(dir: string, httpPort: number, validity
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  let stopped = false;
+  const stopDns = async () => {
+    if (stopped) return;
+    stopped = true;
+    const exited = once(dns, 'exit');
+    dns.kill('SIGTERM');
+    await exited;
+  };
+  after(stopDns);
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -40,9 +50,7 @@ export async function startPebbleWithDns(dir: string, httpPort: number, validity
     ...pebble,
     stop: async () => {
       await pebble.stop();
-      const exited = once(dns, 'exit');
-      dns.kill('SIGTERM');
-      await exited;
+      await stopDns();
     },
   };
 }
