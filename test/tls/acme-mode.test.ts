@@ -44,7 +44,13 @@ function plainGet(port: number, urlPath: string): Promise<{ status: number; body
   });
 }
 
-async function acmeNode(directoryUrl: string, caFile: string, httpPort: number, issuer = 'https://localhost') {
+async function acmeNode(
+  directoryUrl: string,
+  caFile: string,
+  httpPort: number,
+  issuer = 'https://localhost',
+  email = 'ops@acme.test',
+) {
   const dir = scratchDir();
   const secretsDir = path.join(dir, 'secrets');
   generateSecretFiles(secretsDir);
@@ -57,7 +63,7 @@ async function acmeNode(directoryUrl: string, caFile: string, httpPort: number, 
       mode: 'acme',
       acme_directory_url: directoryUrl,
       acme_ca_file: caFile,
-      acme_email: 'ops@acme.test',
+      acme_email: email,
       acme_http_listen: `127.0.0.1:${httpPort}`,
     },
   });
@@ -129,6 +135,25 @@ describe('tls.mode = "acme" against pebble', async () => {
     assert.deepEqual(readFileSync(node.paths.accountKey), readFileSync(node.paths.legacy.accountKey));
     assert.equal(statSync(node.paths.certificateKey).mode & 0o777, 0o600);
     assert.equal(readStoredPair(node.paths)?.leaf.fingerprint256, (await servedCertificate(port, root)).fingerprint256);
+  });
+
+  test('renews with an account registered without a contact address (no empty account update)', async () => {
+    // Its challenges are answered by the first node's listener on pebble's port (they share the database), which
+    // judges their expiry by its clock: both nodes run on the same one.
+    const bare = await acmeNode(pebble.directoryUrl, pebble.caFile, await freePort(), 'https://localhost', '');
+    const bareServer = await startServer(
+      { config: bare.config, file: null, development: false, deferred: [] },
+      { logStream: new WaitableLogs(), clock: () => new Date(now), tls: { acmeCheckMs: 0 } },
+    );
+    try {
+      const first = readStoredPair(bare.paths);
+      assert.ok(first);
+      now = first.leaf.validToDate.getTime() - 29 * DAY_MS;
+      assert.equal(await bareServer.tls.reload('check'), 'renewed', readAcmeState(bare.paths).last_error ?? '');
+      assert.notEqual(readStoredPair(bare.paths)?.leaf.fingerprint256, first.leaf.fingerprint256);
+    } finally {
+      await bareServer.stop();
+    }
   });
 
   test('leaves a due renewal to the node that holds the ACME lock, answering busy', async () => {
