@@ -150,6 +150,10 @@ describe('the installed service under systemd', () => {
     assert.equal(await unit('ProtectSystem'), 'strict');
     assert.equal(await unit('NoNewPrivileges'), 'yes');
     assert.equal(await unit('CapabilityBoundingSet'), '');
+    // The start limit as systemd read it from [Unit]; 64 and 78 never restarted.
+    assert.equal(await unit('StartLimitBurst'), '10');
+    assert.equal(await unit('StartLimitIntervalUSec'), '1min');
+    assert.match(await unit('RestartPreventExitStatus'), /^64 78$/);
     // In the service's own mount namespace: / and /etc are read-only, the data directory is not.
     const mounts = ok(
       await debian.run(['nsenter', '--target', pid, '--mount', 'findmnt', '-no', 'OPTIONS', '-T', '/etc/gatehouse']),
