@@ -72,13 +72,18 @@ if [ "$UNINSTALL" = yes ]; then
   fi
   rm -f "$ROOT/etc/systemd/system/$UNIT"
   rm -rf "$ROOT/etc/systemd/system/$UNIT.d"
-  if systemd_running; then systemctl daemon-reload; fi
+  # A unit that had failed would still be listed (not-found, failed) after its file is gone: forget it.
+  if systemd_running; then
+    systemctl daemon-reload
+    systemctl reset-failed "$UNIT" 2>/dev/null || true
+  fi
   [ "$(readlink "$ROOT/usr/local/bin/gatehouse" 2>/dev/null)" = "/opt/$NAME/current/bin/gatehouse" ] &&
     rm -f "$ROOT/usr/local/bin/gatehouse"
-  rm -rf "${ROOT:?}/opt/$NAME"
+  # ROOT is empty on a real host (only tests pass --root): guard the name, never the prefix.
+  rm -rf "$ROOT/opt/${NAME:?}"
   say "Removed $UNIT, /usr/local/bin/gatehouse and /opt/$NAME"
   if [ "$PURGE" = yes ]; then
-    rm -rf "${ROOT:?}/etc/$NAME" "${ROOT:?}/var/lib/$NAME" "${ROOT:?}/var/log/$NAME"
+    rm -rf "$ROOT/etc/${NAME:?}" "$ROOT/var/lib/${NAME:?}" "$ROOT/var/log/${NAME:?}"
     if grep -q "^$NAME:" "$ROOT/etc/passwd" 2>/dev/null; then
       if [ -n "$ROOT" ]; then userdel --root "$ROOT" "$NAME"; else userdel "$NAME"; fi
     fi
@@ -211,6 +216,11 @@ install -d -m 0755 "$ROOT/etc/systemd/system"
 install -m 0644 -o 0 -g 0 "$OPT/$VERSION/gatehouse.service" "$ROOT/etc/systemd/system/$UNIT"
 
 CONFIG=$ETC/gatehouse.toml
+# Run again on an installation (an upgrade, a repair) without setup options: its configuration stays as it is.
+if [ "$SETUP" = yes ] && [ -f "$CONFIG" ] && [ $# -eq 0 ]; then
+  SETUP=no
+  say "Kept the configuration /etc/$NAME/gatehouse.toml (setup runs only with options after --)"
+fi
 if [ "$SETUP" = yes ]; then
   say "Running gatehouse setup"
   "$OPT/current/bin/gatehouse" setup --config "$CONFIG" --secrets-dir "$ETC/secrets" --data-dir "$DATA" "$@" ||
@@ -243,6 +253,8 @@ fi
 systemctl daemon-reload
 systemctl enable "$UNIT" >/dev/null
 if [ -f "$CONFIG" ]; then
+  # systemd's start limit counts every start: a unit that failed or restarted often just now must still start here.
+  systemctl reset-failed "$UNIT"
   systemctl restart "$UNIT"
   say "Started $UNIT: check it with   gatehouse status   or   journalctl -u $NAME"
 else

@@ -2,7 +2,8 @@
 // web/dist embedded as SEA assets, Node from the registry's platform package), packed with the systemd unit, an
 // example configuration and the licences as gatehouse-<version>-linux-<arch>.tar.gz, then SHA256SUMS, into the
 // release directory packaging/install.sh installs from (release-layout.ts). Options: --out DIR (default
-// dist/release), --arch x64|arm64 (repeatable; default both). See docs/operations.md.
+// dist/release), --arch x64|arm64 (repeatable; default both), --version V (default package.json's: the system tests
+// build a newer release to update to without editing package.json). See docs/operations.md.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,12 +18,18 @@ import { bundledPackages, thirdPartyLicenses } from './build/third-party-license
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
-  options: { out: { type: 'string', default: 'dist/release' }, arch: { type: 'string', multiple: true } },
+  options: {
+    out: { type: 'string', default: 'dist/release' },
+    arch: { type: 'string', multiple: true },
+    version: { type: 'string' },
+  },
 });
 const arches = (values.arch ?? [...ARCHES]) as Arch[];
 for (const arch of arches) if (!ARCHES.includes(arch)) throw new Error(`--arch must be one of ${ARCHES.join(', ')}`);
 
-const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const version =
+  values.version ?? (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+if (!/^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$/.test(version)) throw new Error(`not a version: "${version}"`);
 const nodeVersion = pinnedNodeVersion(ROOT);
 const out = path.resolve(ROOT, values.out);
 const work = path.join(ROOT, '.cache/release-work');
@@ -35,7 +42,10 @@ mkdirSync(work, { recursive: true });
 
 log(`gatehouse ${version} on Node ${nodeVersion} for ${arches.join(', ')}`);
 const bundle = path.join(work, 'gatehouse.cjs');
-const metafile = await bundleApp(path.join(ROOT, 'packaging/build/sea-entry.ts'), bundle);
+const metafile = await bundleApp(path.join(ROOT, 'packaging/build/sea-entry.ts'), bundle, {
+  packageJson: path.join(ROOT, 'package.json'),
+  version,
+});
 const blob = path.join(work, 'gatehouse.blob');
 writeSeaBlob({ node: process.execPath, main: bundle, blob, assets: assetsOf(ROOT, ['migrations', 'web/dist']) });
 const packages = bundledPackages(ROOT, metafile);

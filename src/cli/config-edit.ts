@@ -14,7 +14,7 @@ import { type LoadedConfig, parseConfig, resolveConfigPath } from '../config/loa
 import { editedToml } from '../config/toml-edit.ts';
 import { UsageError } from './args.ts';
 import type { ConfigIo } from './config-io.ts';
-import { healthUrl, serviceState, systemctl, UNIT, waitUntilHealthy } from './service.ts';
+import { healthUrl, serviceState, startUnit, UNIT, waitUntilHealthy } from './service.ts';
 import { timeoutMs } from './service-control.ts';
 
 export type Table = Record<string, unknown>;
@@ -82,7 +82,7 @@ export async function restartOrRollBack(
     return 0;
   }
   const restart = async (config: LoadedConfig['config'], wait: number) => {
-    const run = await systemctl(['restart', UNIT]);
+    const run = await startUnit('restart');
     if (run && run.code !== 0)
       return { ready: false, detail: `systemctl restart failed: ${(run.stderr || run.stdout).trim()}` };
     return waitUntilHealthy(healthUrl(config), wait);

@@ -10,6 +10,7 @@ import { MigrationError } from '../db/migrate.ts';
 import { GatehouseError } from '../http/errors.ts';
 import { ListenError } from '../http/listen.ts';
 import { OperationRefused } from '../operations/errors.ts';
+import { AcmeStartFailed } from '../tls/acme-start-failure.ts';
 import { WorkerStartFailed } from '../worker-start-failed.ts';
 import { UsageError } from './args.ts';
 import { NoInstanceError } from './development-instance.ts';
@@ -67,6 +68,8 @@ export function describeFailure(error: unknown): Failure | null {
     return { message: error.message, exitCode: EXIT_CONFIG };
   if (error instanceof OperationRefused) return { message: error.message, exitCode: 1 };
   if (error instanceof WorkerStartFailed) return { message: error.message, exitCode: error.exitCode };
+  // tls.mode "acme" with no certificate: 69 when the authority is unreachable, 78 when it refused the order.
+  if (error instanceof AcmeStartFailed) return { message: error.message, exitCode: error.exitCode };
   // What the admin API would answer with a 4xx (users, import): its code and description, the input is at fault.
   if (error instanceof GatehouseError && error.status < 500)
     return { message: `${error.code}: ${error.message}`, exitCode: EXIT_DATA };

@@ -163,6 +163,13 @@ describe('gatehouse start, status, config and stop with systemd', () => {
     assert.equal(stopped.stdout, 'Stopped gatehouse.service.\n');
     assert.equal((await cli(['status'])).code, 1);
   });
+
+  test('every start and restart the CLI asked of systemd came after a reset-failed (the start limit counts them all)', () => {
+    const calls = systemd.calls();
+    const starts = calls.flatMap((call, i) => (/^systemctl (start|restart) /.test(call) ? [i] : []));
+    assert.ok(starts.length >= 4, calls.join('\n'));
+    for (const i of starts) assert.equal(calls[i - 1], 'systemctl reset-failed gatehouse.service', calls.join('\n'));
+  });
 });
 
 describe('gatehouse start, status, config and restart behind a trusted proxy (server.trusted_proxy = true)', () => {

@@ -78,10 +78,23 @@ export async function installedService(): Promise<ServiceState> {
   return state;
 }
 
+/**
+ * `systemctl start|restart gatehouse.service` as an operator's command means it: first `systemctl reset-failed`,
+ * because systemd's start limit (the unit's StartLimitBurst per StartLimitIntervalSec) counts every start, the
+ * CLI's own too, so a few `gatehouse config` edits in a row (each restarts the service) would otherwise leave the
+ * next start refused with "start request repeated too quickly". The limit stays in force for systemd's own
+ * restarts of a service that keeps failing. Null when there is no systemctl.
+ */
+export async function startUnit(action: 'start' | 'restart'): Promise<Run | null> {
+  const reset = await systemctl(['reset-failed', UNIT]);
+  if (!reset) return null;
+  return systemctl([action, UNIT]);
+}
+
 /** `systemctl <action> gatehouse.service`; throws with systemctl's own words when it fails. */
 export async function controlService(action: 'start' | 'stop' | 'restart'): Promise<void> {
   await installedService();
-  const run = await systemctl([action, UNIT]);
+  const run = action === 'stop' ? await systemctl([action, UNIT]) : await startUnit(action);
   if (!run) throw new ServiceUnavailableError('systemctl was not found');
   if (run.code !== 0)
     throw new ServiceUnavailableError(

@@ -93,6 +93,11 @@ async function healthy(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
+/** `systemctl restart`, after `reset-failed` so that systemd's start limit never refuses it (src/cli/service.ts). */
+async function restartUnit(env: NodeJS.ProcessEnv): Promise<string | null> {
+  return (await systemctl(['reset-failed', UNIT], env)) ?? (await systemctl(['restart', UNIT], env));
+}
+
 async function systemctl(args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
   try {
     await run('systemctl', args, { env });
@@ -145,15 +150,14 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   say(`Migrated with ${target}: ${migrated}`);
 
   switchCurrent(inst, target);
-  const restartProblem = await systemctl(['restart', UNIT], env);
+  const restartProblem = await restartUnit(env);
   if (!restartProblem && (await healthy(options.healthUrl, options.healthTimeoutMs))) {
     if (options.channel) recordChannel(inst, channel);
     return { outcome: 'upgraded', from: installed, to: target, channel, migrated };
   }
   // Roll back: the previous release serves again, unless the new one's migrations are ones it cannot run on.
   switchCurrent(inst, installed);
-  const back =
-    (await systemctl(['restart', UNIT], env)) === null && (await healthy(options.healthUrl, options.healthTimeoutMs));
+  const back = (await restartUnit(env)) === null && (await healthy(options.healthUrl, options.healthTimeoutMs));
   throw new OperationRefused(
     `${target} did not come back healthy (${restartProblem ?? `no {"status":"ok"} from ${options.healthUrl} within ${options.healthTimeoutMs / 1000} s`}); ` +
       `current points at ${installed} again, which ${back ? 'is healthy' : 'is NOT healthy either: check `journalctl -u gatehouse`'}` +

@@ -37,10 +37,23 @@ export interface TlsSection extends Section {
   };
 }
 
+/**
+ * What a certificate is called in a report: its subject, else (an ACME certificate may carry its names only in the
+ * subject alternative name extension, with an empty subject, for which Node's `subject` is null) its names.
+ */
+export function certificateName(cert: X509Certificate): string {
+  if (cert.subject) return cert.subject.replaceAll('\n', ', ');
+  const names = (cert.subjectAltName ?? '')
+    .split(', ')
+    .map((name) => name.replace(/^(DNS|IP Address):/, ''))
+    .filter(Boolean);
+  return names.length > 0 ? `certificate for ${names.join(', ')}` : 'certificate with no subject and no names';
+}
+
 function certificateInfo(cert: X509Certificate, now: Date): CertificateInfo {
   return {
-    subject: cert.subject.replaceAll('\n', ', '),
-    issuer: cert.issuer.replaceAll('\n', ', '),
+    subject: certificateName(cert),
+    issuer: cert.issuer ? cert.issuer.replaceAll('\n', ', ') : '(an issuer with no name)',
     not_before: cert.validFromDate.toISOString(),
     not_after: cert.validToDate.toISOString(),
     days_left: Math.floor((cert.validToDate.getTime() - now.getTime()) / DAY_MS),

@@ -7,6 +7,7 @@ import type { Sql } from '../db/pool.ts';
 import type { AcmePaths } from './acme-files.ts';
 import { readAcmeState, readStoredPair, storePair, writeAcmeState } from './acme-files.ts';
 import { type AcmeSettings, orderCertificate } from './acme-order.ts';
+import { acmeStartFailure, errorText } from './acme-start-failure.ts';
 import { type CertificatePair, parseCertificatePair } from './certificate-pair.ts';
 
 const DAY_MS = 86_400_000;
@@ -77,7 +78,7 @@ export async function startAcmeMode(deps: AcmeModeDeps): Promise<AcmeMode> {
       );
       return pair;
     } catch (error) {
-      const reason = (error as Error).message;
+      const reason = errorText(error);
       writeAcmeState(paths, { ...previous, last_attempt_at: attemptAt, last_error: reason });
       throw error;
     }
@@ -85,7 +86,17 @@ export async function startAcmeMode(deps: AcmeModeDeps): Promise<AcmeMode> {
 
   let serving = readStoredPair(paths);
   if (serving === null) {
-    const first = await underLock(deps.sql, true, orderAndStore);
+    let first: CertificatePair | null;
+    try {
+      first = await underLock(deps.sql, true, orderAndStore);
+    } catch (error) {
+      const failure = acmeStartFailure(error, deps.settings.domain, deps.settings.directoryUrl);
+      deps.log.error(
+        { domain: deps.settings.domain, error: errorText(error), exit_status: failure.exitCode },
+        'ACME: no certificate and the first order failed: the service cannot start',
+      );
+      throw failure;
+    }
     if (first === null) throw new Error('unreachable: a waiting lock always returns');
     serving = first;
   }
@@ -102,7 +113,7 @@ export async function startAcmeMode(deps: AcmeModeDeps): Promise<AcmeMode> {
       return 'renewed';
     } catch (error) {
       deps.log.error(
-        { domain: deps.settings.domain, error: (error as Error).message, days_left: Math.floor(left / DAY_MS) },
+        { domain: deps.settings.domain, error: errorText(error), days_left: Math.floor(left / DAY_MS) },
         'ACME renewal failed: still serving the current certificate, retrying at the next check',
       );
       return 'failed';

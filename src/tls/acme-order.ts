@@ -9,6 +9,7 @@ import path from 'node:path';
 import { isReservedHostname } from '../config/placeholders.ts';
 import type { Sql } from '../db/pool.ts';
 import { type AcmePaths, readIfPresent } from './acme-files.ts';
+import { AcmeUnreachable, errorText } from './acme-start-failure.ts';
 import { deleteChallenge, putChallenge } from './challenge-store.ts';
 
 export interface AcmeSettings {
@@ -70,14 +71,14 @@ const DIRECTORY_TIMEOUT_MS = 10_000;
  */
 function checkDirectory(url: string, agent: Agent | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new Error(`the ACME directory ${url} is unreachable: ${why}`));
+    const fail = (why: string) => reject(new AcmeUnreachable(`the ACME directory ${url} is unreachable: ${why}`));
     const request = get(url, { ...(agent ? { agent } : {}), timeout: DIRECTORY_TIMEOUT_MS }, (response) => {
       response.resume();
       if (response.statusCode === 200) resolve();
       else fail(`HTTP ${response.statusCode}`);
     });
     request.on('timeout', () => request.destroy(new Error(`no answer within ${DIRECTORY_TIMEOUT_MS / 1000} s`)));
-    request.on('error', (error) => fail(error.message));
+    request.on('error', (error) => fail(errorText(error)));
   });
 }
 
@@ -94,6 +95,8 @@ export async function orderCertificate(deps: {
   const acme = await import('acme-client');
   // acme-client talks through one axios instance; the private authority's CA is trusted there and nowhere else.
   if (agent) acme.axios.defaults.httpsAgent = agent;
+  const registered =
+    readIfPresent(deps.paths.accountKey) !== null || readIfPresent(deps.paths.legacy.accountKey) !== null;
   const client = new acme.Client({
     directoryUrl: settings.directoryUrl,
     accountKey: await accountKey(deps.paths, () => acme.crypto.createPrivateEcdsaKey()),
@@ -101,6 +104,13 @@ export async function orderCertificate(deps: {
     backoffMin: 250,
     backoffMax: 5000,
   });
+  if (registered) {
+    // A renewal (or a restart) with the account of an earlier order: look it up (RFC 8555 §7.3.1 onlyReturnExisting)
+    // instead of registering again. Registering an existing account makes acme-client send an account update, which
+    // without a contact address carries nothing but the terms, and strict servers refuse that as an empty update.
+    // An account the authority no longer knows is registered anew by client.auto below.
+    await client.createAccount({ onlyReturnExisting: true }).catch(() => {});
+  }
   const [key, csr] = await acme.crypto.createCsr(
     { commonName: settings.domain, altNames: [settings.domain] },
     await acme.crypto.createPrivateEcdsaKey(),

@@ -19,7 +19,14 @@ export interface Pebble {
   stop(): Promise<void>;
 }
 
-export async function startPebble(dir: string, httpPort: number): Promise<Pebble> {
+export interface PebbleOptions {
+  /** host:port of the DNS server pebble resolves names with (pebble-challtestsrv); the system's by default. */
+  dnsServer?: string;
+  /** How long its certificates last, in seconds (pebble's default is years). */
+  certificateValiditySeconds?: number;
+}
+
+export async function startPebble(dir: string, httpPort: number, options: PebbleOptions = {}): Promise<Pebble> {
   const listener = await makeSelfSigned(dir, 'pebble-listener', 30);
   const acmePort = await freePort();
   const managementPort = await freePort();
@@ -36,10 +43,14 @@ export async function startPebble(dir: string, httpPort: number): Promise<Pebble
         tlsPort: await freePort(),
         ocspResponderURL: '',
         externalAccountBindingRequired: false,
+        ...(options.certificateValiditySeconds
+          ? { certificateValidityPeriod: options.certificateValiditySeconds }
+          : {}),
       },
     }),
   );
-  const child: ChildProcess = spawn('pebble', ['-config', configFile, '-strict'], {
+  const dns = options.dnsServer ? ['-dnsserver', options.dnsServer] : [];
+  const child: ChildProcess = spawn('pebble', ['-config', configFile, '-strict', ...dns], {
     env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -37,6 +37,7 @@ case "$1" in
     else
       printf 'LoadState=loaded\\nActiveState=inactive\\nSubState=dead\\nMainPID=0\\nActiveEnterTimestamp=\\n'
     fi ;;
+  reset-failed) ;;
   start) running || start ;;
   stop) stop ;;
   restart) stop; start ;;

@@ -125,12 +125,14 @@ describe('gatehouse update and upgrade', () => {
     assert.ok(existsSync(path.join(h.opt, '1.0.0')), 'the previous release stays for a rollback');
     assert.deepEqual(h.calls(), [
       `gatehouse 1.1.0 migrate --config ${h.configFile}`,
+      // reset-failed first: systemd's start limit counts every start and must never refuse an update's.
+      'systemctl reset-failed gatehouse.service',
       'systemctl restart gatehouse.service',
     ]);
 
     const again = await upgrade({ ...h.options, channel: null });
     assert.deepEqual(again, { outcome: 'current', version: '1.1.0', channel: 'stable' });
-    assert.equal(h.calls().length, 2, 'nothing more was run');
+    assert.equal(h.calls().length, 3, 'nothing more was run');
   });
 
   test('a release that does not come back healthy is rolled back to the previous one', async () => {
@@ -147,7 +149,9 @@ describe('gatehouse update and upgrade', () => {
     );
     assert.equal(h.current(), '1.0.0');
     assert.deepEqual(h.calls().slice(1), [
+      'systemctl reset-failed gatehouse.service',
       'systemctl restart gatehouse.service',
+      'systemctl reset-failed gatehouse.service',
       'systemctl restart gatehouse.service',
     ]);
   });

@@ -51,6 +51,7 @@ describe('packaging/install.sh into a scratch root', () => {
       `gatehouse setup --config ${etc}/gatehouse.toml --secrets-dir ${etc}/secrets --data-dir ${root}/var/lib/gatehouse --domain id.example.org`,
       'systemctl daemon-reload',
       'systemctl enable gatehouse.service',
+      'systemctl reset-failed gatehouse.service',
       'systemctl restart gatehouse.service',
     ]);
   });
@@ -64,6 +65,12 @@ describe('packaging/install.sh into a scratch root', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(snapshot(host.root), before);
     assert.ok(!again.calls.some((call) => call.startsWith('useradd')));
+    // Without setup options the existing configuration is kept: setup would ask for --domain and the rest.
+    assert.ok(!again.calls.some((call) => call.startsWith('gatehouse setup')), again.calls.join('\n'));
+    assert.match(
+      again.stdout,
+      /^Kept the configuration \/etc\/gatehouse\/gatehouse\.toml \(setup runs only with options after --\)$/m,
+    );
     assert.ok(again.calls.includes('systemctl restart gatehouse.service'));
   });
 
@@ -107,7 +114,11 @@ describe('packaging/install.sh into a scratch root', () => {
       readFileSync(dropIn, 'utf8'),
       '# Written by install.sh: server.listen uses port 443, below 1024.\n[Service]\nCapabilityBoundingSet=CAP_NET_BIND_SERVICE\nAmbientCapabilities=CAP_NET_BIND_SERVICE\n',
     );
-    assert.equal(runInstaller(host, ['--from', release], { STUB_LISTEN: '127.0.0.1:8443' }).code, 0);
+    // Setup options after -- make it run setup again, which (the stub) writes the new port.
+    const moved = runInstaller(host, ['--from', release, '--', '--domain', 'id.example.org'], {
+      STUB_LISTEN: '127.0.0.1:8443',
+    });
+    assert.equal(moved.code, 0);
     assert.equal(existsSync(path.dirname(dropIn)), false);
   });
 
@@ -132,7 +143,11 @@ describe('packaging/install.sh --uninstall', () => {
     const host = installed();
     const result = runInstaller(host, ['--uninstall']);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(result.calls, ['systemctl disable --now gatehouse.service', 'systemctl daemon-reload']);
+    assert.deepEqual(result.calls, [
+      'systemctl disable --now gatehouse.service',
+      'systemctl daemon-reload',
+      'systemctl reset-failed gatehouse.service',
+    ]);
     for (const gone of [
       'opt/gatehouse',
       'usr/local/bin/gatehouse',
@@ -161,6 +176,7 @@ describe('packaging/install.sh --uninstall', () => {
     assert.deepEqual(result.calls, [
       'systemctl disable --now gatehouse.service',
       'systemctl daemon-reload',
+      'systemctl reset-failed gatehouse.service',
       `userdel --root ${host.root} gatehouse`,
     ]);
     for (const gone of ['opt/gatehouse', 'etc/gatehouse', 'var/lib/gatehouse', 'var/log/gatehouse'])
@@ -310,6 +326,18 @@ describe('packaging files', () => {
       'User=gatehouse',
     ])
       assert.ok(text.includes(line), line);
+  });
+
+  test('the unit limits systemd restarts to 10 a minute, keeps 64 and 78 failed, and claims no reload', () => {
+    const unit = readFileSync(path.resolve(import.meta.dirname, '../../packaging/gatehouse.service'), 'utf8');
+    const section = (name: string) => unit.split(/^\[/m).find((part) => part.startsWith(`${name}]`)) ?? '';
+    // Start limits belong to [Unit]: under [Service] systemd ignores them (with only a warning).
+    assert.match(section('Unit'), /^StartLimitIntervalSec=60$/m);
+    assert.match(section('Unit'), /^StartLimitBurst=10$/m);
+    assert.match(section('Service'), /^Restart=on-failure$/m);
+    assert.match(section('Service'), /^RestartPreventExitStatus=64 78$/m);
+    // The service reads gatehouse.toml only when it starts: a reload would pretend to apply a change.
+    assert.doesNotMatch(unit, /^ExecReload=/m);
   });
 
   test('the unit rates as well hardened by systemd-analyze security (exposure 2.0 or lower)', () => {

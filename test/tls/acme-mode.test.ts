@@ -44,12 +44,18 @@ function plainGet(port: number, urlPath: string): Promise<{ status: number; body
   });
 }
 
-async function acmeNode(directoryUrl: string, caFile: string, httpPort: number) {
+async function acmeNode(
+  directoryUrl: string,
+  caFile: string,
+  httpPort: number,
+  issuer = 'https://localhost',
+  email = 'ops@acme.test',
+) {
   const dir = scratchDir();
   const secretsDir = path.join(dir, 'secrets');
   generateSecretFiles(secretsDir);
   const config: Config = makeConfig({
-    server: { issuer: 'https://localhost' },
+    server: { issuer },
     database: { url: database.url },
     secrets: { dir: secretsDir },
     data: { dir },
@@ -57,7 +63,7 @@ async function acmeNode(directoryUrl: string, caFile: string, httpPort: number) 
       mode: 'acme',
       acme_directory_url: directoryUrl,
       acme_ca_file: caFile,
-      acme_email: 'ops@acme.test',
+      acme_email: email,
       acme_http_listen: `127.0.0.1:${httpPort}`,
     },
   });
@@ -131,6 +137,25 @@ describe('tls.mode = "acme" against pebble', async () => {
     assert.equal(readStoredPair(node.paths)?.leaf.fingerprint256, (await servedCertificate(port, root)).fingerprint256);
   });
 
+  test('renews with an account registered without a contact address (no empty account update)', async () => {
+    // Its challenges are answered by the first node's listener on pebble's port (they share the database), which
+    // judges their expiry by its clock: both nodes run on the same one.
+    const bare = await acmeNode(pebble.directoryUrl, pebble.caFile, await freePort(), 'https://localhost', '');
+    const bareServer = await startServer(
+      { config: bare.config, file: null, development: false, deferred: [] },
+      { logStream: new WaitableLogs(), clock: () => new Date(now), tls: { acmeCheckMs: 0 } },
+    );
+    try {
+      const first = readStoredPair(bare.paths);
+      assert.ok(first);
+      now = first.leaf.validToDate.getTime() - 29 * DAY_MS;
+      assert.equal(await bareServer.tls.reload('check'), 'renewed', readAcmeState(bare.paths).last_error ?? '');
+      assert.notEqual(readStoredPair(bare.paths)?.leaf.fingerprint256, first.leaf.fingerprint256);
+    } finally {
+      await bareServer.stop();
+    }
+  });
+
   test('leaves a due renewal to the node that holds the ACME lock, answering busy', async () => {
     const serving = await servedCertificate(port, root);
     now = new Date(serving.valid_to).getTime() - 20 * DAY_MS;
@@ -143,6 +168,31 @@ describe('tls.mode = "acme" against pebble', async () => {
       other.release();
     }
     assert.equal((await servedCertificate(port, root)).fingerprint256, serving.fingerprint256);
+  });
+
+  test('refuses to start, exit status 78 (not restarted), when the authority answers but cannot validate the order', async () => {
+    // pebble cannot resolve this name, so HTTP-01 validation fails: restarting would only spend the authority's limits.
+    const fresh = await acmeNode(
+      pebble.directoryUrl,
+      pebble.caFile,
+      await freePort(),
+      'https://nowhere.gatehouse.invalid',
+    );
+    const failedLine = logs.next(/ACME: no certificate and the first order failed/);
+    await assert.rejects(
+      startServer({ config: fresh.config, file: null, development: false, deferred: [] }, { logStream: logs }),
+      (error: Error & { exitCode?: number }) => {
+        assert.equal(error.name, 'AcmeStartFailed');
+        assert.equal(error.exitCode, 78);
+        assert.match(
+          error.message,
+          /^no TLS certificate for nowhere\.gatehouse\.invalid: the order at https:\/\/localhost:\d+\/dir failed \(.+\); exiting with 78, not retried /,
+        );
+        return true;
+      },
+    );
+    assert.match(await failedLine, /"exit_status":78/);
+    assert.equal(existsSync(fresh.paths.certificate), false);
   });
 
   test('keeps serving the current certificate when the authority is down and reports why', async () => {
@@ -163,7 +213,16 @@ describe('tls.mode = "acme" against pebble', async () => {
     const fresh = await acmeNode(pebble.directoryUrl, pebble.caFile, await freePort());
     await assert.rejects(
       startServer({ config: fresh.config, file: null, development: false, deferred: [] }, { logStream: logs }),
-      /ECONNREFUSED/,
+      (error: Error & { exitCode?: number }) => {
+        assert.equal(error.name, 'AcmeStartFailed');
+        // 69: unreachable may heal, so the unit restarts it (within its start limit).
+        assert.equal(error.exitCode, 69);
+        assert.match(
+          error.message,
+          /^no TLS certificate for localhost and the ACME authority is unreachable \(the ACME directory https:\/\/localhost:\d+\/dir is unreachable: .*ECONNREFUSED.*\); exiting with 69, systemd tries again$/,
+        );
+        return true;
+      },
     );
     assert.equal(existsSync(fresh.paths.certificate), false);
     const section = tlsStatus(fresh.config, new Date());
@@ -181,9 +240,11 @@ describe('tls.mode = "acme" without pebble', async () => {
         { logStream: new WaitableLogs() },
       ),
       {
-        name: 'AcmeRefused',
+        name: 'AcmeStartFailed',
+        exitCode: 78,
         message:
-          'localhost is a reserved name: no certificate is ordered from the public authority https://acme-v02.api.letsencrypt.org/directory (use tls.mode "files" or "external", or a private ACME authority with tls.acme_ca_file)',
+          'no TLS certificate for localhost: the order at https://acme-v02.api.letsencrypt.org/directory failed (localhost is a reserved name: no certificate is ordered from the public authority https://acme-v02.api.letsencrypt.org/directory (use tls.mode "files" or "external", or a private ACME authority with tls.acme_ca_file)); ' +
+          "exiting with 78, not retried (each attempt counts against the authority's limits): check that localhost resolves to this host, that port 80 reaches tls.acme_http_listen and the tls.acme_* settings, then start the service again",
       },
     );
     assert.equal(existsSync(node.paths.accountKey), false, 'no account was even created');
