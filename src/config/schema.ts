@@ -2,8 +2,9 @@
 // why the default, and its security impact; docs/configuration.md is generated from these descriptions
 // (`npm run docs`) and src/http/error-catalogue.test.ts fails when the file is stale.
 
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
 import { DEFAULT_LOCALE, LOCALES } from '../i18n/locales.ts';
+import { Type } from '../schema/type.ts';
 
 const text = (description: string, defaultValue = '') => Type.String({ default: defaultValue, description });
 const flag = (description: string, defaultValue = false) => Type.Boolean({ default: defaultValue, description });
