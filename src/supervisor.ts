@@ -12,7 +12,7 @@ import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
 import { loggerOptions } from './http/logger.ts';
-import { serveNodeMetrics } from './metrics/node-totals.ts';
+import { serveNodeMetrics } from './metrics/node-totals-serve.ts';
 import { prepareDatabase } from './prepare-database.ts';
 import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
