@@ -30,6 +30,14 @@ const LOADED_ON_FIRST_USE = [
   '@zxcvbn-ts/core',
   'qrcode',
   'nodemailer',
+  // Redirect providers (openid-client, oauth4webapi), SAML documents (xmldom, xpath), a parent-domain passkey RP ID
+  // (tldts), the account page's session list (ua-parser-js): issue 37.
+  'openid-client',
+  'oauth4webapi',
+  '@xmldom/xmldom',
+  'xpath',
+  'tldts',
+  'ua-parser-js',
 ];
 
 test('serve and the supervisor load no part of the application', async () => {
