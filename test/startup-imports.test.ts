@@ -38,6 +38,8 @@ const LOADED_ON_FIRST_USE = [
   'xpath',
   'tldts',
   'ua-parser-js',
+  // private_key_jwt client authentication (src/oauth/jose-library.ts); DPoP thumbprints are node:crypto's.
+  'jose',
 ];
 
 test('serve and the supervisor load no part of the application', async () => {
