@@ -12,15 +12,19 @@ import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
 import { loggerOptions } from './http/logger.ts';
-import { serveNodeMetrics } from './metrics/node-totals.ts';
+import { serveNodeMetrics } from './metrics/node-totals-serve.ts';
 import { prepareDatabase } from './prepare-database.ts';
 import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
 import { WorkerStartFailed } from './worker-start-failed.ts';
 
-/** `auto` is one worker per CPU the process may use (cgroup and affinity limits included). */
-export function workerCount(setting: Config['server']['workers']): number {
-  return setting === 'auto' ? availableParallelism() : setting;
+/**
+ * `auto` is one worker per two CPUs the process may use (cgroup and affinity limits included), at least one: a single
+ * worker already keeps about two CPUs busy, its event loop and the libuv pool that runs RSA signing and argon2id
+ * (docs/decisions.md, "The default number of workers"). So a 2-CPU machine runs one process, not a supervisor and two.
+ */
+export function workerCount(setting: Config['server']['workers'], cpus = availableParallelism()): number {
+  return setting === 'auto' ? Math.max(1, Math.floor(cpus / 2)) : setting;
 }
 
 /** A worker that ran this long before exiting counts as healthy: its restart waits the shortest delay again. */

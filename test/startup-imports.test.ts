@@ -30,6 +30,16 @@ const LOADED_ON_FIRST_USE = [
   '@zxcvbn-ts/core',
   'qrcode',
   'nodemailer',
+  // Redirect providers (openid-client, oauth4webapi), SAML documents (xmldom, xpath), a parent-domain passkey RP ID
+  // (tldts), the account page's session list (ua-parser-js): issue 37.
+  'openid-client',
+  'oauth4webapi',
+  '@xmldom/xmldom',
+  'xpath',
+  'tldts',
+  'ua-parser-js',
+  // private_key_jwt client authentication (src/oauth/jose-library.ts); DPoP thumbprints are node:crypto's.
+  'jose',
 ];
 
 test('serve and the supervisor load no part of the application', async () => {
@@ -44,4 +54,21 @@ test('the application loads none of the libraries that wait for their first requ
   await import('../src/server.ts');
   assert.ok(sourceLoaded('app.ts') && packageLoaded('fastify'), 'the check sees what the application does load');
   assert.deepEqual(LOADED_ON_FIRST_USE.filter(packageLoaded), []);
+});
+
+// TypeBox's type engine (its builders) and Value functions: 677 module files and about 12 MB per process. The schemas
+// are built by src/schema/builders.ts and checked with `typebox/schema` alone (docs/decisions.md, "Smaller processes").
+test('no process loads TypeBox beyond its JSON Schema checker', async () => {
+  await import('../src/cli/serve.ts');
+  await import('../src/supervisor.ts');
+  await import('../src/server.ts');
+  const typebox = [...resolved].filter((url) => url.includes('/node_modules/typebox/build/'));
+  assert.ok(
+    typebox.some((url) => url.includes('/build/schema/')),
+    'the check sees the part of TypeBox that is loaded',
+  );
+  assert.deepEqual(
+    typebox.filter((url) => /\/build\/(type|value|compile)\//.test(url)),
+    [],
+  );
 });

@@ -8,6 +8,8 @@ const ENTRY = fileURLToPath(new URL('./reference-process.ts', import.meta.url));
 
 export interface ReferenceProcess {
   measure(request: ReferenceRequest): Promise<number>;
+  /** The rate, and the reference process's CPU (all threads) per operation. */
+  measureWithCpu(request: ReferenceRequest): Promise<{ perSecond: number; cpuMicrosPerOperation: number }>;
   stop(): Promise<void>;
 }
 
@@ -17,14 +19,22 @@ export async function startReferenceProcess(): Promise<ReferenceProcess> {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`reference process exited with ${code}`)));
   });
+  const measureWithCpu = (request: ReferenceRequest) =>
+    new Promise<{ perSecond: number; cpuMicrosPerOperation: number }>((resolve, reject) => {
+      child.once('message', (reply: { perSecond?: number; cpuMicrosPerOperation?: number; error?: string }) =>
+        reply.error === undefined
+          ? resolve({
+              perSecond: reply.perSecond as number,
+              cpuMicrosPerOperation: reply.cpuMicrosPerOperation as number,
+            })
+          : reject(new Error(reply.error)),
+      );
+      child.send(request);
+    });
   return {
-    measure(request) {
-      return new Promise((resolve, reject) => {
-        child.once('message', (reply: { perSecond?: number; error?: string }) =>
-          reply.error === undefined ? resolve(reply.perSecond as number) : reject(new Error(reply.error)),
-        );
-        child.send(request);
-      });
+    measureWithCpu,
+    async measure(request) {
+      return (await measureWithCpu(request)).perSecond;
     },
     async stop() {
       if (child.exitCode !== null) return;

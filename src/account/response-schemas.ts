@@ -1,10 +1,11 @@
 // What the account self-service routes answer (routes.ts), for the published contract. Lists name the members a
 // client relies on and allow more (docs/api.md lists which answers are described in part).
 
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import { type DocumentedError, errorResponses, SIGNED_IN_ERRORS } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import { LOCALES } from '../i18n/locales.ts';
+import { Type } from '../schema/type.ts';
 
 const closed = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 const open = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: true });

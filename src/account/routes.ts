@@ -1,13 +1,14 @@
 // Account self-service (SPEC.md "Endpoints"): every route first checks that self-service is enabled and delivery
 // configured (self_service_disabled / delivery_not_configured), then parses, makes one call and replies.
 // Signed-in routes go through sessions.require, which also applies the CSRF rule to state changes.
-import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { assertSelfServiceAvailable } from '../delivery/status.ts';
 import { assertSameOriginJson } from '../http/csrf.ts';
 import { noBody } from '../http/route-schema.ts';
 import { LOCALES } from '../i18n/locales.ts';
 import { attemptContext } from '../login/local/deps.ts';
+import { Type } from '../schema/type.ts';
 import type { SessionHttp } from '../session/http.ts';
 import type { Session } from '../session/types.ts';
 import { listConnections, removeConnection } from './connections.ts';

@@ -1,8 +1,9 @@
 // What the admin API answers (routes.ts), for the published contract. Closed objects where the handler's shape is
 // fixed; the identity detail and grant lists name their members and allow more, since they gather several modules'
 // views (docs/api.md lists which answers are described in part).
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import { noBody } from '../http/route-schema.ts';
+import { Type } from '../schema/type.ts';
 
 const closed = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 const open = <T extends Type.TProperties>(properties: T) => Type.Object(properties, { additionalProperties: true });

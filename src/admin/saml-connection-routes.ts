@@ -2,11 +2,11 @@
 // admin API (saml-connections.ts). GET /admin/saml-connections, which lists these and the configuration file's, is
 // in src/login/saml/admin-routes.ts. Every route passes the owner guard first.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import { connectionView } from '../login/saml/admin-view.ts';
 import { ADMIN_METADATA_BODY_LIMIT_BYTES, routeBodyLimit } from '../login/saml/body-limits.ts';
+import { Type } from '../schema/type.ts';
 import { type AdminGuard, guardAdminRoutes } from './guard.ts';
 import { Deleted } from './response-schemas.ts';
 import * as saml from './saml-connections.ts';

@@ -1,6 +1,7 @@
 // Admin API request schemas: closed objects (unknown fields are 400), bounded strings and arrays.
-import { Type } from 'typebox';
+
 import { SCOPE_TOKEN } from '../clients/scopes.ts';
+import { Type } from '../schema/type.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Environment = Type.Enum(['development', 'staging', 'production']);

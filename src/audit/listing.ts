@@ -1,9 +1,10 @@
 // What GET /admin/audit accepts and answers: the query's meaning (bounds, dates, cursor) and the records' wire shape.
 // The route schema checks types and lengths; this file checks what a schema cannot say and names the field.
-import { Type } from 'typebox';
+
 import type { Executor } from '../db/pool.ts';
 import type { FieldProblem } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
+import { Type } from '../schema/type.ts';
 import { parseDateTime } from './date-time.ts';
 import { type AuditFilter, type AuditRecord, listAuditRecords } from './store.ts';
 

@@ -2,10 +2,11 @@
 // (the overview's figures from the log), for the console. Reads only; the owner guard runs before the query is validated, so anonymous callers learn nothing.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import type { Sql } from '../db/pool.ts';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
+import { Type } from '../schema/type.ts';
 import { createChainVerifier } from './chain-status.ts';
 import { AuditQuerySchema, auditPage, type NamesOf } from './listing.ts';
 import { auditStats, StatsQuerySchema, StatsSchema } from './stats.ts';

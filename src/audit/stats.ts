@@ -1,9 +1,10 @@
 // What GET /admin/stats accepts and answers: the console overview's sign-ins by method, failed sign-ins, sign-ups
 // and active identities per UTC hour or day, read from the rollup the audit trigger keeps (migration 0045).
-import { Type } from 'typebox';
+
 import type { Executor } from '../db/pool.ts';
 import type { FieldProblem } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
+import { Type } from '../schema/type.ts';
 import { parseDateTime } from './date-time.ts';
 import { type Bucket, readStats, type StatsRange } from './stats-store.ts';
 

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
-import Value from 'typebox/value';
+import { Errors } from 'typebox/schema';
+import { fillDefaults } from '../schema/defaults.ts';
 import { DEVELOPMENT_CONFIG, developmentConfigPath, isDevelopmentConfig } from './development-file.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import { developmentIssuer } from './issuer-listener.ts';
@@ -93,17 +94,17 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   const fromEnv = applyEnvOverrides(raw, options.env ?? process.env);
   const rename = (problems: ConfigProblem[]) => problems.map((p) => ({ ...p, key: fromEnv.get(p.key) ?? p.key }));
 
-  const withDefaults = Value.Default(ConfigSchema, raw) as Record<string, unknown>;
+  const withDefaults = fillDefaults(ConfigSchema, raw) as Record<string, unknown>;
   // TypeBox fills defaults through properties and array items, not through a record's values (`[ldap.<id>]`).
   const ldap = withDefaults.ldap;
   if (typeof ldap === 'object' && ldap !== null)
     for (const [id, entry] of Object.entries(ldap))
-      (ldap as Record<string, unknown>)[id] = Value.Default(LdapDirectorySchema, entry);
+      (ldap as Record<string, unknown>)[id] = fillDefaults(LdapDirectorySchema, entry);
   const saml = withDefaults.saml;
   if (typeof saml === 'object' && saml !== null)
     for (const [id, entry] of Object.entries(saml))
-      (saml as Record<string, unknown>)[id] = Value.Default(SamlConnectionSchema, entry);
-  const schemaProblems = problemsFromSchemaErrors(Value.Errors(ConfigSchema, withDefaults));
+      (saml as Record<string, unknown>)[id] = fillDefaults(SamlConnectionSchema, entry);
+  const schemaProblems = problemsFromSchemaErrors(Errors(ConfigSchema, withDefaults)[1]);
   if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
 
   const config = withDefaults as Config;

@@ -1,9 +1,20 @@
 // The WebAuthn relying party this configuration describes (passkeys.rp_id, passkeys.allowed_origins), and the rule
 // that the RP ID is a registrable domain suffix of the issuer host (WebAuthn Level 3 §5.1.3 step 8, §13.4.9): a
 // browser refuses every ceremony otherwise. Shared by config validation (refuse to start) and `gatehouse doctor`.
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import { getPublicSuffix } from 'tldts';
+import type * as Tldts from 'tldts';
 import type { Config } from './schema.ts';
+
+// tldts (the public suffix list, about 350 kB of source and its tables) loads only for an rp_id that is a parent of
+// the issuer host, the one case that consults the list: configuration is checked in every process, supervisor
+// included, and most configurations name no rp_id. Its CommonJS build keeps the check synchronous.
+const require = createRequire(import.meta.url);
+let tldts: typeof Tldts | null = null;
+const publicSuffixOf = (domain: string) => {
+  tldts ??= require('tldts') as typeof Tldts;
+  return tldts.getPublicSuffix(domain, { allowPrivateDomains: true });
+};
 
 export interface RelyingParty {
   id: string;
@@ -32,8 +43,7 @@ export function rpIdProblem(rpId: string, host: string): string | null {
     return `"${rpId}" is not a lower-case domain name`;
   if (!isSuffixOf(rpId, host)) return `"${rpId}" is not the issuer host ${host} or a parent domain of it`;
   // A public suffix (com, co.uk, github.io) would let every site under it claim these passkeys; browsers refuse it.
-  if (rpId !== host && getPublicSuffix(rpId, { allowPrivateDomains: true }) === rpId)
-    return `"${rpId}" is a public suffix, not a registrable domain`;
+  if (rpId !== host && publicSuffixOf(rpId) === rpId) return `"${rpId}" is a public suffix, not a registrable domain`;
   return null;
 }
 

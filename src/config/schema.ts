@@ -2,8 +2,9 @@
 // why the default, and its security impact; docs/configuration.md is generated from these descriptions
 // (`npm run docs`) and src/http/error-catalogue.test.ts fails when the file is stale.
 
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
 import { DEFAULT_LOCALE, LOCALES } from '../i18n/locales.ts';
+import { Type } from '../schema/type.ts';
 
 const text = (description: string, defaultValue = '') => Type.String({ default: defaultValue, description });
 const flag = (description: string, defaultValue = false) => Type.Boolean({ default: defaultValue, description });
@@ -231,7 +232,7 @@ export const ConfigSchema = Type.Object(
       workers: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 256 })], {
         default: 'auto',
         description:
-          'Worker processes sharing the listener: "auto" runs one per available CPU (the development instance runs 1, tls.mode acme always runs 1: one challenge listener and renewal schedule). Requests, argon2id and RSA signing spread over every core; each worker keeps its own audit chain and database pool (database.pool_max connections each), and a worker that crashes is restarted. No security impact: workers share nothing but the database.',
+          'Worker processes sharing the listener: "auto" runs one per two available CPUs, at least one (the development instance runs 1, tls.mode acme always runs 1: one challenge listener and renewal schedule). One worker already spreads argon2id and RSA signing over every core through its thread pool and keeps about two busy; more workers add event loops for the cheap part of each request, each for about 120 MB (docs/scaling.md). Each worker keeps its own audit chain and database pool (database.pool_max connections each), and a worker that crashes is restarted. No security impact: workers share nothing but the database.',
       }),
       shutdown_timeout_seconds: seconds(
         'On SIGTERM, how long in-flight requests may run before connections are closed.',

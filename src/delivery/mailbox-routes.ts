@@ -3,10 +3,10 @@
 // issuer; it sits behind the owner guard like every /admin route.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { Sql } from '../db/pool.ts';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
+import { Type } from '../schema/type.ts';
 import { readMailbox } from './dev-mailbox.ts';
 
 export interface MailboxRouteOptions {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import type { Migration } from '../db/migrate.ts';
 import type { Sql } from '../db/pool.ts';
 import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError } from '../http/errors.ts';
+import { Type } from '../schema/type.ts';
 import { checkReadiness } from './readiness.ts';
 
 export interface HealthDeps {

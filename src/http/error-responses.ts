@@ -1,7 +1,8 @@
 // Route schemas for error answers: the envelope (error-envelope.ts) with the codes a route can give, grouped by the
 // status each code answers with. Routes list only their own codes; src/openapi/document.ts adds the ones any route
 // can give (COMMON_ERRORS) so the published contract names every status a route answers with.
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
+import { Type } from '../schema/type.ts';
 import { type ErrorCode, errorCatalogue } from './error-catalogue.ts';
 
 /** A code, or a code with the status it answers with where its RFC gives it another (GatehouseErrorOptions.status). */

@@ -1,6 +1,7 @@
 // What a route's `schema` may carry beyond what Fastify validates: the parts the published contract reads
 // (src/openapi/document.ts). Fastify ignores keys it does not know, so these document without changing behaviour.
-import { type TSchema, Type } from 'typebox';
+import type { TSchema } from 'typebox';
+import { Type } from '../schema/type.ts';
 
 /** Security requirement objects (OpenAPI 3.1 §4.8.30), naming schemes from src/openapi/security.ts. */
 export type SecurityRequirement = Readonly<Record<string, readonly string[]>>;

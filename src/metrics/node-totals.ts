@@ -1,38 +1,15 @@
 // /metrics reports the node, not the worker that happened to take the scrape. With server.workers > 1 the primary
 // hands each connection to a worker in turn, so per-worker counters would alternate between the workers' values
 // and Prometheus would read nearly every scrape as a counter reset. The worker that takes the scrape asks the
-// supervisor (node:cluster primary), which collects every worker's registry with prom-client's AggregatorRegistry
-// and answers with the node's totals: counters and histograms summed, gauges per their `aggregator`.
+// supervisor (node:cluster primary, node-totals-serve.ts), which collects every worker's registry with prom-client's
+// AggregatorRegistry and answers with the node's totals: counters and histograms summed, gauges per their `aggregator`.
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import { ANSWER, type Answer, ASK, isMessage } from './node-totals-serve.ts';
 
-const ASK = 'gatehouse:node-metrics';
-const ANSWER = 'gatehouse:node-metrics-answer';
 /** Longer than AggregatorRegistry's own 5 s wait for the workers, so its error arrives first. */
 const ANSWER_TIMEOUT_MS = 7000;
-
-interface Answer {
-  type: typeof ANSWER;
-  id: string;
-  text?: string;
-  error?: string;
-}
-
-const isMessage = <T extends { type: string }>(value: unknown, type: T['type']): value is T =>
-  typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type;
-
-/** In the supervisor: answers each worker's request with the text exposition of every worker's metrics. */
-export function serveNodeMetrics(): void {
-  const aggregator = new AggregatorRegistry();
-  cluster.on('message', (worker, message: unknown) => {
-    if (!isMessage<{ type: typeof ASK; id: string }>(message, ASK)) return;
-    aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: ANSWER, id: message.id, text } satisfies Answer),
-      (error: Error) => worker.send({ type: ANSWER, id: message.id, error: error.message } satisfies Answer),
-    );
-  });
-}
 
 const pending = new Map<string, (answer: Answer) => void>();
 let listening = false;

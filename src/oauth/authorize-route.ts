@@ -1,12 +1,12 @@
 // GET (and POST) /oauth/authorize and the consent form's POST. The route reads the query and session, asks authorize.ts, and
 // writes what it decided: a redirect (302 for GET, 303 after a POST per DESIGN.md), the consent page or an error page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { Audit } from '../audit/audit.ts';
 import { assertSameOriginForm } from '../http/csrf.ts';
 import { errorResponses } from '../http/error-responses.ts';
 import { GatehouseError, NotFound } from '../http/errors.ts';
 import { htmlPage, redirect, SESSION } from '../http/route-schema.ts';
+import { Type } from '../schema/type.ts';
 import type { SessionHttp } from '../session/http.ts';
 import {
   type AuthorizeDeps,

@@ -1,10 +1,10 @@
 // private_key_jwt (RFC 7523 §2.2 and §3, OIDC Core §9): a client proves itself with a JWT it signed with a key it
 // registered. iss and sub are its client_id, aud names this server (the issuer or the token endpoint), exp is near,
 // and the jti is used once (the replay store every node shares).
-import { decodeJwt, jwtVerify } from 'jose';
 import type { Client } from '../clients/store.ts';
 import { tokenHash } from '../crypto/primitives.ts';
 import type { ClientKeys } from './client-keys.ts';
+import { jose } from './jose-library.ts';
 import type { JtiReplayGuard } from './jti-replay-guard.ts';
 
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -24,7 +24,7 @@ export class AssertionRefused extends Error {}
 export function assertionIssuer(assertion: string): string | null {
   if (assertion.length > MAX_ASSERTION_LENGTH) return null;
   try {
-    const iss = decodeJwt(assertion).iss;
+    const iss = jose().decodeJwt(assertion).iss;
     return typeof iss === 'string' ? iss : null;
   } catch {
     return null;
@@ -45,7 +45,7 @@ export async function verifyClientAssertion(deps: AssertionDeps, client: Client,
   const now = deps.clock();
   let payload: { exp?: number; jti?: unknown };
   try {
-    ({ payload } = await jwtVerify(assertion, keys, {
+    ({ payload } = await jose().jwtVerify(assertion, keys, {
       issuer: client.id,
       subject: client.id,
       audience: [deps.issuer, `${deps.issuer}/oauth/token`],

@@ -2,9 +2,10 @@
 // with a timeout and a size limit and kept for a while (jose's remote key set: refetched after CACHE_MAX_AGE, or
 // sooner when an assertion names a key it does not hold, at most once per COOLDOWN). One key set per client and
 // registration: a changed registration (new keys or URI) gets a new one.
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import type { Client } from '../clients/store.ts';
 import { BoundedMap } from './bounded-map.ts';
+import { jose } from './jose-library.ts';
 
 const FETCH_TIMEOUT_MS = 5_000;
 const CACHE_MAX_AGE_MS = 10 * 60_000;
@@ -43,6 +44,7 @@ export function createClientKeys(): ClientKeys {
       if (source === null) return null;
       const known = sets.get(client.id);
       if (known?.source === source) return known.keys;
+      const { createLocalJWKSet, createRemoteJWKSet, customFetch } = jose();
       const keys = client.jwksUri
         ? createRemoteJWKSet(new URL(client.jwksUri), {
             timeoutDuration: FETCH_TIMEOUT_MS,

@@ -3,10 +3,10 @@
 // the session cookie (sessions.require: a partial session is sent through its second step first, and state changes
 // pass the CSRF rule). The token endpoint's side is grants/device-code.ts.
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { errorResponses, SIGNED_IN_ERRORS } from '../http/error-responses.ts';
 import { CLIENT, SESSION } from '../http/route-schema.ts';
 import { attemptContext } from '../login/local/deps.ts';
+import { Type } from '../schema/type.ts';
 import type { SessionHttp } from '../session/http.ts';
 import { authenticateClient, type ClientAuthDeps, rejectAuthorizationHeader } from './client-auth.ts';
 import { allowPreflight, corsHeaders } from './cors.ts';

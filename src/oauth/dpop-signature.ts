@@ -3,8 +3,7 @@
 // proof is checked on every DPoP request, and jose's WebCrypto route cost about 45 µs of CPU per proof more than
 // node:crypto's synchronous one (Ed25519, measured: docs/decisions.md "DPoP proofs on node:crypto"). What a JWS
 // algorithm means is fixed here per name (RFC 7518 §3), never taken from the key.
-import { constants, createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import { constants, createHash, createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 import { BoundedMap } from './bounded-map.ts';
 
 /** RFC 9449 §4.2 `alg`: asymmetric only; RS256 and PS256 for keys clients already hold, ES256 and EdDSA. */
@@ -39,6 +38,25 @@ function fits(alg: DpopAlgorithm, key: KeyObject): boolean {
   }
 }
 
+/** RFC 7638 §3.2: the required members of each key type, in lexicographic order, which is the order hashed. */
+const THUMBPRINT_MEMBERS: Record<string, string[]> = {
+  EC: ['crv', 'kty', 'x', 'y'],
+  OKP: ['crv', 'kty', 'x'],
+  RSA: ['e', 'kty', 'n'],
+};
+
+/**
+ * RFC 7638 SHA-256 thumbprint: the JSON of the required members alone, no whitespace, in order, hashed. Null when a
+ * member is missing or not a string. Written here with node:crypto rather than taken from jose, which a DPoP proof
+ * then does not load.
+ */
+function jwkThumbprint(jwk: Record<string, unknown>): string | null {
+  const members = THUMBPRINT_MEMBERS[String(jwk.kty)];
+  if (!members || members.some((member) => typeof jwk[member] !== 'string')) return null;
+  const canonical = JSON.stringify(Object.fromEntries(members.map((member) => [member, jwk[member]])));
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
 /** A client signs every proof with the same key: each is imported and hashed once. */
 const KEYS_CACHED = 1_000;
 const imported = new BoundedMap<string, ProofKey | null>(KEYS_CACHED);
@@ -54,7 +72,8 @@ export async function proofKey(alg: unknown, jwk: unknown): Promise<ProofKey | n
   if (!PRIVATE_MEMBERS.some((member) => member in jwk)) {
     try {
       const key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
-      if (fits(alg, key)) found = { key, jkt: await calculateJwkThumbprint(jwk as JWK, 'sha256') };
+      const jkt = jwkThumbprint(jwk as Record<string, unknown>);
+      if (fits(alg, key) && jkt !== null) found = { key, jkt };
     } catch {
       // Not a JWK node:crypto can read: no key.
     }

@@ -1,8 +1,9 @@
 // The OAuth/OIDC endpoints' request parameters and answers, for the published contract (src/openapi/). The handlers
 // parse their query and form parameters themselves (form.ts: RFC 6749 codes, repeated parameters refused), so these
 // document and are not what Fastify validates with; the answers are what the handlers send.
-import { Type } from 'typebox';
+
 import { errorResponses } from '../http/error-responses.ts';
+import { Type } from '../schema/type.ts';
 
 const text = (description: string) => Type.Optional(Type.String({ description }));
 const form = (properties: Type.TProperties) => Type.Object(properties, { additionalProperties: true });

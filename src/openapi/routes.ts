@@ -3,7 +3,7 @@
 // kept: routes do not change while the process runs.
 
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type } from '../schema/type.ts';
 import type { CollectedRoute } from './collect.ts';
 import { buildOpenApiDocument } from './document.ts';
 

@@ -3,7 +3,7 @@
 // exists with the same fields is left alone, so an import can be re-run. An entry that exists with different fields
 // is a conflict, and any conflict or invalid entry refuses the whole import before anything changes. Clients keep
 // their client_id; a confidential client gets a NEW secret, returned once (docs/decisions.md "Export and import").
-import { Type } from 'typebox';
+
 import { createApplication, listApplications } from '../admin/applications.ts';
 import { createClient, getClient } from '../admin/clients.ts';
 import type { Actor, AdminDeps } from '../admin/context.ts';
@@ -11,6 +11,7 @@ import { createResource, listResources } from '../admin/resources.ts';
 import { ApplicationCreate, ClientCreate, ResourceCreate } from '../admin/schemas.ts';
 import type { ClientId } from '../clients/ids.ts';
 import { NotFound } from '../http/errors.ts';
+import { Type } from '../schema/type.ts';
 import { OperationRefused } from './errors.ts';
 import { EXPORT_FORMAT } from './registry-export.ts';
 import { assertFits, schemaProblems } from './validate-input.ts';

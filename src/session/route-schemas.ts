@@ -1,6 +1,7 @@
 // What a successful sign-in answers, whatever the method (local, passkey, wallet): the session's assurance and how
 // it was reached, and which step it still waits for. The session cookie itself is set in the same answer.
-import { type Static, Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Type } from '../schema/type.ts';
 import type { Session } from './types.ts';
 
 export const SessionStarted = Type.Object(

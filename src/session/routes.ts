@@ -1,10 +1,10 @@
 // POST /auth/logout ends the caller's own session with a single UPDATE (session/store.ts), so every node refuses the
 // cookie on its next request. An owner ending every session of an identity is an admin route (admin/identities.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Audit } from '../audit/audit.ts';
 import { errorResponses } from '../http/error-responses.ts';
 import { noBody, SESSION } from '../http/route-schema.ts';
+import { Type } from '../schema/type.ts';
 import type { SessionHttp } from './http.ts';
 
 export interface SessionRouteOptions {

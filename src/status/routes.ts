@@ -2,7 +2,6 @@
 // call the webhook, so they are bounded by a timeout, and concurrent requests on a node share one run.
 import { promises as dns } from 'node:dns';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { AdminGuard } from '../admin/guard.ts';
 import type { Config } from '../config/schema.ts';
 import type { Migration } from '../db/migrate.ts';
@@ -11,6 +10,7 @@ import type { DnsResolver } from '../delivery/dns-report.ts';
 import { ADMIN_ERRORS, errorResponses } from '../http/error-responses.ts';
 import { SESSION } from '../http/route-schema.ts';
 import type { Keyring } from '../oauth/keyring.ts';
+import { Type } from '../schema/type.ts';
 import type { StatusReport } from './report.ts';
 
 export interface StatusRouteOptions {

@@ -1,5 +1,7 @@
 // The redirect providers this instance offers, built once from configuration: each enabled, non-deferred provider
 // whose kind has a flow in this version. The client secret is read from its file in secrets.dir here, at startup.
+
+import { createPrivateKey } from 'node:crypto';
 import {
   genericProviderState,
   providerSecretFile,
@@ -8,12 +10,27 @@ import {
   readProviderSecret,
 } from '../../config/provider-state.ts';
 import type { Config } from '../../config/schema.ts';
-import { appleFlow } from './apple.ts';
-import { discordFlow } from './discord.ts';
-import { githubFlow } from './github.ts';
-import { microsoftFlow } from './microsoft.ts';
-import { oidcFlow } from './oidc.ts';
+import type { OidcOptions } from './oidc.ts';
 import type { FederatedProvider, ProviderFlow } from './provider.ts';
+
+/**
+ * A provider's flow whose module, and the client library under it (openid-client, oauth4webapi, jose), is imported at
+ * the first sign-in that uses it: a node with no redirect provider enabled never loads them (docs/decisions.md
+ * "Smaller processes").
+ */
+function lazyFlow(load: () => Promise<ProviderFlow>): ProviderFlow {
+  let flow: Promise<ProviderFlow> | null = null;
+  const loaded = () => {
+    flow ??= load();
+    return flow;
+  };
+  return {
+    authorizationUrl: async (trip) => (await loaded()).authorizationUrl(trip),
+    complete: async (callback, trip) => (await loaded()).complete(callback, trip),
+  };
+}
+
+const oidcFlow = (options: OidcOptions) => lazyFlow(async () => (await import('./oidc.ts')).oidcFlow(options));
 
 /** The shared callback (SPEC.md "Shared redirect-provider callback"), registered exactly so at every provider. */
 export const CALLBACK_PATH = '/auth/federated/callback';
@@ -33,16 +50,21 @@ const NAMED_FLOWS: Partial<Record<RedirectProviderId, (c: Credentials) => Provid
   google: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
   gitlab: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
   slack: (c) => oidcFlow({ ...c, scopes: ['openid', 'email', 'profile'] }),
-  microsoft: (c) => microsoftFlow(c),
-  github: (c) => githubFlow({ ...c, base: c.issuer }),
-  discord: (c) => discordFlow({ ...c, base: c.issuer }),
-  apple: (c) =>
-    appleFlow({
-      ...c,
-      teamId: c.config.providers.apple.team_id,
-      keyId: c.config.providers.apple.key_id,
-      privateKeyPem: c.clientSecret,
-    }),
+  microsoft: (c) => lazyFlow(async () => (await import('./microsoft.ts')).microsoftFlow(c)),
+  github: (c) => lazyFlow(async () => (await import('./github.ts')).githubFlow({ ...c, base: c.issuer })),
+  discord: (c) => lazyFlow(async () => (await import('./discord.ts')).discordFlow({ ...c, base: c.issuer })),
+  apple: (c) => {
+    // The key is read now, so an unusable provider-apple.p8 stops the start as before, not the first sign-in.
+    createPrivateKey(c.clientSecret);
+    return lazyFlow(async () =>
+      (await import('./apple.ts')).appleFlow({
+        ...c,
+        teamId: c.config.providers.apple.team_id,
+        keyId: c.config.providers.apple.key_id,
+        privateKeyPem: c.clientSecret,
+      }),
+    );
+  },
 };
 
 export const NAMED_PROVIDER_NAMES: Record<RedirectProviderId, string> = {

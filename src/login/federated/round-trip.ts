@@ -3,7 +3,7 @@
 // started with; the callback takes that transaction exactly once, with the cookie, and only that provider's answer
 // can complete it (mix-up defence, RFC 9700 §4.4: an answer from another provider meets another issuer, another
 // client and another PKCE verifier, and openid-client checks `iss` per RFC 9207).
-import * as client from 'openid-client';
+import { randomBytes } from 'node:crypto';
 import { randomToken, tokenHash } from '../../crypto/primitives.ts';
 import { GatehouseError } from '../../http/errors.ts';
 import type { Sub } from '../../identity/ids.ts';
@@ -32,6 +32,8 @@ export interface Started {
   maxAgeSeconds: number;
 }
 
+const randomValue = () => randomBytes(32).toString('base64url');
+
 export function offeredProvider(deps: FederatedDeps, id: string): FederatedProvider {
   const provider = deps.providers.get(id);
   if (!provider) throw new GatehouseError('provider_not_available');
@@ -40,10 +42,12 @@ export function offeredProvider(deps: FederatedDeps, id: string): FederatedProvi
 
 export async function startRoundTrip(deps: FederatedDeps, input: StartInput): Promise<Started> {
   const provider = offeredProvider(deps, input.providerId);
+  // 32 random bytes each, base64url, as openid-client's randomState/randomNonce/randomPKCECodeVerifier make them
+  // (RFC 7636 §4.1: a 43-character verifier); not imported from it, so a start does not load the library.
   const trip = {
-    state: client.randomState(),
-    nonce: client.randomNonce(),
-    codeVerifier: client.randomPKCECodeVerifier(),
+    state: randomValue(),
+    nonce: randomValue(),
+    codeVerifier: randomValue(),
   };
   const location = await provider.flow.authorizationUrl(trip).catch((error: unknown) => {
     deps.logFailure(provider.id, error);

@@ -3,12 +3,12 @@
 // callback, GET and POST (response_mode=form_post) /auth/federated/callback. These are browser navigations, so every
 // outcome is a redirect or an HTML page, never a JSON envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
 import { addFormBodyParser } from '../../http/form-body.ts';
 import { type PageShell, sendPage } from '../../http/html-page.ts';
 import { safeReturnTo } from '../../http/return-to.ts';
 import { htmlPage, redirect, SESSION } from '../../http/route-schema.ts';
+import { Type } from '../../schema/type.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { afterSignIn, isComplete } from '../../session/partial.ts';
 import { completeCallback } from './callback.ts';

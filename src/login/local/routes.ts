@@ -2,12 +2,12 @@
 // the strength of a cookie (login transaction or session), so each passes the CSRF rule (DESIGN.md "CSRF").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { assertSameOriginJson } from '../../http/csrf.ts';
 import { errorResponses } from '../../http/error-responses.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { SESSION } from '../../http/route-schema.ts';
 import { normalizeEmail } from '../../identity/ids.ts';
+import { Type } from '../../schema/type.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { connectionForSubject, samlPaths } from '../saml/connection.ts';

@@ -1,5 +1,5 @@
 // GET /auth/providers's answer (available.ts SignInMethods), for the published contract.
-import { Type } from 'typebox';
+import { Type } from '../../schema/type.ts';
 
 export const SignInMethodsAnswer = Type.Object(
   {

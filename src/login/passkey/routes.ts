@@ -4,12 +4,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { Type } from 'typebox';
 import { randomToken } from '../../crypto/primitives.ts';
 import { assertSelfServiceAvailable } from '../../delivery/status.ts';
 import { assertSameOriginJson } from '../../http/csrf.ts';
 import { type DocumentedError, errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts';
 import { noBody, SESSION } from '../../http/route-schema.ts';
+import { Type } from '../../schema/type.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { attemptContext } from '../local/deps.ts';

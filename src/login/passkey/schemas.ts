@@ -1,7 +1,7 @@
 // Request schemas for the WebAuthn JSON the browser sends (WebAuthn Level 3 §5.1.8 toJSON(), as
 // @simplewebauthn/browser produces it). Base64url fields are passed to the verifier unmodified, so the schema
 // only insists they are base64url of a sane size: anything else is a 400 envelope before any lookup.
-import { Type } from 'typebox';
+import { Type } from '../../schema/type.ts';
 
 const b64url = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+$' });
 /** §5.1: credential ids are at most 1023 bytes. */

@@ -2,9 +2,9 @@
 // (read at startup, keys in secrets.dir) and those made through the admin API (src/admin/saml-connection-routes.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { ADMIN_ERRORS, errorResponses } from '../../http/error-responses.ts';
 import { SESSION } from '../../http/route-schema.ts';
+import { Type } from '../../schema/type.ts';
 import { connectionView } from './admin-view.ts';
 import type { SamlConnection } from './connection.ts';
 

@@ -4,9 +4,8 @@
 // still refused with a DTD, like every SAML document here. Its own signature, if any, is not checked: trusting the
 // file is the operator's choice, as with a certificate file.
 import { X509Certificate } from 'node:crypto';
-import { DOMParser } from '@xmldom/xmldom';
-import xpath from 'xpath';
 import { declaresDtd } from './response-checks.ts';
+import { xmlLibraries } from './xml-libraries.ts';
 
 export interface IdpMetadata {
   entityId: string;
@@ -15,18 +14,18 @@ export interface IdpMetadata {
 }
 
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-const select = (expression: string, node: Node) => xpath.select(expression, node) as Node[];
+const select = (expression: string, node: Node) => xmlLibraries().xpath.select(expression, node) as Node[];
 const textOf = (node: Node) => (node.textContent ?? '').replace(/\s+/g, '');
 
 const pemOf = (base64: string) =>
   `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)?.join('\n') ?? ''}\n-----END CERTIFICATE-----\n`;
 
-export function parseIdpMetadata(xml: string): IdpMetadata {
-  if (declaresDtd(xml)) throw new Error('declares a DTD, which SAML metadata never needs');
+export function parseIdpMetadata(document: string): IdpMetadata {
+  if (declaresDtd(document)) throw new Error('declares a DTD, which SAML metadata never needs');
   const problems: string[] = [];
-  const doc = new DOMParser({
+  const doc = new (xmlLibraries().DOMParser)({
     errorHandler: { warning: () => undefined, error: (m) => problems.push(m), fatalError: (m) => problems.push(m) },
-  }).parseFromString(xml, 'text/xml');
+  }).parseFromString(document, 'text/xml');
   const root = doc.documentElement as unknown as Element | null;
   if (problems.length > 0 || !root || root.localName !== 'EntityDescriptor')
     throw new Error('is not one SAML EntityDescriptor');

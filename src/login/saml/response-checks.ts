@@ -1,8 +1,7 @@
 // What a SAML response must also satisfy after node-saml has verified its signature, time window and Audience
 // (SAML 2.0 profiles §4.1.4.2-3, Web Browser SSO): no DTD at all, the Issuer we configured, our ACS as Destination and
 // as Recipient of a bearer confirmation that answers our request, and an assertion ID seen never before.
-import { DOMParser } from '@xmldom/xmldom';
-import xpath from 'xpath';
+import { xmlLibraries } from './xml-libraries.ts';
 
 /**
  * SAML messages never need a DTD, and a DTD is how entity expansion (billion laughs) and external entities (XXE)
@@ -14,6 +13,7 @@ export const declaresDtd = (xml: string): boolean => /<!(DOCTYPE|ENTITY)/i.test(
 export function responseDestination(xml: string): string | null {
   // node-saml parsed this document already; a second parse only reads one attribute, so its warnings are noise.
   const quiet = () => undefined;
+  const { DOMParser, xpath } = xmlLibraries();
   const doc = new DOMParser({ errorHandler: { warning: quiet, error: quiet, fatalError: quiet } }).parseFromString(
     xml,
     'text/xml',

@@ -5,7 +5,6 @@
 // HTTP-POST). Browser navigations get an HTML page on refusal; any other client the
 // JSON error envelope, with the same catalogue code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { ErrorCode } from '../../http/error-catalogue.ts';
 import { errorEnvelopeSchema } from '../../http/error-responses.ts';
 import { GatehouseError, InvalidRequest } from '../../http/errors.ts';
@@ -14,6 +13,7 @@ import { type PageShell, sendPage } from '../../http/html-page.ts';
 import { safeReturnTo } from '../../http/return-to.ts';
 import { mediaAnswer, redirect, SESSION } from '../../http/route-schema.ts';
 import type { Sub } from '../../identity/ids.ts';
+import { Type } from '../../schema/type.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { afterSignIn, isComplete } from '../../session/partial.ts';
 import { sendRefusalPage, signupClosedPage } from '../federated/pages.ts';

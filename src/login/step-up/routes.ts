@@ -2,10 +2,10 @@
 // finishes it. The passkey alternative is an ordinary passkey sign-in (src/login/passkey/routes.ts), whose options
 // name the partial session's own passkeys.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { errorResponses } from '../../http/error-responses.ts';
 import { InvalidRequest } from '../../http/errors.ts';
 import { SESSION } from '../../http/route-schema.ts';
+import { Type } from '../../schema/type.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { attemptContext, type LocalLoginDeps } from '../local/deps.ts';

@@ -5,12 +5,12 @@
 // identity. Every route changes state on the strength of a cookie, so each passes the CSRF rule.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { randomToken } from '../../crypto/primitives.ts';
 import { assertSameOriginJson } from '../../http/csrf.ts';
 import { errorResponses, SIGNED_IN_ERRORS } from '../../http/error-responses.ts';
 import { GatehouseError } from '../../http/errors.ts';
 import { SESSION } from '../../http/route-schema.ts';
+import { Type } from '../../schema/type.ts';
 import type { SessionHttp } from '../../session/http.ts';
 import { SessionStarted, sessionStarted } from '../../session/route-schemas.ts';
 import { readLoginCookie, setLoginCookie } from '../local/login-cookie.ts';

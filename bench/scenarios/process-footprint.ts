@@ -1,0 +1,163 @@
+// What a node costs in memory and in loaded code: the idle RSS of a one-worker node (one process) and of a
+// two-worker node's supervisor and workers, the one-worker node's RSS after a bounded client_credentials load, and
+// the module files each kind of process loads. RSS counts the pages of the node executable each process touched
+// (about 35 MB for a bare Node 24 here, shared between the processes of a node); the private memory (anonymous pages,
+// what each process adds on its own) is reported beside it.
+//
+// Module lists come from a separate two-worker node started with bench/helpers/count-modules.mjs preloaded (Node's
+// module hooks), so the hooks never weigh on a measured RSS.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { form, formRequestsPerSecond, type OAuthBench, startOAuthBench } from '../helpers/oauth.ts';
+import { ISSUER, processRssMegabytes, processTree, startServer } from '../helpers/server.ts';
+import { type BenchContext, median, type Scenario, sampled } from '../lib.ts';
+
+const COUNTER = fileURLToPath(new URL('../helpers/count-modules.mjs', import.meta.url));
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Anonymous (private, not file-backed) memory of a process in MB, from /proc/PID/smaps_rollup. */
+function anonymousMegabytes(pid: number): number {
+  const match = /^Anonymous:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+  return Number(match?.[1] ?? Number.NaN) / 1024;
+}
+
+const nodeSettings = (workers: number) => ({
+  settings: { server: { issuer: ISSUER, listen: '127.0.0.1:0', workers } },
+});
+
+const tokens = (bench: OAuthBench, durationMs: number) =>
+  formRequestsPerSecond(
+    bench.server.url,
+    '/oauth/token',
+    form({
+      grant_type: 'client_credentials',
+      client_id: bench.service.clientId,
+      client_secret: bench.service.secret,
+      scope: 'read',
+      resource: bench.service.audience,
+    }),
+    32,
+    durationMs,
+  );
+
+interface ModuleList {
+  role: 'primary' | 'worker';
+  files: string[];
+}
+
+/** The files a two-worker node's supervisor and first worker load, up to listening and one token request. */
+async function moduleLists(): Promise<{ primary: string[]; worker: string[] }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-modules-'));
+  const saved = { list: process.env.BENCH_MODULE_LIST_DIR, flags: process.env.BENCH_SERVER_NODE_FLAGS };
+  process.env.BENCH_MODULE_LIST_DIR = dir;
+  process.env.BENCH_SERVER_NODE_FLAGS = `--import=${COUNTER}`;
+  try {
+    const server = await startServer(nodeSettings(2));
+    process.env.BENCH_MODULE_LIST_DIR = saved.list;
+    process.env.BENCH_SERVER_NODE_FLAGS = saved.flags;
+    if (saved.list === undefined) delete process.env.BENCH_MODULE_LIST_DIR;
+    if (saved.flags === undefined) delete process.env.BENCH_SERVER_NODE_FLAGS;
+    await server.stop();
+    const lists = readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as ModuleList);
+    const primary = lists.find((l) => l.role === 'primary');
+    const worker = lists.find((l) => l.role === 'worker');
+    if (!primary || !worker) throw new Error('the module lists of the supervisor and a worker were not written');
+    return { primary: primary.files, worker: worker.files };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Files per package (node_modules) or "gatehouse" (src/), the largest first. */
+function byPackage(files: string[], top = 8): string {
+  const counts = new Map<string, number>();
+  for (const url of files) {
+    const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.includes('/src/') ? 'gatehouse' : 'other');
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
+}
+
+export const scenario: Scenario = {
+  name: 'process-footprint',
+  description:
+    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process) and of the supervisor and a worker of a node with server.workers = 2; the one-worker node under client_credentials load (concurrency 32) for the rounds, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
+  async run(context: BenchContext) {
+    // Also the cold start that fills the run's compile cache: every measured node below is a restart.
+    const modules = await moduleLists();
+
+    const one = await startOAuthBench(nodeSettings(1));
+    const two = await startServer(nodeSettings(2));
+    let twoStopped: Promise<void> | null = null;
+    const stopTwo = () => (twoStopped ??= two.stop());
+    try {
+      await tokens(one, 50);
+      await settle(2000);
+      const [supervisor, ...workers] = processTree(two.pid);
+      if (workers.length !== 2) throw new Error(`the two-worker node has ${workers.length} workers, not 2`);
+      const idle = {
+        one: processRssMegabytes(one.server.pid),
+        oneAnon: anonymousMegabytes(one.server.pid),
+        supervisor: processRssMegabytes(supervisor as number),
+        supervisorAnon: anonymousMegabytes(supervisor as number),
+        worker: median(workers.map(processRssMegabytes)),
+        workerAnon: median(workers.map(anonymousMegabytes)),
+        node2: processTree(two.pid).reduce((sum, pid) => sum + processRssMegabytes(pid), 0),
+      };
+      await stopTwo();
+
+      let errors = 0;
+      const rates: number[] = [];
+      const loaded = await sampled(context.rounds, async () => {
+        const round = await tokens(one, context.roundMs);
+        errors += round.errors;
+        rates.push(round.perSecond);
+        return processRssMegabytes(one.server.pid);
+      });
+      if (errors > 0) throw new Error(`${errors} unexpected token responses`);
+      await settle(2000);
+      const afterLoad = processRssMegabytes(one.server.pid);
+      const peak = Math.max(...loaded);
+      return {
+        metrics: [
+          { name: 'idle RSS, server.workers = 1 (one process)', unit: 'MB', samples: [idle.one] },
+          { name: 'idle private (anonymous) memory, server.workers = 1', unit: 'MB', samples: [idle.oneAnon] },
+          { name: 'idle RSS, supervisor of server.workers = 2', unit: 'MB', samples: [idle.supervisor] },
+          { name: 'idle private memory, supervisor', unit: 'MB', samples: [idle.supervisorAnon] },
+          { name: 'idle RSS, a worker of server.workers = 2', unit: 'MB', samples: [idle.worker] },
+          { name: 'idle private memory, a worker', unit: 'MB', samples: [idle.workerAnon] },
+          { name: 'idle RSS, whole node with server.workers = 2', unit: 'MB', samples: [idle.node2] },
+          { name: 'client_credentials during the load, server.workers = 1', unit: 'req/s', samples: rates },
+          { name: 'RSS after each round of load, server.workers = 1', unit: 'MB', samples: loaded },
+          { name: 'RSS 2 s after the load, server.workers = 1', unit: 'MB', samples: [afterLoad] },
+          { name: 'module files loaded, supervisor', unit: 'files', samples: [modules.primary.length] },
+          { name: 'module files loaded, worker', unit: 'files', samples: [modules.worker.length] },
+        ],
+        ratios: [
+          { name: 'idle RSS, one worker (MB)', value: idle.one, target: { atMost: 90 } },
+          { name: 'idle RSS, supervisor (MB)', value: idle.supervisor, target: { atMost: 40 } },
+          {
+            name: 'RSS under load (highest round) / idle, one worker',
+            value: peak / idle.one,
+            target: { atMost: 1.2 },
+          },
+        ],
+        notes: [
+          `Supervisor loads: ${byPackage(modules.primary)}.`,
+          `A worker loads: ${byPackage(modules.worker, 14)}.`,
+          `${context.rounds} rounds of ${context.roundMs} ms of load.`,
+        ],
+      };
+    } finally {
+      await stopTwo();
+      await one.server.stop();
+    }
+  },
+};
