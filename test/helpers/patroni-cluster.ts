@@ -144,6 +144,13 @@ export interface PatroniCluster {
   clusterState(): Promise<ClusterMember[]>;
   /** A planned switchover through Patroni's REST API: POST /switchover on the leader. */
   switchover(from: PatroniNode, to: PatroniNode): Promise<void>;
+  /**
+   * The machine of `node` dies: kill -9 of its Patroni and of its postmaster at once (killing the postmaster alone
+   * would only make Patroni restart it as primary). Resolves once both are gone.
+   */
+  crash(node: PatroniNode): Promise<void>;
+  /** Starts the crashed node's Patroni again; it rejoins as a replica of whoever leads now (pg_rewind if needed). */
+  restart(node: PatroniNode): Promise<void>;
   /** Changes the cluster-wide configuration (PATCH /config), e.g. synchronous_mode. */
   patchConfig(change: Record<string, unknown>): Promise<void>;
   stop(): Promise<void>;
@@ -171,10 +178,13 @@ interface Spawned {
   exited: Promise<void>;
 }
 
-function spawnLogged(command: string, args: string[], logFile: string, asPostgres: boolean): Spawned {
+function spawnLogged(command: string, args: string[], logFile: string, owner?: { uid: number; gid: number }): Spawned {
   const out = openSync(logFile, 'a');
-  const [file, argv] = asPostgres ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-  const child = spawn(file as string, argv as string[], { stdio: ['ignore', out, out], detached: false });
+  // As the directory's owner directly (not through runuser), so the child's pid is Patroni's own, which crash() kills.
+  const child = spawn(command, args, {
+    stdio: ['ignore', out, out],
+    ...(owner ? { uid: owner.uid, gid: owner.gid, env: { ...process.env, HOME: path.dirname(logFile) } } : {}),
+  });
   closeSync(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return { child, exited };
@@ -222,11 +232,10 @@ async function haproxyStates(socketPath: string): Promise<Map<string, string>> {
 export async function startPatroniCluster(options: { synchronousMode?: boolean } = {}): Promise<PatroniCluster> {
   const owned = await ownedDir('/tmp/gatehouse-patroni-');
   const { dir } = owned;
-  const asPostgres = 'uid' in owned;
+  const owner = 'uid' in owned ? { uid: owned.uid, gid: owned.gid } : undefined;
   const scope = `gatehouse-${path.basename(dir).slice(-6).toLowerCase()}`;
   const etcdPort = await freePort();
   const etcdPeerPort = await freePort();
-  const processes: Spawned[] = [];
 
   const etcdDir = path.join(dir, 'etcd');
   mkdirSync(etcdDir);
@@ -249,11 +258,11 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
       `etcd1=http://127.0.0.1:${etcdPeerPort}`,
     ],
     path.join(dir, 'etcd.log'),
-    false,
   );
-  processes.push(etcd);
 
   const patronis: Spawned[] = [];
+  const startPatroni = (name: string) =>
+    spawnLogged(PATRONI, [path.join(dir, `${name}.yml`)], path.join(dir, `${name}.log`), owner);
   const nodes: PatroniNode[] = [];
   const settings: PatroniNodeSettings[] = [];
   for (const name of ['pg1', 'pg2']) {
@@ -357,6 +366,20 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
       const answer = await rest(from.restPort, 'POST', '/switchover', { leader: from.name, candidate: to.name });
       if (answer.status !== 200) throw new Error(`switchover refused (${answer.status}): ${answer.text}`);
     },
+    async crash(node) {
+      const index = nodes.indexOf(node);
+      const patroni = patronis[index] as Spawned;
+      const pidFile = path.join((settings[index] as PatroniNodeSettings).dataDir, 'postmaster.pid');
+      const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      patroni.child.kill('SIGKILL');
+      process.kill(postmaster, 'SIGKILL');
+      await patroni.exited;
+      await until(`${node.name}'s postmaster is gone`, async () => (alive(postmaster) ? undefined : true));
+    },
+    async restart(node) {
+      const index = nodes.indexOf(node);
+      patronis[index] = startPatroni(node.name);
+    },
     async patchConfig(change) {
       const leader = (await cluster.leader()) ?? nodes[0];
       const answer = await rest((leader as PatroniNode).restPort, 'PATCH', '/config', change);
@@ -383,13 +406,11 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
   try {
     await untilAccepting(etcdPort, 30_000);
     // The first node bootstraps the cluster; the second starts once a leader exists and clones it.
-    patronis.push(spawnLogged(PATRONI, [path.join(dir, 'pg1.yml')], path.join(dir, 'pg1.log'), asPostgres));
+    patronis[0] = startPatroni('pg1');
     await until('pg1 bootstraps the cluster', async () => ((await cluster.leader()) ? true : undefined), 90_000);
-    patronis.push(spawnLogged(PATRONI, [path.join(dir, 'pg2.yml')], path.join(dir, 'pg2.log'), asPostgres));
-    processes.push(...patronis);
+    patronis[1] = startPatroni('pg2');
     const leader = await cluster.waitHealthy();
-    haproxy = spawnLogged(HAPROXY, ['-db', '-f', haproxyFile], path.join(dir, 'haproxy.log'), false);
-    processes.push(haproxy);
+    haproxy = spawnLogged(HAPROXY, ['-db', '-f', haproxyFile], path.join(dir, 'haproxy.log'));
     await untilAccepting(haproxyPort, 10_000);
     await cluster.waitHaproxyOn(leader);
   } catch (error) {
@@ -406,6 +427,15 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
     throw new Error(`the Patroni cluster did not start: ${(error as Error).message}\n${logs}`);
   }
   return cluster;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A short-lived connection straight to one node, for checks the test makes against the database itself. */

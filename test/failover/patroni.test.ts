@@ -1,0 +1,382 @@
+// A database failover under load on the topology docs/scaling.md recommends: Patroni (etcd) with two PostgreSQL 15
+// nodes in synchronous mode, HAProxy on Patroni's REST check, and two Gatehouse nodes behind their own HAProxy. Run
+// twice: Gatehouse reaching the database by the multi-host URL, then through the HAProxy database endpoint. Under a
+// bounded mixed load the primary's machine dies (kill -9 of Patroni and the postmaster), Patroni promotes the
+// standby, the dead node comes back as a replica, and then a planned switchover moves the primary once more. Every
+// answer is recorded and checked afterwards against the database and from the outside. `npm run test:failover`.
+//
+// The numbers it prints (FAILOVER lines) are what docs/scaling.md reports. PATRONI_SYNCHRONOUS_MODE=false runs it
+// with asynchronous replication, to show what that loses.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { after, describe, test } from 'node:test';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPool } from '../../src/db/pool.ts';
+import { makeAccount } from '../helpers/accounts.ts';
+import { TestClock } from '../helpers/app.ts';
+import { runCli } from '../helpers/cli.ts';
+import { makeConfig, scratchDir } from '../helpers/config.ts';
+import { type Recorded, startLoad } from '../helpers/failover-load.ts';
+import { startMultiNode } from '../helpers/multi-node.ts';
+import { call, until } from '../helpers/node-http.ts';
+import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
+import { directSql, type PatroniNode, startPatroniCluster } from '../helpers/patroni-cluster.ts';
+import { startUpstream } from '../helpers/upstream.ts';
+
+const synchronousMode = process.env.PATRONI_SYNCHRONOUS_MODE !== 'false';
+/** Gatehouse's database.connect_timeout_seconds in this test: the bound on a 503 for an unreachable server. */
+const CONNECT_TIMEOUT_SECONDS = 2;
+/** Each request's deadline; one still unanswered then is a hang. */
+const REQUEST_TIMEOUT_MS = 20_000;
+/** The documented bound (docs/scaling.md) for a 503 during a failover: the connect timeout plus a margin. */
+const UNAVAILABLE_BOUND_MS = CONNECT_TIMEOUT_SECONDS * 1000 + 3000;
+
+const cluster = await startPatroniCluster({ synchronousMode });
+after(() => cluster.stop());
+
+const upstream = await startUpstream();
+
+/** Webhook deliveries by webhook-id (the outbox message id). */
+const deliveries = new Map<string, number>();
+const receiver = createServer((request, response) => {
+  const id = String(request.headers['webhook-id'] ?? '');
+  deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
+  request.resume();
+  request.on('end', () => response.writeHead(204).end());
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+after(() => {
+  receiver.closeAllConnections();
+  receiver.close();
+});
+const receiverPort = (receiver.address() as { port: number }).port;
+
+const WRITE_LANES = new Set<Recorded['lane']>(['signup', 'code', 'refresh', 'revoke', 'admin']);
+
+/**
+ * The time without service around a fault at `since`: the longest gap between two successive successful writes from
+ * the last one before the fault to `window` ms after it.
+ */
+function outage(records: Recorded[], since: number, window = 60_000): number {
+  const ends = records
+    .filter((r) => WRITE_LANES.has(r.lane) && r.status >= 200 && r.status < 300)
+    .map((r) => r.endedAt)
+    .sort((a, b) => a - b);
+  const before = ends.filter((end) => end < since).at(-1) ?? since;
+  const during = [before, ...ends.filter((end) => end >= since && end <= since + window)];
+  let longest = 0;
+  for (let i = 1; i < during.length; i += 1)
+    longest = Math.max(longest, (during[i] as number) - (during[i - 1] as number));
+  return longest;
+}
+
+async function createDatabase(name: string): Promise<void> {
+  const admin = directSql(cluster.haproxyUrl());
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+async function failoverUnderLoad(mode: 'multi-host' | 'haproxy') {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  try {
+    await run(mode, cleanup);
+  } finally {
+    for (const step of cleanup.reverse()) await step().catch(() => {});
+  }
+}
+
+async function run(mode: 'multi-host' | 'haproxy', cleanup: (() => Promise<unknown>)[]) {
+  const name = `gatehouse_${mode.replace('-', '_')}`;
+  await createDatabase(name);
+  const databaseUrl = mode === 'multi-host' ? cluster.multiHostUrl(name) : cluster.haproxyUrl(name);
+  const sql = createPool(cluster.haproxyUrl(name), { max: 3, connectTimeoutSeconds: 5 });
+  cleanup.push(() => sql.end({ timeout: 5 }));
+  await migrate(sql);
+  await sql`insert into organizations (id, name) values ('acme', 'Acme') on conflict do nothing`;
+
+  const dir = scratchDir();
+  const gatehouse = await startMultiNode({
+    dir,
+    databaseUrl,
+    count: 2,
+    connectTimeoutSeconds: CONNECT_TIMEOUT_SECONDS,
+    extra: [
+      '[self_service]',
+      'enabled = true',
+      '[delivery]',
+      'kind = "webhook"',
+      'from = "no-reply@acme.test"',
+      '[delivery.webhook]',
+      `url = "http://localhost:${receiverPort}/hook"`,
+      // Every request comes from HAProxy's one address: the per-address limits are not under test.
+      '[login]',
+      'starts_per_ip_per_minute = 0',
+      '[gateway]',
+      'enabled = true',
+      'route_prefix = "/app"',
+      `upstream_port = ${upstream.port}`,
+      '[auth]',
+      'enabled = true',
+      'provider_id = "gatehouse"',
+      'organization_id = "acme"',
+      'protected_route_prefix = "/app/p"',
+    ].join('\n'),
+  });
+  cleanup.push(() => gatehouse.stop());
+  const lb = gatehouse.balancer.url;
+  const config = makeConfig();
+  const t = { sql, config, clock: new TestClock() };
+  const { client, secret } = await makeClient(sql, gatehouse.secrets.clientSecret);
+  const accounts = [];
+  for (let i = 0; i < 4; i += 1) accounts.push(await makeAccount(sql, gatehouse.secrets, config, { totp: false }));
+  const sessions = [];
+  for (let i = 0; i < 6; i += 1) sessions.push((await makeSession(t, await makeIdentity(sql))).cookie);
+  const admin = await makeAdmin(t);
+
+  // Readiness of each node, polled directly (not through the balancer) throughout.
+  const readiness: { node: number; at: number; status: number }[] = [];
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      for (const [index, node] of gatehouse.nodes.entries()) {
+        const answer = await call(node.url, 'GET', '/health/ready', { timeoutMs: 5000 }).catch(() => null);
+        readiness.push({ node: index, at: Date.now(), status: answer?.status ?? 0 });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+
+  const load = startLoad({
+    url: lb,
+    client,
+    secret: secret as string,
+    accounts,
+    sessions,
+    adminCookie: admin.cookie,
+    signupCap: 40,
+    timeoutMs: REQUEST_TIMEOUT_MS,
+  });
+  const succeededSince = (since: number, lane: Recorded['lane'], count: number) =>
+    until(
+      `${count} ${lane} requests succeed`,
+      async () =>
+        load.records.filter((r) => r.lane === lane && r.startedAt >= since && r.status === 200).length >= count
+          ? true
+          : undefined,
+      60_000,
+    );
+  const measurements: Record<string, number> = {};
+  try {
+    await succeededSince(0, 'refresh', 5);
+
+    // 1. The primary's machine dies.
+    const first = (await cluster.leader()) as PatroniNode;
+    const other = cluster.nodes.find((n) => n !== first) as PatroniNode;
+    const crashedAt = Date.now();
+    await cluster.crash(first);
+    await until(
+      'Patroni promotes the standby',
+      async () => ((await cluster.leader()) === other ? true : undefined),
+      60_000,
+    );
+    measurements.promoted_ms = Date.now() - crashedAt;
+    await succeededSince(crashedAt, 'refresh', 3);
+    measurements.crash_outage_ms = outage(load.records, crashedAt);
+
+    // 2. It comes back as a replica of the new primary.
+    const restartedAt = Date.now();
+    await cluster.restart(first);
+    await cluster.waitHealthy();
+    measurements.rejoin_ms = Date.now() - restartedAt;
+    const rejoined = Date.now();
+    await succeededSince(rejoined, 'refresh', 3);
+
+    // 3. A planned switchover back to it.
+    const switchedAt = Date.now();
+    await cluster.switchover(other, first);
+    await until(
+      'the switchover completes',
+      async () => ((await cluster.leader()) === first ? true : undefined),
+      60_000,
+    );
+    measurements.switchover_promoted_ms = Date.now() - switchedAt;
+    await succeededSince(switchedAt, 'refresh', 3);
+    measurements.switchover_outage_ms = outage(load.records, switchedAt);
+    await cluster.waitHealthy();
+    measurements.switchover_follow_ms = Date.now() - switchedAt;
+    await succeededSince(Date.now(), 'code', 2);
+  } finally {
+    await load.stop();
+    polling = false;
+    await poller;
+  }
+  process.stdout.write(`FAILOVER ${mode} sync=${synchronousMode} ${JSON.stringify(measurements)}\n`);
+  const records = load.records;
+
+  // Both Gatehouse processes served throughout: none died.
+  for (const node of gatehouse.nodes)
+    assert.equal(
+      node.child.exitCode ?? node.child.signalCode,
+      null,
+      `a Gatehouse node died: ${node.stderr().slice(-4000)}`,
+    );
+  // No request hung past its deadline or lost its connection; every failure is the 503 envelope, and quick.
+  const notOk = records.filter((r) => r.status < 200 || r.status >= 300);
+  assert.deepEqual(
+    notOk
+      .filter((r) => r.status !== 503)
+      .map((r) => ({ lane: r.lane, status: r.status, error: r.error, text: r.answer?.text })),
+    [],
+  );
+  for (const r of notOk) {
+    assert.deepEqual(r.answer?.json, {
+      error: 'temporarily_unavailable',
+      error_description: 'The service cannot reach its database right now; retry shortly.',
+      request_id: r.answer?.headers.get('x-request-id'),
+    });
+    assert.equal(r.answer?.headers.get('retry-after'), '2');
+    assert.ok(r.endedAt - r.startedAt <= UNAVAILABLE_BOUND_MS, `a 503 took ${r.endedAt - r.startedAt} ms`);
+  }
+  const ok = (lane: Recorded['lane']) => records.filter((r) => r.lane === lane && r.status >= 200 && r.status < 300);
+  process.stdout.write(
+    `FAILOVER ${mode} answers ${JSON.stringify(
+      Object.fromEntries(
+        ['signup', 'signin', 'code', 'refresh', 'revoke', 'admin'].map((lane) => [
+          lane,
+          `${ok(lane as Recorded['lane']).length}/${records.filter((r) => r.lane === lane).length}`,
+        ]),
+      ),
+    )}\n`,
+  );
+
+  // /health/ready: not ready during the failover, ready at the end, from the same processes.
+  for (const index of [0, 1]) {
+    const seen = readiness.filter((r) => r.node === index).map((r) => r.status);
+    assert.ok(seen.includes(503), `node ${index + 1} never reported not ready`);
+    assert.equal(seen.at(-1), 200, `node ${index + 1} is not ready again`);
+    assert.equal(gatehouse.nodes[index]?.child.exitCode, null);
+  }
+
+  // Every 2xx has its effect.
+  for (const r of ok('signup')) {
+    const [row] = await sql`
+      select i.state, (select count(*)::int from emails e where e.identity_id = i.id) as emails,
+             (select count(*)::int from sign_in_methods m where m.identity_id = i.id) as methods
+      from identities i where i.id = ${r.subject as string}`;
+    assert.deepEqual({ ...row }, { state: 'pending_verification', emails: 1, methods: 1 }, `sign-up ${r.subject}`);
+  }
+  for (const r of ok('signin')) {
+    const profile = await call(lb, 'GET', '/account/profile', {
+      headers: { cookie: r.subject as string },
+      forwardedFor: null,
+    });
+    assert.equal(profile.status, 200, profile.text);
+  }
+  for (const r of ok('admin')) {
+    const [row] = await sql`select count(*)::int as n from applications where id = ${r.subject as string}`;
+    assert.equal(row?.n, 1, `application ${r.subject}`);
+  }
+  const introspect = async (token: string) =>
+    (
+      await call(lb, 'POST', '/oauth/introspect', {
+        form: { client_id: client.id, client_secret: secret as string, token },
+        forwardedFor: null,
+      })
+    ).json.active;
+  const gateway = async (access: string) =>
+    (await call(lb, 'GET', '/app/p/check', { headers: { authorization: `Bearer ${access}` }, forwardedFor: null }))
+      .status;
+
+  // Refresh chains: each token the load was given either was rotated (its successor known), revoked, or is live.
+  const successor = new Map(ok('refresh').map((r) => [r.subject as string, r.made?.refresh as string]));
+  const revoked = new Set(ok('revoke').map((r) => r.subject as string));
+  const unclear = new Set(
+    records
+      .filter((r) => (r.lane === 'refresh' || r.lane === 'revoke') && r.status !== 200)
+      .map((r) => r.subject as string),
+  );
+  const issued = [...ok('code'), ...ok('refresh')];
+  for (const r of issued) {
+    const token = r.made?.refresh as string;
+    if (successor.has(token) || unclear.has(token)) continue;
+    const live = !revoked.has(token);
+    assert.equal(await introspect(token), live, `a ${live ? 'live' : 'revoked'} refresh token`);
+    // Introspection and the gateway agree about the access token issued with it.
+    const access = r.made?.access as string;
+    const active = await introspect(access);
+    assert.equal(await gateway(access), active ? 200 : 401, 'the gateway agrees with introspection');
+    if (!live) assert.equal(active, false, 'an access token of a revoked family');
+  }
+
+  // No refresh token rotated twice: no grant holds two unrotated tokens, and every rotated token replayed now (past
+  // the grace window) is refused.
+  const forks =
+    await sql`select grant_id from oauth_refresh_tokens where rotated_at is null group by grant_id having count(*) > 1`;
+  assert.equal(forks.length, 0, 'a refresh token family forked');
+  for (const token of successor.keys()) {
+    const replay = await call(lb, 'POST', '/oauth/token', {
+      form: {
+        grant_type: 'refresh_token',
+        client_id: client.id,
+        client_secret: secret as string,
+        refresh_token: token,
+      },
+      forwardedFor: null,
+    });
+    assert.equal(replay.status, 400, `a rotated refresh token was accepted again: ${replay.text}`);
+  }
+  // No authorization code redeemed twice: every code the load obtained, replayed, is refused.
+  for (const r of records.filter((x) => x.lane === 'code' && x.code)) {
+    const replay = await call(lb, 'POST', '/oauth/token', {
+      form: {
+        grant_type: 'authorization_code',
+        client_id: client.id,
+        client_secret: secret as string,
+        code: r.code as string,
+        redirect_uri: client.redirectUris[0] as string,
+        code_verifier: r.verifier as string,
+      },
+      forwardedFor: null,
+    });
+    assert.equal(replay.status, 400, `a code was accepted again: ${replay.text}`);
+  }
+
+  // Nothing half-written.
+  const [orphans] = await sql`
+    select
+      (select count(*)::int from emails e where e.normalized like 'failover%'
+         and not exists (select 1 from sign_in_methods m where m.identity_id = e.identity_id)) as signups_without_method,
+      (select count(*)::int from emails e where e.normalized like 'failover%'
+         and not exists (select 1 from outbox_messages o where o.recipient = e.address)) as signups_without_message,
+      (select count(*)::int from oauth_grants g
+         where not exists (select 1 from oauth_refresh_tokens r where r.grant_id = g.id)) as grants_without_token`;
+  assert.deepEqual({ ...orphans }, { signups_without_method: 0, signups_without_message: 0, grants_without_token: 0 });
+
+  // The outbox delivers each message once.
+  await until(
+    'the outbox is drained',
+    async () => {
+      const [row] = await sql`select count(*)::int as n from outbox_messages where state = 'pending'`;
+      return row?.n === 0 ? true : undefined;
+    },
+    30_000,
+  );
+  const messages = await sql<{ id: string }[]>`select id from outbox_messages where recipient like 'failover%'`;
+  for (const m of messages)
+    assert.equal(deliveries.get(m.id), 1, `message ${m.id} delivered ${deliveries.get(m.id) ?? 0} times`);
+
+  // The audit chains verify.
+  const verify = await runCli(['audit', 'verify', '--config', gatehouse.configFiles[0] as string], {
+    env: { DATABASE_URL: databaseUrl },
+  });
+  assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+  assert.match(verify.stdout, /^OK: \d+ records in \d+ chains verified/m);
+}
+
+describe(`a Patroni failover under load (synchronous_mode: ${synchronousMode})`, () => {
+  test('through the multi-host URL', { timeout: 600_000 }, () => failoverUnderLoad('multi-host'));
+  test('through the HAProxy database endpoint', { timeout: 600_000 }, () => failoverUnderLoad('haproxy'));
+});
