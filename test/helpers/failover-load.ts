@@ -8,7 +8,7 @@ import { authorizeUrl, pkcePair } from './oauth-flow.ts';
 
 /** What one lane request asked and what it got. `status` 0: the connection failed; -1: no answer by the timeout. */
 export interface Recorded {
-  lane: 'signup' | 'signin' | 'code' | 'refresh' | 'revoke' | 'admin';
+  lane: 'signup' | 'signin' | 'authorize' | 'code' | 'refresh' | 'revoke' | 'admin';
   startedAt: number;
   endedAt: number;
   status: number;
@@ -122,15 +122,22 @@ export function startLoad(o: LoadOptions): Load {
   async function codeFlow(i: number) {
     const cookie = o.sessions[i % o.sessions.length] as string;
     const { verifier, challenge } = pkcePair();
-    const authorized = await call(o.url, 'GET', authorizeUrl({ client: o.client, challenge }), {
-      ...options,
-      headers: { cookie },
-    }).catch(() => null);
-    if (authorized?.status !== 302) {
-      records.push({ lane: 'code', startedAt: Date.now(), endedAt: Date.now(), status: authorized?.status ?? 0 });
+    const authorizing = await timed(
+      'authorize',
+      () => call(o.url, 'GET', authorizeUrl({ client: o.client, challenge }), { ...options, headers: { cookie } }),
+      () => ({}),
+    );
+    const authorized = authorizing.answer;
+    if (authorizing.status !== 302 || !authorized) return;
+    const redirect = new URL(authorized.headers.get('location') as string);
+    const code = redirect.searchParams.get('code');
+    // An authorization that failed goes back to the client with an error (RFC 6749, 4.1.2.1): that record stays.
+    if (!code) {
+      authorizing.error = redirect.searchParams.get('error') ?? 'no code in the redirect';
       return;
     }
-    const code = new URL(authorized.headers.get('location') as string).searchParams.get('code') as string;
+    // The redirect with a code is the authorization's success; the record that counts is the code's redemption.
+    records.splice(records.indexOf(authorizing), 1);
     const record = await timed(
       'code',
       () =>
