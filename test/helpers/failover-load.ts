@@ -34,6 +34,7 @@ export interface LoadOptions {
   /** Browser session cookies for the code lane. */
   sessions: string[];
   adminCookie: string;
+  /** Sign-ups stop after this many succeeded: each leaves an identity and a message behind. */
   signupCap: number;
   /** Every request's deadline: a request still unanswered then counts as hung. */
   timeoutMs: number;
@@ -45,6 +46,7 @@ export interface Load {
 }
 
 const PAUSE_MS = 20;
+const FAILURE_PAUSE_MS = 250;
 
 export function startLoad(o: LoadOptions): Load {
   const records: Recorded[] = [];
@@ -77,7 +79,7 @@ export function startLoad(o: LoadOptions): Load {
   const options = { timeoutMs: o.timeoutMs, forwardedFor: null } as const;
 
   async function signup(i: number) {
-    await timed(
+    return await timed(
       'signup',
       () =>
         call(o.url, 'POST', '/account/signup', {
@@ -206,10 +208,18 @@ export function startLoad(o: LoadOptions): Load {
     );
   }
 
-  async function lane(step: (i: number) => Promise<void>, cap = Number.POSITIVE_INFINITY) {
-    for (let i = 0; !stopped && i < cap; i += 1) {
+  /**
+   * Runs `step` until stopped, or until `cap` of its requests succeeded. After a failure the lane waits longer, as a
+   * client honouring Retry-After would (shorter than its 2 s, to see the service come back).
+   */
+  async function lane(step: (i: number) => Promise<unknown>, cap = Number.POSITIVE_INFINITY) {
+    let succeeded = 0;
+    for (let i = 0; !stopped && succeeded < cap; i += 1) {
+      const before = records.length;
       await step(i);
-      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      const failed = records.slice(before).some((r) => r.status < 200 || r.status >= 300);
+      if (!failed && records.length > before) succeeded += 1;
+      await new Promise((resolve) => setTimeout(resolve, failed ? FAILURE_PAUSE_MS : PAUSE_MS));
     }
   }
 
