@@ -25,12 +25,22 @@ export const ETCD = '/usr/bin/etcd';
 export interface PatroniNodeSettings {
   scope: string;
   name: string;
+  /** The address this node listens on and others reach it at (127.0.0.1 in the test). */
+  host: string;
   restPort: number;
   pgPort: number;
-  etcdPort: number;
+  /** etcd's client endpoints, host:port. */
+  etcd: string[];
   dataDir: string;
   socketDir: string;
   synchronousMode: boolean;
+  /** Who may connect (pg_hba): the test's loopback, a deployment's database network. */
+  network: string;
+  /**
+   * Passwords for the superuser and the replication user (scram-sha-256); without them every connection from the
+   * network is trusted, which only the test, on loopback in a directory of its own, may do.
+   */
+  passwords?: { superuser: string; replication: string };
 }
 
 /**
@@ -38,13 +48,15 @@ export interface PatroniNodeSettings {
  * how long a dead primary keeps the leader key, so it bounds detection; loop_wait 1 runs Patroni's loop every second.
  */
 export function patroniConfig(s: PatroniNodeSettings): string {
+  const method = s.passwords ? 'scram-sha-256' : 'trust';
+  const password = (value: string | undefined) => (value ? `\n      password: ${value}` : '');
   return `scope: ${s.scope}
 name: ${s.name}
 restapi:
-  listen: 127.0.0.1:${s.restPort}
-  connect_address: 127.0.0.1:${s.restPort}
+  listen: ${s.host}:${s.restPort}
+  connect_address: ${s.host}:${s.restPort}
 etcd3:
-  hosts: 127.0.0.1:${s.etcdPort}
+  hosts: ${s.etcd.join(',')}
 bootstrap:
   dcs:
     ttl: 10
@@ -63,23 +75,23 @@ bootstrap:
         max_connections: 100
   initdb:
     - encoding: UTF8
-    - auth: trust
+    - auth: ${method}
   pg_hba:
-    - host replication replicator 127.0.0.1/32 trust
-    - host all all 127.0.0.1/32 trust
+    - host replication replicator ${s.network} ${method}
+    - host all all ${s.network} ${method}
 postgresql:
-  listen: 127.0.0.1:${s.pgPort}
-  connect_address: 127.0.0.1:${s.pgPort}
+  listen: ${s.host}:${s.pgPort}
+  connect_address: ${s.host}:${s.pgPort}
   data_dir: ${s.dataDir}
   bin_dir: ${PG_BIN}
   pgpass: ${s.dataDir}.pgpass
   authentication:
     superuser:
-      username: postgres
+      username: postgres${password(s.passwords?.superuser)}
     replication:
-      username: replicator
+      username: replicator${password(s.passwords?.replication)}
     rewind:
-      username: postgres
+      username: postgres${password(s.passwords?.superuser)}
   parameters:
     unix_socket_directories: ${s.socketDir}
 `;
@@ -90,13 +102,13 @@ postgresql:
  * marked down has its connections cut (on-marked-down shutdown-sessions), so nothing stays on a demoted primary.
  */
 export function haproxyDatabaseConfig(s: {
-  port: number;
+  bind: string;
   statsSocket: string;
-  nodes: { name: string; pgPort: number; restPort: number }[];
+  nodes: { name: string; host: string; pgPort: number; restPort: number }[];
 }): string {
   const servers = s.nodes.map(
     (node) =>
-      `  server ${node.name} 127.0.0.1:${node.pgPort} check port ${node.restPort} inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions`,
+      `  server ${node.name} ${node.host}:${node.pgPort} check port ${node.restPort} inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions`,
   );
   return `global
   maxconn 500
@@ -108,12 +120,16 @@ defaults
   timeout server 30m
   timeout check 2s
 listen postgres
-  bind 127.0.0.1:${s.port}
+  bind ${s.bind}
   option httpchk GET /primary
   http-check expect status 200
-  default-server inter 500ms
 ${servers.join('\n')}
 `;
+}
+
+/** The multi-host URL docs/scaling.md recommends: every node, and only a primary will do. */
+export function multiHostDatabaseUrl(servers: string[], user: string, database: string): string {
+  return `postgres://${user}@${servers.join(',')}/${database}?target_session_attrs=read-write`;
 }
 
 export interface PatroniNode {
@@ -122,8 +138,6 @@ export interface PatroniNode {
   restPort: number;
   /** postgres://postgres@127.0.0.1:PORT/DB straight to this node. */
   url(database?: string): string;
-  /** The postmaster's pid from Patroni's REST status, or null when PostgreSQL is not running. */
-  postmasterPid(): Promise<number | null>;
   log(): string;
 }
 
@@ -151,8 +165,11 @@ export interface PatroniCluster {
   crash(node: PatroniNode): Promise<void>;
   /** Starts the crashed node's Patroni again; it rejoins as a replica of whoever leads now (pg_rewind if needed). */
   restart(node: PatroniNode): Promise<void>;
-  /** Changes the cluster-wide configuration (PATCH /config), e.g. synchronous_mode. */
-  patchConfig(change: Record<string, unknown>): Promise<void>;
+  /**
+   * Stops the standby's WAL receiver (SIGSTOP) so it falls behind the primary, as a slow network or disk would make
+   * it; the returned function lets it go on. For showing what asynchronous replication loses.
+   */
+  stallReplication(standby: PatroniNode): Promise<() => void>;
   stop(): Promise<void>;
 }
 
@@ -269,9 +286,11 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
     const s: PatroniNodeSettings = {
       scope,
       name,
+      host: '127.0.0.1',
       restPort: await freePort(),
       pgPort: await freePort(),
-      etcdPort,
+      etcd: [`127.0.0.1:${etcdPort}`],
+      network: '127.0.0.1/32',
       dataDir: path.join(dir, name, 'data'),
       socketDir: path.join(dir, name),
       synchronousMode: options.synchronousMode ?? true,
@@ -286,18 +305,6 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
       pgPort: s.pgPort,
       restPort: s.restPort,
       url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${s.pgPort}/${database}`,
-      async postmasterPid() {
-        const answer = await rest(s.restPort, 'GET', '/patroni').catch(() => null);
-        if (!answer) return null;
-        const status = JSON.parse(answer.text) as { state?: string; postmaster_start_time?: string };
-        if (status.state !== 'running') return null;
-        try {
-          const first = readFileSync(path.join(s.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0];
-          return first ? Number(first) : null;
-        } catch {
-          return null;
-        }
-      },
       log: () => readFileSync(logFile, 'utf8'),
     });
   }
@@ -308,9 +315,9 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
   writeFileSync(
     haproxyFile,
     haproxyDatabaseConfig({
-      port: haproxyPort,
+      bind: `127.0.0.1:${haproxyPort}`,
       statsSocket,
-      nodes: settings.map((s) => ({ name: s.name, pgPort: s.pgPort, restPort: s.restPort })),
+      nodes: settings.map((s) => ({ name: s.name, host: s.host, pgPort: s.pgPort, restPort: s.restPort })),
     }),
   );
 
@@ -318,7 +325,11 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
     dir,
     nodes,
     multiHostUrl: (database = 'postgres') =>
-      `postgres://postgres@${nodes.map((n) => `127.0.0.1:${n.pgPort}`).join(',')}/${database}?target_session_attrs=read-write`,
+      multiHostDatabaseUrl(
+        nodes.map((n) => `127.0.0.1:${n.pgPort}`),
+        'postgres',
+        database,
+      ),
     haproxyUrl: (database = 'postgres') => `postgres://postgres@127.0.0.1:${haproxyPort}/${database}`,
     async clusterState() {
       for (const node of nodes) {
@@ -380,10 +391,18 @@ export async function startPatroniCluster(options: { synchronousMode?: boolean }
       const index = nodes.indexOf(node);
       patronis[index] = startPatroni(node.name);
     },
-    async patchConfig(change) {
-      const leader = (await cluster.leader()) ?? nodes[0];
-      const answer = await rest((leader as PatroniNode).restPort, 'PATCH', '/config', change);
-      if (answer.status !== 200) throw new Error(`config change refused (${answer.status}): ${answer.text}`);
+    async stallReplication(standby) {
+      const sql = directSql(standby.url());
+      try {
+        const [row] = await sql<{ pid: number }[]>`select pid from pg_stat_wal_receiver`;
+        if (!row) throw new Error(`${standby.name} has no WAL receiver`);
+        process.kill(row.pid, 'SIGSTOP');
+        return () => {
+          if (alive(row.pid)) process.kill(row.pid, 'SIGCONT');
+        };
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
     },
     async stop() {
       await stopProcess(haproxy, 'SIGTERM', 3000).catch(() => {});
