@@ -20,12 +20,15 @@ import { type Recorded, startLoad } from '../helpers/failover-load.ts';
 import { startMultiNode } from '../helpers/multi-node.ts';
 import { call, until } from '../helpers/node-http.ts';
 import { makeAdmin, makeClient, makeIdentity, makeSession } from '../helpers/oauth-fixtures.ts';
-import { directSql, type PatroniNode, startPatroniCluster } from '../helpers/patroni-cluster.ts';
+import {
+  CONNECT_TIMEOUT_SECONDS,
+  directSql,
+  type PatroniNode,
+  startPatroniCluster,
+} from '../helpers/patroni-cluster.ts';
 import { startUpstream } from '../helpers/upstream.ts';
 
 const synchronousMode = process.env.PATRONI_SYNCHRONOUS_MODE !== 'false';
-/** Gatehouse's database.connect_timeout_seconds in this test: the bound on a 503 for an unreachable server. */
-const CONNECT_TIMEOUT_SECONDS = 2;
 /** Each request's deadline; one still unanswered then is a hang. */
 const REQUEST_TIMEOUT_MS = 20_000;
 /** The documented bound (docs/scaling.md) for a 503 during a failover: the connect timeout plus a margin. */

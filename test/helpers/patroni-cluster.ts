@@ -6,7 +6,7 @@
 // the test runs as root Patroni runs as the postgres system user (runuser), who owns the directory.
 //
 // The configuration text is produced by patroniConfig() and haproxyDatabaseConfig() below; docs/scaling.md shows it
-// and test/failover/scaling-doc.test.ts checks that the document still says what these functions produce.
+// and test/scaling-doc.test.ts checks that the document still says what these functions produce.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
@@ -126,6 +126,12 @@ listen postgres
 ${servers.join('\n')}
 `;
 }
+
+/** Gatehouse's database.connect_timeout_seconds in the failover test and the example: the bound on an unreachable server. */
+export const CONNECT_TIMEOUT_SECONDS = 2;
+
+/** Gatehouse's database.connect_timeout_seconds in the failover test and the example: bounds an unreachable server. */
+export const CONNECT_TIMEOUT_SECONDS = 2;
 
 /** The multi-host URL docs/scaling.md recommends: every node, and only a primary will do. */
 export function multiHostDatabaseUrl(servers: string[], user: string, database: string): string {
