@@ -127,9 +127,6 @@ ${servers.join('\n')}
 `;
 }
 
-/** Gatehouse's database.connect_timeout_seconds in the failover test and the example: the bound on an unreachable server. */
-export const CONNECT_TIMEOUT_SECONDS = 2;
-
 /** Gatehouse's database.connect_timeout_seconds in the failover test and the example: bounds an unreachable server. */
 export const CONNECT_TIMEOUT_SECONDS = 2;
 
