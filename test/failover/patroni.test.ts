@@ -445,13 +445,14 @@ async function run(mode: 'multi-host' | 'haproxy', cleanup: (() => Promise<unkno
   assert.deepEqual({ ...orphans }, { signups_without_method: 0, signups_without_message: 0, grants_without_token: 0 });
 
   // The outbox delivers each message once.
+  // A delivery that failed during the failover is retried after its backoff (30 s at first), so the wait is longer.
   await until(
     'the outbox is drained',
     async () => {
       const [row] = await sql`select count(*)::int as n from outbox_messages where state = 'pending'`;
       return row?.n === 0 ? true : undefined;
     },
-    30_000,
+    120_000,
   );
   const messages = await sql<{ id: string }[]>`select id from outbox_messages where recipient like 'failover%'`;
   for (const m of messages)
