@@ -57,20 +57,21 @@ const receiverPort = (receiver.address() as { port: number }).port;
 const WRITE_LANES = new Set<Recorded['lane']>(['signup', 'authorize', 'code', 'refresh', 'revoke', 'admin']);
 
 /**
- * The time without service around a fault at `since`: the longest gap between two successive successful writes from
- * the last one before the fault to `window` ms after it.
+ * The time without service around a fault at `since`: the longer of the longest gap between two successive successful
+ * writes (from the last one before the fault to `window` ms after it) and the wait from the fault to the first success
+ * of a write sent after it. The first catches a switchover, whose disruption begins some time after it was asked
+ * for; the second a crash, where an answer delayed past the crash could split the gap in two.
  */
 function outage(records: Recorded[], since: number, window = 60_000): number {
-  const ends = records
-    .filter((r) => WRITE_LANES.has(r.lane) && r.status >= 200 && r.status < 300)
-    .map((r) => r.endedAt)
-    .sort((a, b) => a - b);
+  const writes = records.filter((r) => WRITE_LANES.has(r.lane) && r.status >= 200 && r.status < 300);
+  const ends = writes.map((r) => r.endedAt).sort((a, b) => a - b);
   const before = ends.filter((end) => end < since).at(-1) ?? since;
   const during = [before, ...ends.filter((end) => end >= since && end <= since + window)];
   let longest = 0;
   for (let i = 1; i < during.length; i += 1)
     longest = Math.max(longest, (during[i] as number) - (during[i - 1] as number));
-  return longest;
+  const firstAfter = Math.min(...writes.filter((r) => r.startedAt >= since).map((r) => r.endedAt));
+  return Math.max(longest, Number.isFinite(firstAfter) ? firstAfter - since : 0);
 }
 
 function tally(items: string[]): Record<string, number> {
