@@ -306,6 +306,14 @@ async function run(mode: 'multi-host' | 'haproxy', cleanup: (() => Promise<unkno
     assert.equal(r.answer?.headers.get('retry-after'), '2');
   }
   const slow = notOk.filter((r) => waited(r) > UNAVAILABLE_BOUND_MS);
+  if (slow.length > 0) {
+    // What the nodes logged for the slow ones (their request ids), to tell which wait they sat out.
+    const ids = new Set(slow.map((r) => r.answer?.headers.get('x-request-id')));
+    const logged = gatehouse.nodes.flatMap((node) =>
+      node.logs.filter((l) => ids.has(l.reqId as string) || ids.has(l.requestId as string)),
+    );
+    process.stdout.write(`FAILOVER ${mode} slow failures logged ${JSON.stringify(logged.slice(0, 10))}\n`);
+  }
   assert.deepEqual(
     slow.map((r) => ({
       lane: r.lane,
