@@ -8,7 +8,7 @@
 // So the transaction's callback is wrapped: when it fails because the connection is gone, the wrapper does not pass
 // the failure on to the driver, which would write the ROLLBACK; it waits instead. The driver's begin rejects by
 // itself when the connection closes (CONNECTION_CLOSED, a 503), and the server has rolled the transaction back with
-// the session. Should the connection somehow stay open, the failure is passed on after a short wait, and the
+// the session. Should the connection somehow stay open, the failure is passed on after a second, and the
 // driver's ROLLBACK then goes to a live connection.
 import type postgres from 'postgres';
 
@@ -26,8 +26,12 @@ const LOST_CODES = new Set([
 /** SQLSTATEs the server sends as FATAL before it closes the session: shutdown, crash, cannot connect now. */
 const FATAL_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 
-/** How long a transaction whose connection reported a fatal error waits for the driver to see the close. */
-const CLOSE_WAIT_MS = 5000;
+/**
+ * How long a transaction whose connection reported a fatal error waits for the driver to see the close (it takes
+ * milliseconds); short, so that a connection that stays open after all fails its request well within the bound
+ * docs/scaling.md gives for a 503 during a failover.
+ */
+const CLOSE_WAIT_MS = 1000;
 
 export function connectionGone(error: unknown): boolean {
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
