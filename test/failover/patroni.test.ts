@@ -267,10 +267,6 @@ async function run(mode: 'multi-host' | 'haproxy', cleanup: (() => Promise<unkno
     const key = `${r.lane} ${r.status} ${fromBalancer(r) ? 'balancer' : (r.error ?? '')}`;
     errors[key] = (errors[key] ?? 0) + 1;
   }
-  if (process.env.DEBUG_FAILOVER)
-    process.stdout.write(
-      `SIGNUPS ${JSON.stringify(records.filter((r) => r.lane === 'signup').map((r) => [r.startedAt - (events.crash ?? 0), r.endedAt - r.startedAt, r.status, r.error]))}\n`,
-    );
   process.stdout.write(`FAILOVER ${mode} failure kinds ${JSON.stringify(errors)}\n`);
   process.stdout.write(
     `FAILOVER ${mode} failures ${notOk.length} (${notOk.filter(fromBalancer).length} from the balancer), slowest ${Math.max(0, ...notOk.map(waited))} ms\n`,
