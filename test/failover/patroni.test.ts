@@ -461,7 +461,13 @@ async function run(mode: 'multi-host' | 'haproxy', cleanup: (() => Promise<unkno
       return row?.n === 0 ? true : undefined;
     },
     120_000,
-  );
+  ).catch(async (error: Error) => {
+    const pending = await sql`
+      select id, attempts, last_error, extract(epoch from next_attempt_at - now())::int as next_in_s,
+             extract(epoch from claim_expires_at - now())::int as claim_ends_in_s, claimed_by
+      from outbox_messages where state = 'pending'`;
+    throw new Error(`${error.message}: ${JSON.stringify(pending)}`);
+  });
   const messages = await sql<{ id: string }[]>`select id from outbox_messages where recipient like 'failover%'`;
   for (const m of messages)
     assert.equal(deliveries.get(m.id), 1, `message ${m.id} delivered ${deliveries.get(m.id) ?? 0} times`);
