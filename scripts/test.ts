@@ -1,4 +1,4 @@
-// `npm test`: runs every *.test.ts under src/ and test/ with node:test against a real PostgreSQL:
+// `npm test`: runs every *.test.ts under src/ and test/ (but test/failover/, `npm run test:failover`) with node:test against a real PostgreSQL:
 // DATABASE_URL when set (CI points it at the local server), otherwise one embedded server for the whole run; and
 // Debian's Chromium for the browser tests, refusing in one line up front when a run includes them and it is missing.
 // Each test file then makes its own database from a migrated template (test/helpers/database.ts).
@@ -11,11 +11,14 @@ import { CHROMIUM } from '../test/helpers/chromium.ts';
 import { browserTestFiles } from './browser-tests.ts';
 
 const patterns = process.argv.slice(2);
-// test/system/ boots a Debian under systemd-nspawn as root: `npm run test:system` runs it (.ci/run does), not the default.
+// test/system/ boots a Debian under systemd-nspawn as root (`npm run test:system`); test/failover/ starts a Patroni
+// cluster of its own and runs for minutes (`npm run test:failover`). .ci/run runs both by name; neither is the default.
 const files =
   patterns.length > 0
     ? patterns
-    : globSync(['src/**/*.test.ts', 'test/**/*.test.ts']).filter((file) => !file.startsWith('test/system/'));
+    : globSync(['src/**/*.test.ts', 'test/**/*.test.ts']).filter(
+        (file) => !file.startsWith('test/system/') && !file.startsWith('test/failover/'),
+      );
 
 // Browser tests drive Debian's Chromium; without it they would each fail with a launch error. Said once, up front,
 // before a database starts; a run without browser tests does not need it.

@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { parseDatabaseUrl } from '../config/database-url.ts';
 import { poolSocketFactory, type Server } from './pool-socket.ts';
+import { guardTransactions } from './transaction-loss.ts';
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: stores take this first so callers choose the transaction boundary. */
@@ -15,7 +16,7 @@ export interface PoolOptions {
 
 export function createPool(url: string, options: PoolOptions): Sql {
   const { driverUrl, servers } = serverChoice(url);
-  return postgres(driverUrl, {
+  const sql = postgres(driverUrl, {
     ...sessionAttributes(url),
     max: options.max,
     connect_timeout: options.connectTimeoutSeconds,
@@ -32,6 +33,8 @@ export function createPool(url: string, options: PoolOptions): Sql {
     // type declarations, though documented in its README.
     ...({ socket: poolSocketFactory(servers) } as object),
   });
+  // A transaction whose connection is lost must not make the driver write on the closed socket (transaction-loss.ts).
+  return guardTransactions(sql);
 }
 
 /**
