@@ -111,7 +111,7 @@ describe('audit chain and secrets after the local sign-in flows', async () => {
     assert.ok(report.records >= 8);
     const result = await cli();
     assert.equal(result.code, 0, result.stdout);
-    assert.match(result.stdout, /^OK: \d+ records in 1 chains verified/m);
+    assert.match(result.stdout, /^OK: \d+ records in 1 chain verified/m);
     assert.doesNotMatch(result.stdout, /await chaining/);
   });
 
@@ -121,7 +121,7 @@ describe('audit chain and secrets after the local sign-in flows', async () => {
     assert.equal(waiting.code, 0, waiting.stdout);
     assert.match(
       waiting.stdout,
-      /^1 records of committed changes await chaining \(oldest from \d{4}-\d\d-\d\dT[^)]+\)/m,
+      /^1 record of committed changes awaits chaining \(oldest from \d{4}-\d\d-\d\dT[^)]+\)/m,
     );
     assert.equal(await t.deps.audit.chainPending(), 1);
     assert.doesNotMatch((await cli()).stdout, /await chaining/);

@@ -24,13 +24,19 @@ export async function verifyAudit({
       `BROKEN chain ${b.chain} at record ${b.seq}${b.id ? ` (row id ${b.id})` : ''}: ${b.problem}\n`,
     );
   process.stdout.write(
-    `${report.breaks.length === 0 ? 'OK' : 'FAILED'}: ${report.records} records in ${report.chains} chains verified\n`,
+    `${report.breaks.length === 0 ? 'OK' : 'FAILED'}: ${counted(report.records, 'record')} in ${counted(report.chains, 'chain')} verified\n`,
   );
   const { count, oldestAt } = report.pending;
   if (count > 0)
     process.stdout.write(
-      `${count} records of committed changes await chaining (oldest from ${oldestAt?.toISOString()}): a running ` +
+      `${counted(count, 'record')} of committed changes ${count === 1 ? 'awaits' : 'await'} chaining (oldest from ${oldestAt?.toISOString()}): a running ` +
         'server chains them at its next administrative change or hourly housekeeping, any server at its start\n',
     );
   return report.breaks.length === 0 ? 0 : 1;
 }
+
+const englishPlurals = new Intl.PluralRules('en');
+
+/** "1 record", "2 records": the terminal's counts read as sentences, not "record(s)". */
+const counted = (count: number, noun: string): string =>
+  `${count} ${englishPlurals.select(count) === 'one' ? noun : `${noun}s`}`;

@@ -83,12 +83,12 @@ for (const width of [1280, 390])
 
     test('pages 25 records at a time, older and back', async () => {
       const { page, problems, screenshot } = await auditPage(width);
-      await caption(page).getByText('Page 1, 25 record(s), newest first').waitFor();
+      await caption(page).getByText('Page 1, 25 records, newest first').waitFor();
       assert.equal(await page.getByRole('button', { name: 'Newer records' }).isDisabled(), true);
       await page.getByRole('button', { name: 'Older records' }).click();
-      await caption(page).getByText('Page 2, 25 record(s), newest first').waitFor();
+      await caption(page).getByText('Page 2, 25 records, newest first').waitFor();
       await page.getByRole('button', { name: 'Older records' }).click();
-      await caption(page).getByText(`Page 3, ${lastPage} record(s), newest first`).waitFor();
+      await caption(page).getByText(`Page 3, ${lastPage} records, newest first`).waitFor();
       assert.equal(await page.getByRole('button', { name: 'Older records' }).isDisabled(), true, 'nothing older');
       assert.equal(
         await page.getByTestId('audit-records').locator('tbody tr').last().locator('.audit-event').textContent(),
@@ -96,22 +96,22 @@ for (const width of [1280, 390])
       );
       await screenshot(`console-audit-last-page-${width}`);
       await page.getByRole('button', { name: 'Newer records' }).click();
-      await caption(page).getByText('Page 2, 25 record(s), newest first').waitFor();
+      await caption(page).getByText('Page 2, 25 records, newest first').waitFor();
       assert.deepEqual(problems, []);
     });
 
     test('opens the filters, applies one from the first page, and says which applies', async () => {
       const { page, problems } = await auditPage(width);
       await page.getByRole('button', { name: 'Older records' }).click();
-      await caption(page).getByText('Page 2, 25 record(s), newest first').waitFor();
+      await caption(page).getByText('Page 2, 25 records, newest first').waitFor();
       await page.locator('details.audit-filters summary').click();
       await page.getByLabel('Event').fill('signin.failed');
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      await caption(page).getByText('Page 1, 1 record(s), newest first').waitFor();
+      await caption(page).getByText('Page 1, 1 record, newest first').waitFor();
       assert.equal(await page.getByTestId('filters-applied').textContent(), 'event signin.failed');
       assert.equal(await page.getByRole('navigation', { name: 'Audit log pages' }).count(), 0, 'one page, no pager');
       await page.getByRole('button', { name: 'Clear' }).click();
-      await caption(page).getByText('Page 1, 25 record(s), newest first').waitFor();
+      await caption(page).getByText('Page 1, 25 records, newest first').waitFor();
       assert.equal(await page.getByTestId('filters-applied').textContent(), 'none');
       assert.deepEqual(problems, []);
     });

@@ -71,13 +71,10 @@ describe('the console audit log and status pages (Chromium)', () => {
     await page.getByRole('button', { name: 'Verify the chain' }).click();
     const result = page.getByTestId('chain-result');
     await result.waitFor();
-    assert.match(
-      (await result.textContent()) ?? '',
-      /^Verified 3 record\(s\) in 1 chain\(s\), none changed or missing/,
-    );
+    assert.match((await result.textContent()) ?? '', /^Verified 3 records in 1 chain, none changed or missing/);
     assert.match(
       (await page.getByTestId('chain-pending').textContent()) ?? '',
-      /^1 record\(s\) of committed changes wait to join a chain \(oldest from .+\); until they do, no HMAC protects them/,
+      /^1 record of committed changes waits to join a chain \(oldest from .+\); until they do, no HMAC protects them/,
     );
     await t.deps.audit.chainPending();
     await screenshot('console-audit-log');

@@ -96,19 +96,19 @@ describe('console: paged lists of applications, clients and resources (Chromium)
     await signInThrough(t, page, '/admin/console/audit', owner);
     problems.splice(0);
     const caption = page.locator('table caption');
-    await caption.getByText('Page 1, 25 record(s), newest first').waitFor();
+    await caption.getByText('Page 1, 25 records, newest first').waitFor();
     await page.getByRole('button', { name: 'Older records' }).click();
-    await caption.getByText('Page 2, 25 record(s), newest first').waitFor();
+    await caption.getByText('Page 2, 25 records, newest first').waitFor();
 
     await page.locator('details.audit-filters summary').click();
     await page.getByLabel('Event').fill('resource.created');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await caption.getByText('Page 1, 25 record(s), newest first').waitFor();
+    await caption.getByText('Page 1, 25 records, newest first').waitFor();
     await page.getByRole('button', { name: 'Older records' }).click();
-    await caption.getByText('Page 2, 5 record(s), newest first').waitFor();
+    await caption.getByText('Page 2, 5 records, newest first').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Older records' }).isDisabled(), true, 'nothing older');
     await page.getByRole('button', { name: 'Clear' }).click();
-    await caption.getByText('Page 1, 25 record(s), newest first').waitFor();
+    await caption.getByText('Page 1, 25 records, newest first').waitFor();
     assert.deepEqual(problems, []);
   });
 

@@ -8,6 +8,7 @@ import { AuditTable } from './AuditTable.tsx';
 import { type AuditRecord, auditQuery, type AuditFilters as Filters, NO_FILTERS } from './audit-types.ts';
 import { ChainPanel } from './ChainPanel.tsx';
 import { ConsoleLayout } from './ConsoleLayout.tsx';
+import { counted, RECORD } from './count-words.ts';
 
 /** Records per page: a screen or two on a phone, where each record is a card. */
 export const PAGE_SIZE = 25;
@@ -23,7 +24,7 @@ export function AuditLog() {
     pages.first();
   };
   const records = pages.items;
-  const caption = `Page ${pages.page}, ${records?.length ?? 0} record(s), newest first`;
+  const caption = `Page ${pages.page}, ${counted(records?.length ?? 0, RECORD)}, newest first`;
 
   return (
     <ConsoleLayout section="audit" title="Audit log" access={pages.error}>

@@ -3,6 +3,7 @@ import { api } from '../../api.ts';
 import { ErrorNotice } from '../../components/ErrorNotice.tsx';
 import { useAction } from '../../hooks/use-api.ts';
 import type { ChainStatus } from './audit-types.ts';
+import { CHAIN, counted, RECORD } from './count-words.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 
 /** The audit chains' integrity, checked on request: the check reads every record, so it is not run on each visit. */
@@ -29,15 +30,16 @@ export function ChainPanel() {
       <div aria-live="polite">
         {result?.ok && (
           <p data-testid="chain-result">
-            <StatusBadge status="ok" label="Verified" /> {result.records} record(s) in {result.chains} chain(s), none
-            changed or missing. Checked {new Date(result.checked_at).toLocaleString()}.
+            <StatusBadge status="ok" label="Verified" /> {counted(result.records, RECORD)} in{' '}
+            {counted(result.chains, CHAIN)}, none changed or missing. Checked{' '}
+            {new Date(result.checked_at).toLocaleString()}.
           </p>
         )}
         {result && !result.ok && (
           <div class="notice notice-error" data-testid="chain-result">
             <p>
-              <StatusBadge status="fail" label="Broken" /> {result.breaks.length} of {result.chains} chain(s) fail
-              verification ({result.records} records checked).
+              <StatusBadge status="fail" label="Broken" /> {result.breaks.length} of {counted(result.chains, CHAIN)}{' '}
+              fail verification ({counted(result.records, RECORD)} checked).
             </p>
             {result.first_broken && (
               <p>
@@ -55,7 +57,8 @@ export function ChainPanel() {
         )}
         {result && result.pending_records > 0 && (
           <p class="hint" data-testid="chain-pending">
-            {result.pending_records} record(s) of committed changes wait to join a chain (oldest from{' '}
+            {counted(result.pending_records, RECORD)} of committed changes{' '}
+            {result.pending_records === 1 ? 'waits' : 'wait'} to join a chain (oldest from{' '}
             {new Date(result.oldest_pending_at ?? result.checked_at).toLocaleString()}); until they do, no HMAC protects
             them. A server chains them at its next change, its start or its hourly housekeeping.
           </p>

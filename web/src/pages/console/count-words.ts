@@ -5,3 +5,6 @@ const rules = new Intl.PluralRules('en');
 /** "1 client", "3 clients": `forms` gives the noun for each plural category English uses. */
 export const counted = (count: number, forms: { one: string; other: string }): string =>
   `${count} ${rules.select(count) === 'one' ? forms.one : forms.other}`;
+
+export const RECORD = { one: 'record', other: 'records' };
+export const CHAIN = { one: 'chain', other: 'chains' };
