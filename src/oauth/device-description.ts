@@ -1,8 +1,8 @@
 // Which kind of device asks, in words a person recognises on the /device page: ua-parser-js 1.x (MIT; 2.x is AGPL)
-// reads the User-Agent the device-authorization request carried. A command-line tool's User-Agent ("gh/2.40",
-// "curl/8.5.0") names no browser, so its first product token is shown as it is. The header is whatever the device
+// reads the User-Agent the device-authorization request carried (through src/session/device.ts, which loads it on
+// first use). A command-line tool's User-Agent ("gh/2.40", "curl/8.5.0") names no browser, so its first product token is shown as it is. The header is whatever the device
 // says: the page presents it as what the device claims, never as proof (docs/oauth.md "Device authorization grant").
-import { UAParser } from 'ua-parser-js';
+import { userAgentWords } from '../session/device.ts';
 
 /** ua-parser-js's device types, and `computer` for a browser or system without one, `unknown` for nothing known. */
 export const DEVICE_KINDS = [
@@ -30,13 +30,9 @@ const PRODUCT = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}(?:\/[A-Za-z0-9._+-]{1,20})?/;
 
 export function describeDeviceOf(userAgent: string | null): DeviceDescription {
   if (!userAgent) return { kind: 'unknown', name: null };
-  const { browser, os, device } = new UAParser(userAgent).getResult();
-  const name = browser.name ? [browser.name, browser.version?.split('.')[0]].filter(Boolean).join(' ') : null;
-  const system = os.name ? [os.name, os.version].filter(Boolean).join(' ') : null;
-  const model = device.model && device.vendor ? `${device.vendor} ${device.model}` : null;
-  const where = [model, system].filter(Boolean).join(', ');
-  const known = (DEVICE_KINDS as readonly string[]).includes(device.type ?? '');
-  const kind: DeviceKind = known ? (device.type as DeviceKind) : name || system ? 'computer' : 'unknown';
+  const { browser: name, where, type } = userAgentWords(userAgent);
+  const known = (DEVICE_KINDS as readonly string[]).includes(type ?? '');
+  const kind: DeviceKind = known ? (type as DeviceKind) : name || where ? 'computer' : 'unknown';
   if (name && where) return { kind, name: `${name} on ${where}` };
   if (name || where) return { kind, name: name ?? where };
   return { kind, name: userAgent.match(PRODUCT)?.[0] ?? null };

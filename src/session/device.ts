@@ -13,13 +13,27 @@ const uaParser = () => {
   return parser;
 };
 
-export function describeDevice(userAgent: string | null): string | null {
-  if (!userAgent) return null;
+/** What a User-Agent says, in the words both the session list and the /device page show. */
+export interface UserAgentWords {
+  /** "Firefox 128", or null when no browser is named. */
+  browser: string | null;
+  /** "Samsung SM-T970, Android 14", "Ubuntu", or "" when neither a model nor a system is named. */
+  where: string;
+  /** ua-parser-js's device type ("mobile", "smarttv", …), undefined for a computer or nothing known. */
+  type: string | undefined;
+}
+
+export function userAgentWords(userAgent: string): UserAgentWords {
   const { browser, os, device } = new (uaParser())(userAgent).getResult();
   const name = browser.name ? [browser.name, browser.version?.split('.')[0]].filter(Boolean).join(' ') : null;
   const system = os.name ? [os.name, os.version].filter(Boolean).join(' ') : null;
   const model = device.model && device.vendor ? `${device.vendor} ${device.model}` : null;
-  const where = [model, system].filter(Boolean).join(', ');
-  if (name && where) return `${name} on ${where}`;
-  return name ?? (where || null);
+  return { browser: name, where: [model, system].filter(Boolean).join(', '), type: device.type };
+}
+
+export function describeDevice(userAgent: string | null): string | null {
+  if (!userAgent) return null;
+  const { browser, where } = userAgentWords(userAgent);
+  if (browser && where) return `${browser} on ${where}`;
+  return browser ?? (where || null);
 }
