@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { balancerUnavailableLines } from './helpers/haproxy.ts';
 import {
   CONNECT_TIMEOUT_SECONDS,
   haproxyDatabaseConfig,
@@ -65,4 +66,8 @@ test('the gatehouse.toml example has the multi-host URL and connect timeout the 
     example('gatehouse.toml'),
     `[database]\nurl = "${url}"\nconnect_timeout_seconds = ${CONNECT_TIMEOUT_SECONDS}\n`,
   );
+});
+
+test('the balancer lines that answer 503 in the envelope are the ones the failover test balancer runs with', () => {
+  assert.equal(example('haproxy-unavailable'), `${balancerUnavailableLines().join('\n')}\n`);
 });

@@ -42,6 +42,27 @@ export interface LoadBalancer {
   stop(): Promise<void>;
 }
 
+/** What the balancer answers, in Gatehouse's error envelope, when no node is ready (all fail /health/ready). */
+export const BALANCER_UNAVAILABLE = 'No Gatehouse node is ready right now; retry shortly.';
+
+/**
+ * HAProxy lines for the frontend that make the balancer's own 503 Gatehouse's envelope: while a database
+ * failover takes every node's readiness away at once, HAProxy has no server and would answer with its HTML page,
+ * which a client reading the envelope cannot parse. The request id is the balancer's, in the body and the header
+ * as Gatehouse gives its own. docs/scaling.md quotes these lines (test/scaling-doc.test.ts).
+ */
+export function balancerUnavailableLines(): string[] {
+  const body = JSON.stringify({
+    error: 'temporarily_unavailable',
+    error_description: BALANCER_UNAVAILABLE,
+    request_id: '%[var(txn.request_id)]',
+  });
+  return [
+    '  http-request set-var(txn.request_id) uuid',
+    `  http-error status 503 content-type "application/json; charset=utf-8" lf-string '${body}' hdr Retry-After 2 hdr Cache-Control no-store hdr X-Request-Id "%[var(txn.request_id)]"`,
+  ];
+}
+
 export async function startHaproxy(dir: string, backends: string[]): Promise<LoadBalancer> {
   const port = await freePort();
   const servers = backends.map((backend, i) => {
@@ -68,6 +89,7 @@ export async function startHaproxy(dir: string, backends: string[]): Promise<Loa
     `  bind 127.0.0.1:${port}`,
     '  http-request del-header x-forwarded-for',
     '  option forwardfor',
+    ...balancerUnavailableLines(),
     '  default_backend nodes',
     'backend nodes',
     '  balance roundrobin',
