@@ -55,58 +55,36 @@ export function ClientKeysFields({
   );
 }
 
-/** RFC 9126 §6 require_pushed_authorization_requests as a checkbox. */
-export function ParCheckbox({
-  id,
-  checked,
-  onChecked,
-}: {
+interface FlagProps {
   id: string;
   checked: boolean;
   onChecked: (v: boolean) => void;
-}) {
+}
+
+/** One client flag as a labelled checkbox; the exports below name each flag and say what it means. */
+function FlagCheckbox({ id, checked, onChecked, label }: FlagProps & { label: string }) {
   return (
     <div class="field checkbox">
       <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} />
-      <label for={id}>Require pushed authorization requests (PAR)</label>
+      <label for={id}>{label}</label>
     </div>
   );
 }
+
+/** RFC 9126 §6 require_pushed_authorization_requests as a checkbox. */
+export const ParCheckbox = (props: FlagProps) => (
+  <FlagCheckbox {...props} label="Require pushed authorization requests (PAR)" />
+);
 
 /** RFC 9449 §5.2 dpop_bound_access_tokens as a checkbox. */
-export function DpopCheckbox({
-  id,
-  checked,
-  onChecked,
-}: {
-  id: string;
-  checked: boolean;
-  onChecked: (v: boolean) => void;
-}) {
-  return (
-    <div class="field checkbox">
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} />
-      <label for={id}>Require DPoP-bound tokens (every token request must carry a DPoP proof)</label>
-    </div>
-  );
-}
+export const DpopCheckbox = (props: FlagProps) => (
+  <FlagCheckbox {...props} label="Require DPoP-bound tokens (every token request must carry a DPoP proof)" />
+);
 
 /** RFC 8628: whether the client may use the device authorization grant (docs/oauth.md); never a service client. */
-export function DeviceGrantCheckbox({
-  id,
-  checked,
-  onChecked,
-}: {
-  id: string;
-  checked: boolean;
-  onChecked: (v: boolean) => void;
-}) {
-  return (
-    <div class="field checkbox">
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} />
-      <label for={id}>
-        Allow the device authorization grant (sign-in on a TV or command line, approved on /device)
-      </label>
-    </div>
-  );
-}
+export const DeviceGrantCheckbox = (props: FlagProps) => (
+  <FlagCheckbox
+    {...props}
+    label="Allow the device authorization grant (sign-in on a TV or command line, approved on /device)"
+  />
+);
