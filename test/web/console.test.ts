@@ -48,7 +48,9 @@ describe('owner enrollment and the administration console (Chromium)', () => {
 
     // A fresh sign-in with both factors, as the owner will do from now on.
     await page.context().clearCookies();
-    await page.goto(`${t.url}/admin/console`);
+    // The console sends a signed-out visitor on to /signin as soon as it loads: wait for the response only, so that
+    // the redirect cannot interrupt the navigation, then for the sign-in page.
+    await page.goto(`${t.url}/admin/console`, { waitUntil: 'commit' });
     await page.waitForURL(/\/signin\?return_to=%2Fadmin%2Fconsole/);
     await page.getByLabel('Email address').fill('owner@acme-robotics.dev');
     await page.getByRole('button', { name: 'Continue' }).click();
@@ -123,7 +125,9 @@ describe('owner enrollment and the administration console (Chromium)', () => {
   test('a signed-in member who is not an owner sees a clear "Not allowed" page with the reason and request id', async () => {
     const member = await makeAccount(t.sql, t.secrets, t.config, { roles: ['member'], organizationId: 'acme' });
     const { page, problems, screenshot } = await newPage({ width: 390, height: 844 });
-    await page.goto(`${t.url}/admin/console`);
+    // The console sends a signed-out visitor on to /signin as soon as it loads: wait for the response only, so that
+    // the redirect cannot interrupt the navigation, then for the sign-in page.
+    await page.goto(`${t.url}/admin/console`, { waitUntil: 'commit' });
     await page.waitForURL(/\/signin\?return_to=%2Fadmin%2Fconsole/);
     await page.getByLabel('Email address').fill(member.email);
     await page.getByRole('button', { name: 'Continue' }).click();
