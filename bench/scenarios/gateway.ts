@@ -5,7 +5,8 @@
 // choose instead, nginx authorizing with a few lines of Lua that call introspection and cache the answer for 30 s,
 // and nginx asking Gatehouse's forward-auth endpoint with docs/gateway.md's configuration (answers cached for
 // gateway.forward_auth_cache_seconds). The decision endpoint and introspection are also loaded directly, uncached,
-// to compare what one decision costs Gatehouse. CPU per request is read from /proc for every process in each chain.
+// to compare what one decision costs Gatehouse, and beside them a bare node:http server answering the decision's
+// own 200 header for header (bench/helpers/bare-answer-process.ts): what any Node server pays for the question. CPU per request is read from /proc for every process in each chain.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,11 +79,13 @@ async function round(load: Load, concurrency: number, durationMs: number) {
 
 export const scenario: Scenario = {
   name: 'gateway',
-  description: `GET ${PATH} with a client-credentials bearer token (scope and audience policy), concurrency 32, keep-alive; the upstream answers a small JSON body from its own process. Paths, measured in the same alternating rounds: directly to the upstream; through a bare Node proxy (node:http and an undici pool, nothing else) and Fastify with reply-from alone (what any Node proxy and the framework cost); through the built-in gateway (one worker, like every reference one process); through nginx (one worker) authorizing with Lua that calls Gatehouse's introspection and keeps each answer 30 s; through nginx asking Gatehouse's forward-auth endpoint with the configuration of docs/gateway.md (answers kept for gateway.forward_auth_cache_seconds, 5 s). Two more loads go to Gatehouse alone, uncached by any proxy: the forward-auth question for the same request, and POST /oauth/introspect for the same token (client_secret_post). CPU is per request, from /proc (user + system, every thread), for every process of each chain: the load generator, each proxy (nginx's master and worker; Gatehouse's supervisor and workers), and the upstream. On a saturated machine throughput follows the chain's total. Latency is the median of every request of a round; the concurrency-1 rows show the unloaded latency.`,
+  description: `GET ${PATH} with a client-credentials bearer token (scope and audience policy), concurrency 32, keep-alive; the upstream answers a small JSON body from its own process. Paths, measured in the same alternating rounds: directly to the upstream; through a bare Node proxy (node:http and an undici pool, nothing else) and Fastify with reply-from alone (what any Node proxy and the framework cost); through the built-in gateway (one worker, like every reference one process); through nginx (one worker) authorizing with Lua that calls Gatehouse's introspection and keeps each answer 30 s; through nginx asking Gatehouse's forward-auth endpoint with the configuration of docs/gateway.md (answers kept for gateway.forward_auth_cache_seconds, 5 s). Two more loads go to Gatehouse alone, uncached by any proxy: the forward-auth question for the same request, and POST /oauth/introspect for the same token (client_secret_post); and, as their floor, a bare node:http server answering the decision's own 200 with the same header lines and no checks. CPU is per request, from /proc (user + system, every thread), for every process of each chain: the load generator, each proxy (nginx's master and worker; Gatehouse's supervisor and workers), and the upstream. On a saturated machine throughput follows the chain's total. Latency is the median of every request of a round; the concurrency-1 rows show the unloaded latency.`,
   async run(context: BenchContext) {
     const upstream = await startHelper('upstream-process.ts');
     const bare = await startHelper('bare-proxy-process.ts', String(upstream.port));
     const framework = await startHelper('fastify-proxy-process.ts', String(upstream.port));
+    /** Started once the decision's answer is known (its headers are the floor's). */
+    let floor: Awaited<ReturnType<typeof startHelper>> | undefined;
     const server = await startServer({
       settings: {
         // One worker, as every reference is one process (nginx runs one worker): CPU per request compares like with
@@ -154,6 +157,14 @@ export const scenario: Scenario = {
       });
       const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
       const headers = { authorization: `Bearer ${token}` };
+      const question = { ...headers, 'x-original-method': 'GET', 'x-original-uri': PATH };
+      // The decision's own allowed answer, header for header, for the floor below (Node adds date and connection).
+      const decided = await fetch(`${server.url}/auth/forward`, { headers: question });
+      if (decided.status !== 200) throw new Error(`the forward-auth question was answered ${decided.status}`);
+      const answered = Object.fromEntries(
+        [...decided.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)),
+      );
+      floor = await startHelper('bare-answer-process.ts', JSON.stringify(answered));
       const gatehouseHost = new URL(server.url).host;
       const upstreamHost = `127.0.0.1:${upstream.port}`;
       const luaPort = await freePort();
@@ -216,9 +227,15 @@ export const scenario: Scenario = {
             origin: server.url,
             method: 'GET',
             path: '/auth/forward',
-            headers: { ...headers, 'x-original-method': 'GET', 'x-original-uri': PATH },
+            headers: question,
           },
           chain: [gatehouse],
+        },
+        {
+          name: 'decisionFloor',
+          label: "a bare node:http server answering the decision's 200, same headers, no checks",
+          load: { origin: `http://127.0.0.1:${floor.port}`, method: 'GET', path: '/auth/forward', headers: question },
+          chain: [{ name: 'bare node:http answer', cpu: () => processCpuSeconds(floor?.child.pid as number) }],
         },
         {
           name: 'introspection',
@@ -345,6 +362,15 @@ export const scenario: Scenario = {
             value: ratio(proxyCpu.decision, proxyCpu.introspection),
             target: { atMost: 0.5 },
           },
+          {
+            // No Node server can answer the question for less than this: the decision's target is measured against it.
+            name: "bare node:http answer with the decision's headers / introspection, CPU per request (the floor of the ratio above)",
+            value: ratio(proxyCpu.decisionFloor, proxyCpu.introspection),
+          },
+          {
+            name: 'uncached forward-auth decision / bare node:http answer, CPU per request (what deciding adds)',
+            value: ratio(proxyCpu.decision, proxyCpu.decisionFloor),
+          },
           { name: 'gateway / nginx + forward auth throughput', value: ratio(rates.gateway, rates.nginxForwardAuth) },
           {
             // What the throughput ratio can be at most while the cores are the limit: the CPU (all processes) a
@@ -365,6 +391,7 @@ export const scenario: Scenario = {
       upstream.child.kill('SIGTERM');
       bare.child.kill('SIGTERM');
       framework.child.kill('SIGTERM');
+      floor?.child.kill('SIGTERM');
     }
   },
 };
