@@ -50,8 +50,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const patterns = new Map<string, RegExp>();
 const regexp = (pattern: string) => {
-  let compiled = patterns.get(pattern);
-  if (!compiled) patterns.set(pattern, (compiled = new RegExp(pattern, 'u')));
+  const compiled = patterns.get(pattern) ?? new RegExp(pattern, 'u');
+  patterns.set(pattern, compiled);
   return compiled;
 };
 
