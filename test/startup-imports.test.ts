@@ -42,12 +42,15 @@ const LOADED_ON_FIRST_USE = [
   'jose',
 ];
 
-test('serve and the supervisor load no part of the application', async () => {
+test('serve and the supervisor load no part of the application, nor the database client', async () => {
   await import('../src/cli/serve.ts');
   await import('../src/supervisor.ts');
   assert.equal(sourceLoaded('app.ts'), false);
   assert.equal(sourceLoaded('server.ts'), false);
-  assert.ok(sourceLoaded('prepare-database.ts'), 'the check sees what the supervisor does load');
+  // The database preparation runs in a short-lived process, or is imported for an embedded PostgreSQL only.
+  assert.equal(sourceLoaded('prepare-database.ts'), false);
+  assert.equal(packageLoaded('postgres'), false);
+  assert.ok(sourceLoaded('prepare-in-child.ts'), 'the check sees what the supervisor does load');
 });
 
 test('the application loads none of the libraries that wait for their first request', async () => {
