@@ -1,7 +1,7 @@
 // A multi-worker node prepares its database (migrations, the development bootstrap, the secrets check) in a
 // short-lived process, so that the supervisor, which lives as long as the node, never loads the database client, the
-// migrations and the modules behind the bootstrap (docs/decisions.md, "Smaller processes: the supervisor leaves the
-// database preparation to a short-lived process"). The process is a cluster worker of the supervisor: it re-runs the
+// migrations and the modules behind the bootstrap (docs/decisions.md, "Smaller processes: TypeBox only to explain, the
+// database prepared in a short-lived process"). The process is a cluster worker of the supervisor: it re-runs the
 // same command line exactly as the workers do (the release executable included, see src/supervisor.ts), reads the
 // same configuration, and is told apart by PREPARE_ENV. It finishes before any worker is forked, so the migrations
 // still run before the listener opens.

@@ -1,9 +1,9 @@
 // Whether a value fits one of our JSON Schemas (src/schema/builders.ts), decided without TypeBox where that is
 // certain. `typebox/schema` is 235 module files and about 16 MB of RSS (9 MB private) in every process that checks
-// its configuration at start (docs/decisions.md, "Smaller processes: TypeBox's checker only for a value that does
-// not fit"). A valid configuration, the case of every start that succeeds, is now confirmed here; TypeBox is loaded
-// only to explain a value that does not fit (its Errors are what operators read) or when this walk meets something it
-// does not decide exactly as TypeBox does.
+// its configuration at start (docs/decisions.md, "Smaller processes: TypeBox only to explain, the database prepared
+// in a short-lived process"). A valid configuration, the case of every start that succeeds, is confirmed here;
+// TypeBox is loaded only to explain a value that does not fit (its Errors are what operators read) or when this walk
+// meets something it does not decide exactly as TypeBox does.
 //
 // Answers: true (fits), false (does not), undefined (undecided: a keyword not handled here, an undefined value).
 // Each handled keyword follows TypeBox 1.x's engine (typebox/build/schema/engine/*.mjs): `object` excludes arrays,
