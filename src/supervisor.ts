@@ -6,14 +6,13 @@
 // own graceful shutdown and stops the embedded database last.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import pino, { type DestinationStream } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { runsFromReleaseExecutable } from './bundled-files.ts';
 import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
-import { generateSecretFiles, loadSecrets } from './crypto/secret-files.ts';
 import { loggerOptions } from './http/logger.ts';
 import { serveNodeMetrics } from './metrics/node-totals-serve.ts';
-import { prepareDatabase } from './prepare-database.ts';
+import { prepareInChild } from './prepare-in-child.ts';
 import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
 import { WorkerStartFailed } from './worker-start-failed.ts';
@@ -30,6 +29,20 @@ export function workerCount(setting: Config['server']['workers'], cpus = availab
 /** A worker that ran this long before exiting counts as healthy: its restart waits the shortest delay again. */
 const HEALTHY_UPTIME_MS = 60_000;
 
+/**
+ * The secrets check, migrations and development bootstrap, once per node: in a short-lived process when the database
+ * is a server of its own (src/prepare-in-child.ts), here when this process must own an embedded PostgreSQL.
+ */
+async function prepare(loaded: LoadedConfig, log: Pick<Logger, 'info' | 'warn'>) {
+  if (loaded.config.database.url !== '') {
+    const reported = await prepareInChild();
+    return { url: loaded.config.database.url, stopEmbedded: null, ...reported };
+  }
+  const prepared = await (await import('./prepare-here.ts')).prepareHere(loaded, log);
+  await prepared.sql.end({ timeout: 5 });
+  return prepared;
+}
+
 /** `logStream`: where the supervisor's own lines go (the development instance's log file); stdout by default. */
 export async function startSupervisor(
   loaded: LoadedConfig,
@@ -40,11 +53,13 @@ export async function startSupervisor(
   const log = logStream
     ? pino(loggerOptions(config.logging.level), logStream)
     : pino(loggerOptions(config.logging.level));
-  if (loaded.development) generateSecretFiles(config.secrets.dir);
-  // Checked here too, so a bad secrets directory is one clear error instead of one per worker.
-  loadSecrets(config.secrets.dir);
-  const prepared = await prepareDatabase(loaded, log, { bootstrap: true });
-  await prepared.sql.end({ timeout: 5 });
+  // node:cluster forks `process.execPath` with `execArgv`, a script (`process.argv[1]`) and the arguments after it.
+  // The release executable has no script: argv[1] repeats the name it was started by (perhaps through a symlink or
+  // PATH), so the worker is given the executable's resolved path instead, which its entry (packaging/build/
+  // sea-entry.ts) recognises and drops. execArgv holds the V8 options of the executable's SEA configuration, which
+  // the worker applies by itself: passed on, they would arrive as the command name.
+  if (runsFromReleaseExecutable()) cluster.setupPrimary({ exec: process.execPath, execArgv: [] });
+  const prepared = await prepare(loaded, log);
 
   // Workers re-run this same command line; the prepared URL reaches them as DATABASE_URL.
   const env = { DATABASE_URL: prepared.url };
@@ -53,12 +68,6 @@ export async function startSupervisor(
   const slots = new Map<Worker, { slot: number; startedAt: number; listening: boolean }>();
   const failures = new Map<number, number>();
 
-  // node:cluster forks `process.execPath` with `execArgv`, a script (`process.argv[1]`) and the arguments after it.
-  // The release executable has no script: argv[1] repeats the name it was started by (perhaps through a symlink or
-  // PATH), so the worker is given the executable's resolved path instead, which its entry (packaging/build/
-  // sea-entry.ts) recognises and drops. execArgv holds the V8 options of the executable's SEA configuration, which
-  // the worker applies by itself: passed on, they would arrive as the command name.
-  if (runsFromReleaseExecutable()) cluster.setupPrimary({ exec: process.execPath, execArgv: [] });
   // A scrape of /metrics reaches one worker, which asks here for the node's totals across all of them.
   serveNodeMetrics();
   const fork = (slot: number) => {

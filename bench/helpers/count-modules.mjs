@@ -16,6 +16,7 @@ registerHooks({
 process.on('exit', () => {
   const dir = process.env.BENCH_MODULE_LIST_DIR;
   if (!dir) return;
-  const role = cluster.isWorker ? 'worker' : 'primary';
+  // A multi-worker node's short-lived database preparation is a cluster worker too (src/prepare-in-child.ts).
+  const role = process.env.GATEHOUSE_PREPARE_ONLY ? 'preparation' : cluster.isWorker ? 'worker' : 'primary';
   writeFileSync(`${dir}/${process.pid}.json`, JSON.stringify({ role, files: [...loaded] }));
 });

@@ -18,11 +18,20 @@ const COUNTER = fileURLToPath(new URL('../helpers/count-modules.mjs', import.met
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Anonymous (private, not file-backed) memory of a process in MB, from /proc/PID/smaps_rollup. */
-function anonymousMegabytes(pid: number): number {
-  const match = /^Anonymous:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+/** A field of /proc/PID/smaps_rollup in MB. */
+function rollupMegabytes(pid: number, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
   return Number(match?.[1] ?? Number.NaN) / 1024;
 }
+
+/** Anonymous (private, not file-backed) memory of a process in MB. */
+const anonymousMegabytes = (pid: number) => rollupMegabytes(pid, 'Anonymous');
+
+/**
+ * PSS (proportional set size): RSS with each shared page divided among the processes that map it, so the pages of the
+ * node executable that the supervisor and its workers all touched count once across them. Beside RSS, not instead.
+ */
+const pssMegabytes = (pid: number) => rollupMegabytes(pid, 'Pss');
 
 const nodeSettings = (workers: number) => ({
   settings: { server: { issuer: ISSUER, listen: '127.0.0.1:0', workers } },
@@ -44,12 +53,15 @@ const tokens = (bench: OAuthBench, durationMs: number) =>
   );
 
 interface ModuleList {
-  role: 'primary' | 'worker';
+  role: 'primary' | 'worker' | 'preparation';
   files: string[];
 }
 
-/** The files a two-worker node's supervisor and first worker load, up to listening and one token request. */
-async function moduleLists(): Promise<{ primary: string[]; worker: string[] }> {
+/**
+ * The files a two-worker node's supervisor, first worker and short-lived database preparation (src/prepare-in-child.ts)
+ * load, up to listening and one token request.
+ */
+async function moduleLists(): Promise<{ primary: string[]; worker: string[]; preparation: string[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-modules-'));
   const saved = { list: process.env.BENCH_MODULE_LIST_DIR, flags: process.env.BENCH_SERVER_NODE_FLAGS };
   process.env.BENCH_MODULE_LIST_DIR = dir;
@@ -64,8 +76,10 @@ async function moduleLists(): Promise<{ primary: string[]; worker: string[] }> {
     const lists = readdirSync(dir).map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as ModuleList);
     const primary = lists.find((l) => l.role === 'primary');
     const worker = lists.find((l) => l.role === 'worker');
-    if (!primary || !worker) throw new Error('the module lists of the supervisor and a worker were not written');
-    return { primary: primary.files, worker: worker.files };
+    const preparation = lists.find((l) => l.role === 'preparation');
+    if (!primary || !worker || !preparation)
+      throw new Error('the module lists of the supervisor, a worker and the preparation were not written');
+    return { primary: primary.files, worker: worker.files, preparation: preparation.files };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -107,6 +121,9 @@ export const scenario: Scenario = {
         oneAnon: anonymousMegabytes(one.server.pid),
         supervisor: processRssMegabytes(supervisor as number),
         supervisorAnon: anonymousMegabytes(supervisor as number),
+        supervisorPss: pssMegabytes(supervisor as number),
+        onePss: pssMegabytes(one.server.pid),
+        workerPss: median(workers.map(pssMegabytes)),
         worker: median(workers.map(processRssMegabytes)),
         workerAnon: median(workers.map(anonymousMegabytes)),
         node2: processTree(two.pid).reduce((sum, pid) => sum + processRssMegabytes(pid), 0),
@@ -131,6 +148,9 @@ export const scenario: Scenario = {
           { name: 'idle private (anonymous) memory, server.workers = 1', unit: 'MB', samples: [idle.oneAnon] },
           { name: 'idle RSS, supervisor of server.workers = 2', unit: 'MB', samples: [idle.supervisor] },
           { name: 'idle private memory, supervisor', unit: 'MB', samples: [idle.supervisorAnon] },
+          { name: 'idle PSS (shared pages divided), server.workers = 1', unit: 'MB', samples: [idle.onePss] },
+          { name: 'idle PSS (shared pages divided), supervisor', unit: 'MB', samples: [idle.supervisorPss] },
+          { name: 'idle PSS (shared pages divided), a worker', unit: 'MB', samples: [idle.workerPss] },
           { name: 'idle RSS, a worker of server.workers = 2', unit: 'MB', samples: [idle.worker] },
           { name: 'idle private memory, a worker', unit: 'MB', samples: [idle.workerAnon] },
           { name: 'idle RSS, whole node with server.workers = 2', unit: 'MB', samples: [idle.node2] },
@@ -139,6 +159,11 @@ export const scenario: Scenario = {
           { name: 'RSS 2 s after the load, server.workers = 1', unit: 'MB', samples: [afterLoad] },
           { name: 'module files loaded, supervisor', unit: 'files', samples: [modules.primary.length] },
           { name: 'module files loaded, worker', unit: 'files', samples: [modules.worker.length] },
+          {
+            name: 'module files loaded, database preparation (exits before the workers start)',
+            unit: 'files',
+            samples: [modules.preparation.length],
+          },
         ],
         ratios: [
           { name: 'idle RSS, one worker (MB)', value: idle.one, target: { atMost: 90 } },
@@ -152,6 +177,7 @@ export const scenario: Scenario = {
         notes: [
           `Supervisor loads: ${byPackage(modules.primary)}.`,
           `A worker loads: ${byPackage(modules.worker, 14)}.`,
+          `The database preparation loads: ${byPackage(modules.preparation)}.`,
           `${context.rounds} rounds of ${context.roundMs} ms of load.`,
         ],
       };

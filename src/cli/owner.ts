@@ -9,6 +9,7 @@ import { OperationRefused } from '../operations/errors.ts';
 import type { CommandInput } from './args.ts';
 import { chooseDatabaseUrl, withDatabase } from './database.ts';
 import { loadCommandConfig } from './development-instance.ts';
+import { enrollmentNotice } from './enrollment-notice.ts';
 
 /** `gatehouse owner enroll-link [--reset]`. */
 export async function enrollLink({
@@ -33,16 +34,4 @@ export async function enrollLink({
   );
   process.stdout.write(`${enrollmentNotice(link)}\n`);
   return 0;
-}
-
-/** What setup and the development start print instead of a link once the owner has a password. */
-export const OWNER_ENROLLED_NOTICE =
-  "The initial owner is already enrolled: no new link was issued. `gatehouse owner enroll-link --reset` issues one (using it resets the owner's password and TOTP).";
-
-/** The lines setup, the development start and this command print. */
-export function enrollmentNotice(link: { url: string; expiresAt: Date }): string {
-  return [
-    `Owner enrollment link (one use, expires ${link.expiresAt.toISOString()}; older links no longer work):`,
-    `  ${link.url}`,
-  ].join('\n');
 }

@@ -2,6 +2,7 @@
 // declarations in commands.ts; a command's module is imported only when that command runs.
 import { styleText } from 'node:util';
 import { Command as Commander, CommanderError, Option } from 'commander';
+import { PreparationFailed } from '../preparation-failed.ts';
 import { VERSION } from '../version.ts';
 import type { CommandSpec, OptionSpec } from './args.ts';
 import { commands } from './commands.ts';
@@ -52,6 +53,8 @@ const HELP_STYLE = {
 
 /** Reports a failure of a command's own work the way every command does: one line, or the stack for a bug. */
 function reportFailure(top: string, error: unknown): number {
+  // The preparation process already printed this command's failure, in these words (src/prepare-in-child.ts).
+  if (error instanceof PreparationFailed) return error.exitCode;
   const failure = describeFailure(error);
   if (failure) {
     process.stderr.write(`gatehouse ${top}: ${failure.message}\n`);

@@ -7,12 +7,13 @@ import { parseListen } from '../config/validate.ts';
 import { readSmtpPassword } from '../delivery/smtp-relay.ts';
 import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
+import { PREPARE_ENV, prepareAsChild } from '../prepare-in-child.ts';
 import type { RunningServer } from '../server.ts';
 import { startSupervisor, workerCount } from '../supervisor.ts';
 import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
 import { developmentLog, logToTerminal } from './development-log.ts';
-import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
+import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './enrollment-notice.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
@@ -24,6 +25,11 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   // A worker of a supervisor (server.workers > 1): the supervisor checked the port and prints the notes.
   if (cluster.isWorker) {
     const logFile = developmentLog(first);
+    // The supervisor's short-lived database preparation (src/prepare-in-child.ts), not a worker.
+    if (process.env[PREPARE_ENV]) {
+      await prepareAsChild(first, logFile ?? undefined);
+      return 0;
+    }
     const worker = await (await application()).startServer(first, {
       worker: true,
       ...(logFile ? { logStream: logFile } : {}),

@@ -20,9 +20,9 @@ import { runConfigDelivery } from './config.ts';
 import { type ConfigIo, processIo } from './config-io.ts';
 import { runConfigProviders } from './config-providers.ts';
 import { withDatabase } from './database.ts';
+import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './enrollment-notice.ts';
 import { provisionLocalPostgres } from './local-postgres.ts';
 import type { SETUP_OPTIONS } from './options.ts';
-import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './owner.ts';
 import { askMissing, processTerminal, type Question, type Terminal } from './prompts.ts';
 
 type SetupValues = OptionValues<typeof SETUP_OPTIONS>;

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { Errors } from 'typebox/schema';
 import { fillDefaults } from '../schema/defaults.ts';
+import { fits, typeboxSchema } from '../schema/fits.ts';
 import { DEVELOPMENT_CONFIG, developmentConfigPath, isDevelopmentConfig } from './development-file.ts';
 import { ConfigError, type ConfigProblem } from './errors.ts';
 import { developmentIssuer } from './issuer-listener.ts';
@@ -104,7 +104,11 @@ export function parseConfig(source: string, file: string, options: ParseOptions)
   if (typeof saml === 'object' && saml !== null)
     for (const [id, entry] of Object.entries(saml))
       (saml as Record<string, unknown>)[id] = fillDefaults(SamlConnectionSchema, entry);
-  const schemaProblems = problemsFromSchemaErrors(Errors(ConfigSchema, withDefaults)[1]);
+  // TypeBox's Errors (and its 235 module files) only for a configuration not confirmed valid (src/schema/fits.ts).
+  const schemaProblems =
+    fits(ConfigSchema, withDefaults) === true
+      ? []
+      : problemsFromSchemaErrors(typeboxSchema().Errors(ConfigSchema, withDefaults)[1]);
   if (schemaProblems.length > 0) throw new ConfigError(file, rename(schemaProblems));
 
   const config = withDefaults as Config;

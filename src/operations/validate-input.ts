@@ -1,9 +1,9 @@
 // Input from a file or the command line checked against the admin API's own request schemas (src/admin/schemas.ts),
 // so the shell accepts exactly what the API accepts. Problems come back as the API's field problems.
 import type { TSchema } from 'typebox';
-import { Errors } from 'typebox/schema';
 import type { FieldProblem } from '../http/errors.ts';
 import { invalidFields } from '../http/validation-messages.ts';
+import { fits, typeboxSchema } from '../schema/fits.ts';
 
 const dotted = (pointer: string) =>
   pointer
@@ -14,7 +14,10 @@ const dotted = (pointer: string) =>
 
 export function schemaProblems(schema: TSchema, value: unknown, context: string): FieldProblem[] {
   // TypeBox reports an unknown field twice: as the false schema it met and as additionalProperties; keep the second.
-  const errors = Errors(schema, value)[1].filter((e) => e.keyword !== 'boolean');
+  if (fits(schema, value) === true) return [];
+  const errors = typeboxSchema()
+    .Errors(schema, value)[1]
+    .filter((e) => e.keyword !== 'boolean');
   return errors.flatMap((error) => {
     const base = `${context}${dotted(error.instancePath)}`;
     const params = error.params as Record<string, unknown>;

@@ -4,7 +4,7 @@
 // process for this one walk at startup. Mutates and returns `value`; check the result against the schema afterwards.
 // src/schema/defaults.test.ts compares it with Value.Default.
 import type { TSchema } from 'typebox';
-import { Check } from 'typebox/schema';
+import { check } from './fits.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -32,7 +32,7 @@ export function fillDefaults(type: TSchema, value: unknown): unknown {
       // The first member the defaulted copy fits; the value unchanged if none does.
       for (const member of schema.anyOf as Schema[]) {
         const result = fillDefaults(member, structuredClone(filled));
-        if (Check(member, result)) return result;
+        if (check(member, result)) return result;
       }
       return filled;
     default:
