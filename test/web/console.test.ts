@@ -43,8 +43,15 @@ describe('owner enrollment and the administration console (Chromium)', () => {
     t.clock.advance(30);
     await page.getByLabel('Code from the app').fill(totpCode(secret, t.clock.now()));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
-    await page.getByRole('button', { name: 'I have saved them' }).click();
+    // "I have saved them" leaves /enroll for the console. That page is then left for a blank one before the cookies
+    // go: still open, it would notice the lost session and send itself to /signin, racing the visit below (which it
+    // interrupted in CI).
+    await Promise.all([
+      page.waitForURL((url) => url.pathname !== '/enroll'),
+      page.getByRole('button', { name: 'I have saved them' }).click(),
+    ]);
     assert.deepEqual(leaks, [], 'no request carried the enrollment token');
+    await page.goto('about:blank');
 
     // A fresh sign-in with both factors, as the owner will do from now on.
     await page.context().clearCookies();
