@@ -57,6 +57,9 @@ describe('hosted sign-in for an LDAP directory user (Chromium)', () => {
     await page.getByRole('button', { name: 'I have saved them' }).click();
     await page.waitForURL(`${t.url}/settings`);
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    // Left for a blank page first: the open account page would notice the lost session and send itself to /signin,
+    // racing the visit below (which it interrupted in CI).
+    await page.goto('about:blank');
     await page.context().clearCookies();
 
     await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
