@@ -75,3 +75,20 @@ test('a valid configuration is read without loading TypeBox', async () => {
     [],
   );
 });
+
+// An ES import of node:http loads Node's own fetch implementation (about 13 MB resident) through the module's lazy
+// WebSocket getters; src/http/node-http.ts explains. process.moduleLoadList names every Node-internal module loaded.
+const fetchLoaded = () => process.moduleLoadList.some((name) => name.includes('internal/deps/undici'));
+const fetchLoadedBeforeImports = fetchLoaded();
+
+test('neither the supervisor nor the application loads Node’s own fetch implementation', async () => {
+  assert.equal(fetchLoadedBeforeImports, false, 'the test runner had loaded it before any import');
+  await import('../src/cli/serve.ts');
+  await import('../src/supervisor.ts');
+  await import('../src/server.ts');
+  await import('../src/tls/serving.ts');
+  await import('../src/gateway/upgrade.ts');
+  await import('../src/operations/service-probe.ts');
+  assert.ok(sourceLoaded('gateway/upgrade.ts') && sourceLoaded('tls/challenge-listener.ts'), 'the check sees them');
+  assert.equal(fetchLoaded(), false);
+});

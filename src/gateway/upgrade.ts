@@ -2,12 +2,13 @@
 // to the server's 'upgrade' event), and @fastify/reply-from does not proxy upgrades, so this small node:http proxy
 // does: the handshake goes through exactly the checks of an ordinary request (decide()), then the two sockets are
 // joined. A refusal is written on the raw socket as the usual envelope, and the connection closed.
-import http, { type IncomingMessage, type OutgoingHttpHeaders, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { toGatehouseError } from '../http/error-envelope.ts';
 import { GatehouseError, InvalidRequest } from '../http/errors.ts';
+import { nodeHttp } from '../http/node-http.ts';
 import { newRequestId } from '../http/plugin.ts';
 import { requireForwardedAddress } from '../http/trusted-proxy.ts';
 import { decide } from './decision.ts';
@@ -39,7 +40,7 @@ function writeRefusal(socket: Duplex, requestId: string, error: GatehouseError):
     connection: 'close',
   };
   // Closed once written: a client that ignores the refusal cannot keep the socket.
-  socket.end(headerBlock(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`, headers) + body, () =>
+  socket.end(headerBlock(`HTTP/1.1 ${error.status} ${nodeHttp.STATUS_CODES[error.status] ?? ''}`, headers) + body, () =>
     socket.destroy(),
   );
 }
@@ -61,7 +62,7 @@ export function handleUpgrades(app: FastifyInstance, deps: UpgradeDeps): void {
   const prefix = deps.routePrefix.replace(/\/$/, '');
   const underGateway = (url: string) => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
   const { origin, timeoutSeconds } = deps.upstream;
-  const transport = origin.startsWith('https:') ? https : http;
+  const transport = origin.startsWith('https:') ? https : nodeHttp;
   // Joined sockets have left the HTTP server's bookkeeping, so shutdown ends them here.
   const open = new Set<Duplex>();
   app.addHook('onClose', (_instance, done) => {

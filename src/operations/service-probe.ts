@@ -1,9 +1,9 @@
 // Whether Gatehouse is serving from this installation: a restore must not swap the database under a running node.
 // Asked two ways: the configured listener's liveness endpoint (any answer, or any connection other than a refusal,
 // means something holds the listener), and the development instance's pid record in the data directory.
-import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { nodeHttp } from '../http/node-http.ts';
 
 /**
  * host:port as config.server.listen writes it ("127.0.0.1:8080", "[::1]:8080"), aimed at a local address; https when
@@ -52,7 +52,7 @@ export function probeForwardedFor(url: string): string {
  * readiness answer of the host's own service is read.
  */
 export function getLocalJson(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
-  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  const request = url.startsWith('https:') ? httpsRequest : nodeHttp.request;
   const headers = { 'x-forwarded-for': probeForwardedFor(url) };
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'GET', headers, timeout: timeoutMs, rejectUnauthorized: false }, (response) => {

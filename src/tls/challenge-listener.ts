@@ -2,8 +2,9 @@
 // authority fetches HTTP-01 responses (RFC 8555 §8.3). It answers challenge tokens from PostgreSQL, so any node can
 // answer for an order another node placed, and sends every other request to the HTTPS issuer with a 301. It is a
 // bare node:http server: one route, no sessions, no bodies, nothing to share with the Fastify app.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Sql } from '../db/pool.ts';
+import { nodeHttp } from '../http/node-http.ts';
 import { findChallenge } from './challenge-store.ts';
 
 const CHALLENGE_PATH = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]{1,256})$/;
@@ -22,7 +23,7 @@ export async function startChallengeListener(
   log: { warn(obj: object, msg: string): void },
 ): Promise<ChallengeListener> {
   const origin = new URL(issuer).origin;
-  const server = createServer((request, response) => {
+  const server = nodeHttp.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     const token = request.method === 'GET' ? CHALLENGE_PATH.exec(path)?.[1] : undefined;
     if (token === undefined) {
