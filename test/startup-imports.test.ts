@@ -77,8 +77,10 @@ test('a valid configuration is read without loading TypeBox', async () => {
 });
 
 // An ES import of node:http loads Node's own fetch implementation (about 13 MB resident) through the module's lazy
-// WebSocket getters; src/http/node-http.ts explains. process.moduleLoadList names every Node-internal module loaded.
-const fetchLoaded = () => process.moduleLoadList.some((name) => name.includes('internal/deps/undici'));
+// WebSocket getters; src/http/node-http.ts explains. process.moduleLoadList (undocumented, so untyped) names every
+// Node-internal module loaded.
+const { moduleLoadList } = process as unknown as { moduleLoadList: string[] };
+const fetchLoaded = () => moduleLoadList.some((name) => name.includes('internal/deps/undici'));
 const fetchLoadedBeforeImports = fetchLoaded();
 
 test('neither the supervisor nor the application loads Node’s own fetch implementation', async () => {
