@@ -54,11 +54,16 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
   });
 
   test('signs out, then signs in through autofill: the email field offers the passkey and picking it signs in', async () => {
+    // The sign-in page that signing out lands on starts a conditional-mediation request at once; the virtual
+    // authenticator answers it as a person picking the passkey from the email field's suggestions would, and the page
+    // goes on to the account page. No button is pressed. (Visiting /signin again here raced that page's own ceremony,
+    // and timed out once in CI.) The navigation is caught as an event: it may be over before a wait could start.
+    const signInPage = page.waitForEvent(
+      'framenavigated',
+      (frame) => frame === page.mainFrame() && new URL(frame.url()).pathname === '/signin',
+    );
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(/\/signin/);
-    // The page starts a conditional-mediation request at once; the virtual authenticator answers it as a person
-    // picking the passkey from the email field's suggestions would. No button is pressed.
-    await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
+    await signInPage;
     await page.waitForURL(`${t.url}/settings`);
     await page.getByRole('region', { name: 'Passkeys' }).getByText('Mae’s laptop', { exact: true }).waitFor();
     assert.deepEqual(await latestSession(person.sub), { aal: 'aal2', amr: ['hwk', 'user'], pending_step: null });
