@@ -212,7 +212,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ben
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
   // BENCH_SERVER_NODE_FLAGS="--trace-gc ..." adds Node/V8 flags after the launcher's (so they win) and shows the
-  // server's stdout, where such flags report; for looking into a result, never for a reported run.
+  // server's stdout, where such flags report; for looking into a result, never for a reported run. Nor for comparing
+  // V8 flags by memory: Node's compile cache is kept per set of V8 flags, and process-footprint fills it from a server
+  // started without them, so every later server strips and compiles the TypeScript again (13-24 MB more at idle).
+  // Put a flag to compare on the launcher's shebang instead.
   const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const nodeFlags = [...launcher.nodeFlags, ...profile, ...extraFlags];
   const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', '--config', configFile], {
