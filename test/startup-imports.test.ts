@@ -91,6 +91,7 @@ test('neither the supervisor nor the application loads Node’s own fetch implem
   await import('../src/tls/serving.ts');
   await import('../src/gateway/upgrade.ts');
   await import('../src/operations/service-probe.ts');
+  await import('../src/delivery/webhook.ts');
   assert.ok(sourceLoaded('gateway/upgrade.ts') && sourceLoaded('tls/challenge-listener.ts'), 'the check sees them');
   assert.equal(fetchLoaded(), false);
 });

@@ -4,8 +4,10 @@
 // HMAC-SHA256(secret, id + "." + timestamp + "." + body), the secret being webhookSecret(secrets.delivery).
 // The receiver's certificate is always verified, against delivery.webhook.ca_file when set.
 import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import type { Config } from '../config/schema.ts';
 import { hmac } from '../crypto/primitives.ts';
+import { nodeHttp } from '../http/node-http.ts';
 import { webhookSecret } from './keys.ts';
 import { DeliveryFailure, type OutgoingMessage, type Transport } from './transport.ts';
 
@@ -64,13 +66,8 @@ interface Exchange {
  */
 function exchange(webhook: WebhookConfig, ca: Buffer | undefined, options: Exchange): Promise<number> {
   const url = new URL(webhook.url);
-  // node:http(s) from getBuiltinModule, not an ES import: importing node:http as an ES module evaluates every lazy
-  // export it has (WebSocket and its events among them), which loads Node's bundled undici, about 9 MB resident in
-  // every server, webhooks configured or not (docs/decisions.md, "Idle RSS").
-  const send =
-    url.protocol === 'https:'
-      ? process.getBuiltinModule('node:https').request
-      : process.getBuiltinModule('node:http').request;
+  // node:http as src/http/node-http.ts gives it, not an ES import (which loads Node's bundled undici).
+  const send = url.protocol === 'https:' ? httpsRequest : nodeHttp.request;
   const body = options.body ?? '';
   return new Promise((resolve, reject) => {
     const request = send(
