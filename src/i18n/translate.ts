@@ -20,19 +20,25 @@ export type LocaleOf = (request: FastifyRequest) => Promise<Locale>;
 
 export const SERVER_CATALOGUES: Record<Locale, Record<string, string>> = { en, de, fr, es, ja, ar };
 
-const compiled = new Map<string, IntlMessageFormat>();
+const compiled = new Map<string, IntlMessageFormat | string>();
+
+/**
+ * A message with no argument, no brace and no apostrophe (MessageFormat's quote character) reads as its own text, so
+ * it is answered without a formatter. That keeps ICU's locale data out of a process until a message needs it: the
+ * pages built at startup (web/localized-index.ts) took about 4.5 MB of it into every worker's RSS.
+ */
+const isPlainText = (text: string) => !/[{}']/.test(text);
 
 function format(locale: Locale, key: MessageKey, values: MessageValues | undefined): string {
   const id = `${locale}\u0000${key}`;
   let message = compiled.get(id);
-  if (!message) {
+  if (message === undefined) {
     // A key missing in a language falls back to English; the catalogue test keeps that from shipping.
-    message = new IntlMessageFormat(SERVER_CATALOGUES[locale][key] ?? en[key], locale, undefined, {
-      ignoreTag: true,
-    });
+    const text = SERVER_CATALOGUES[locale][key] ?? en[key];
+    message = isPlainText(text) ? text : new IntlMessageFormat(text, locale, undefined, { ignoreTag: true });
     compiled.set(id, message);
   }
-  return String(message.format(values));
+  return typeof message === 'string' ? message : String(message.format(values));
 }
 
 export const translator =
