@@ -30,8 +30,8 @@ export function writeSeaBlob(options: { node: string; main: string; blob: string
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache: false,
-    // src/gatehouse.mjs's shebang option (docs/decisions.md, "Idle RSS").
-    execArgv: ['--max-semi-space-size=2'],
+    // src/gatehouse.mjs's shebang options (docs/decisions.md, "Idle RSS" and "A minute of load at 1.2 times idle").
+    execArgv: ['--max-semi-space-size=2', '--expose-gc'],
     assets: options.assets,
   };
   writeFileSync(config, JSON.stringify(seaConfig, null, 2));
