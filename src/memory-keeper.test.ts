@@ -2,13 +2,19 @@
 // GROWTH_BYTES since the last full collection (its own or V8's), and never when Node has no `gc` to give it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CHECK_INTERVAL_MS, GROWTH_BYTES, type MemoryKeeperDeps, startMemoryKeeper } from './memory-keeper.ts';
+import {
+  CHECK_INTERVAL_MS,
+  GROWTH_BYTES,
+  type MemoryKeeperDeps,
+  MIN_SPACING_MS,
+  startMemoryKeeper,
+} from './memory-keeper.ts';
 
 const MB = 1024 * 1024;
 
 /** A process whose size the test sets, whose collections drop it to `live`, and whose timer the test fires. */
 function fakeProcess(start: number, withGc = true) {
-  const state = { size: start, live: start, collected: 0, interval: 0, cleared: false, unrefed: false };
+  const state = { size: start, live: start, collected: 0, interval: 0, cleared: false, unrefed: false, now: 0 };
   let tick: (() => void) | null = null;
   const deps: MemoryKeeperDeps = {
     collect: withGc
@@ -18,6 +24,7 @@ function fakeProcess(start: number, withGc = true) {
         }
       : undefined,
     measure: () => state.size,
+    now: () => state.now,
     setInterval: (run, ms) => {
       tick = run;
       state.interval = ms;
@@ -31,7 +38,15 @@ function fakeProcess(start: number, withGc = true) {
       state.cleared = true;
     },
   };
-  return { state, deps, tick: () => tick?.() };
+  // Each check comes one interval after the one before, as the timer fires them.
+  return {
+    state,
+    deps,
+    tick: () => {
+      state.now += CHECK_INTERVAL_MS;
+      tick?.();
+    },
+  };
 }
 
 describe('memory keeper', () => {
@@ -58,11 +73,28 @@ describe('memory keeper', () => {
     proc.state.size = 50 * MB;
     proc.tick();
     assert.equal(keeper.collections, 1);
+    // Checks past the spacing, at exactly the bound above what survived: no collection.
     proc.state.size = 46 * MB + GROWTH_BYTES;
-    proc.tick();
+    for (let i = 0; i < MIN_SPACING_MS / CHECK_INTERVAL_MS; i += 1) proc.tick();
     assert.equal(keeper.collections, 1);
     proc.state.size = 46 * MB + GROWTH_BYTES + 1;
     proc.tick();
+    assert.equal(keeper.collections, 2);
+  });
+
+  test('asks for at most one collection per MIN_SPACING_MS, however fast the heap grows', () => {
+    const proc = fakeProcess(40 * MB);
+    const keeper = startMemoryKeeper(proc.deps);
+    const grow = () => {
+      proc.state.size += 50 * MB;
+      proc.tick();
+    };
+    grow();
+    assert.equal(keeper.collections, 1);
+    const checks = MIN_SPACING_MS / CHECK_INTERVAL_MS;
+    for (let i = 1; i < checks; i += 1) grow();
+    assert.equal(keeper.collections, 1, 'none within the spacing');
+    grow();
     assert.equal(keeper.collections, 2);
   });
 

@@ -4,7 +4,7 @@
 // counted as external memory, which V8 collects for only after tens of megabytes. In one run of four 8-second rounds
 // a worker went from 104 to 160 MB RSS and dropped back at its next full collection; in others the same load ended
 // at 121 MB. With this check every run stayed at 1.13–1.18 times its idle RSS, and each collection it asked for took
-// 23–30 ms of the event loop, a few per minute of load (docs/decisions.md, "A minute of load at 1.2 times idle").
+// 20–30 ms of the event loop (docs/decisions.md, "A minute of load at 1.2 times idle").
 //
 // It needs V8's `gc` function, which Node exposes only when started with --expose-gc: the launcher's shebang
 // (src/gatehouse.mjs) and the release executable (packaging/build/sea.ts) pass it. Started any other way (tests,
@@ -13,12 +13,21 @@
 /** What must be added since the last full collection before another is asked for. */
 export const GROWTH_BYTES = 8 * 1024 * 1024;
 export const CHECK_INTERVAL_MS = 1_000;
+/**
+ * At most one collection it asks for in this time. A path that answers ten thousand requests a second grows the
+ * heap by tens of megabytes between two checks, and V8 collects for it by itself; a collection asked for on every
+ * check there (about 25 ms each) raised introspection's CPU per request by half in one experiment. One per five
+ * seconds costs at most 0.5 % of the event loop.
+ */
+export const MIN_SPACING_MS = 5_000;
 
 export interface MemoryKeeperDeps {
   /** A full collection; absent when the process was started without --expose-gc. */
   collect: (() => void) | undefined;
   /** Bytes the heap holds plus array buffers' memory: what a full collection can give back. */
   measure: () => number;
+  /** Milliseconds on a monotonic clock. */
+  now: () => number;
   setInterval: (run: () => void, ms: number) => { unref(): void };
   clearInterval: (timer: { unref(): void }) => void;
 }
@@ -29,6 +38,7 @@ const processDeps = (): MemoryKeeperDeps => ({
     const usage = process.memoryUsage();
     return usage.heapUsed + usage.arrayBuffers;
   },
+  now: () => performance.now(),
   setInterval,
   clearInterval: (timer) => clearInterval(timer as NodeJS.Timeout),
 });
@@ -45,12 +55,14 @@ export function startMemoryKeeper(deps: MemoryKeeperDeps = processDeps()): Memor
   if (!collect) return { collections, stop() {} };
   // The lowest size seen: V8's own full collections lower it too, so only growth since the last of any counts.
   let floor = measure();
+  let lastCollection = -Infinity;
   const timer = deps.setInterval(() => {
     const size = measure();
     if (size < floor) floor = size;
-    if (size - floor <= GROWTH_BYTES) return;
+    if (size - floor <= GROWTH_BYTES || deps.now() - lastCollection < MIN_SPACING_MS) return;
     collect();
     collections += 1;
+    lastCollection = deps.now();
     // What survived is live (caches filling up, connections): the next collection waits for growth beyond it.
     floor = measure();
   }, CHECK_INTERVAL_MS);
