@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=16384 node --max-semi-space-size=2 --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --expose-gc
 // The installed `gatehouse` command and `npm start`. Plain JavaScript on purpose, and only this file: it turns on
 // Node's on-disk compile cache before the first TypeScript module loads, so a restart reads every module already
 // type-stripped and compiled instead of loading the TypeScript stripper (a WebAssembly module of about 17 MB that
@@ -19,12 +19,8 @@
 // launcher's shebang"). --max-semi-space-size=2 caps V8's young generation at 2 MB per semi-space: it grew to 16 MB
 // while modules loaded and was never given back (about 20 MB of idle RSS). MALLOC_ARENA_MAX=2 keeps glibc from
 // giving each thread (event loop, thread pool, V8 workers) a malloc arena of its own (2 to 8 MB more). Neither
-// changed the token endpoint's throughput or CPU per token. MALLOC_MMAP_THRESHOLD_=16384 gives every allocation of
-// 16 KB or more its own mapping, returned to the system when freed: Node reads each socket into a 64 KB buffer that
-// it then shrinks, and V8's compilers work in 8–32 KB segments, and in glibc's heap both left free space behind that
-// was never given back (about 15 MB more RSS under load). --expose-gc gives src/memory-keeper.ts the full collection
-// it asks for when the heap has grown by 8 MB since the last one. Neither changed CPU per token either; both are
-// measured in docs/decisions.md, "A minute of load at 1.2 times idle".
+// changed the token endpoint's throughput or CPU per token. --expose-gc gives src/memory-keeper.ts the full
+// collection it asks for when the heap has grown by 8 MB since the last one (docs/decisions.md, "A minute of load").
 //
 // The shebang finds whatever `node` is first on PATH, often the system's, which may be older than the Node 24 the
 // project pins through the `node` npm package (`npm start` and `npx` put node_modules/.bin first; a plain

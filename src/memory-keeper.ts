@@ -2,9 +2,9 @@
 // checked once a second. Under a steady token load V8 could go the whole load without a full collection: the old
 // generation grew slowly towards its limit while promoted ArrayBuffers (request bodies, signatures, database reads)
 // counted as external memory, which V8 collects for only after tens of megabytes. In one run of four 8-second rounds
-// a worker went from 104 to 160 MB RSS and dropped back at its next full collection; in others the same load ended
-// at 121 MB. With this check every run stayed at 1.13–1.18 times its idle RSS, and each collection it asked for took
-// 20–30 ms of the event loop (docs/decisions.md, "A minute of load at 1.2 times idle").
+// a worker went from 104 to 160 MB RSS and dropped back at its next full collection; under introspection's load a
+// worker reached 215–227 MB in two runs of three, against 132–134 MB in every run with this check. Each collection
+// it asks for takes 20–30 ms of the event loop (docs/decisions.md, "A minute of load").
 //
 // It needs V8's `gc` function, which Node exposes only when started with --expose-gc: the launcher's shebang
 // (src/gatehouse.mjs) and the release executable (packaging/build/sea.ts) pass it. Started any other way (tests,

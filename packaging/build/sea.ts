@@ -30,7 +30,7 @@ export function writeSeaBlob(options: { node: string; main: string; blob: string
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache: false,
-    // src/gatehouse.mjs's shebang options (docs/decisions.md, "Idle RSS" and "A minute of load at 1.2 times idle").
+    // src/gatehouse.mjs's shebang options (docs/decisions.md, "Idle RSS" and "A minute of load").
     execArgv: ['--max-semi-space-size=2', '--expose-gc'],
     assets: options.assets,
   };
