@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --expose-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2
 // The installed `gatehouse` command and `npm start`. Plain JavaScript on purpose, and only this file: it turns on
 // Node's on-disk compile cache before the first TypeScript module loads, so a restart reads every module already
 // type-stripped and compiled instead of loading the TypeScript stripper (a WebAssembly module of about 17 MB that
@@ -19,8 +19,7 @@
 // launcher's shebang"). --max-semi-space-size=2 caps V8's young generation at 2 MB per semi-space: it grew to 16 MB
 // while modules loaded and was never given back (about 20 MB of idle RSS). MALLOC_ARENA_MAX=2 keeps glibc from
 // giving each thread (event loop, thread pool, V8 workers) a malloc arena of its own (2 to 8 MB more). Neither
-// changed the token endpoint's throughput or CPU per token. --expose-gc gives src/memory-keeper.ts the full
-// collection it asks for when the heap has grown by 8 MB since the last one (docs/decisions.md, "A minute of load").
+// changed the token endpoint's throughput or CPU per token.
 //
 // The shebang finds whatever `node` is first on PATH, often the system's, which may be older than the Node 24 the
 // project pins through the `node` npm package (`npm start` and `npx` put node_modules/.bin first; a plain

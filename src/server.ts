@@ -13,7 +13,6 @@ import { redactDatabaseUrl, type Sql } from './db/pool.ts';
 import { startDelivery } from './delivery/run.ts';
 import { startHousekeeping } from './housekeeping.ts';
 import { loggerOptions } from './http/logger.ts';
-import { startMemoryKeeper } from './memory-keeper.ts';
 import { logoutTokenSigner } from './oauth/backchannel-logout.ts';
 import { createTokenSigner } from './oauth/tokens.ts';
 import { type EnrollmentLink, prepareDatabase } from './prepare-database.ts';
@@ -134,7 +133,6 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
     ...(options.notice ? { notice: options.notice } : {}),
   });
   const housekeeping = startHousekeeping({ sql, clock: () => new Date(), log, audit });
-  const memoryKeeper = startMemoryKeeper();
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -153,7 +151,6 @@ export async function startServer(loaded: LoadedConfig, options: StartOptions = 
       cancelForcedClose();
       await delivery?.stop();
       await housekeeping.stop();
-      memoryKeeper.stop();
       await tls.stop();
       await sql.end({ timeout: 5 });
       await stopEmbedded?.();

@@ -30,8 +30,8 @@ export function writeSeaBlob(options: { node: string; main: string; blob: string
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache: false,
-    // src/gatehouse.mjs's shebang options (docs/decisions.md, "Idle RSS" and "A minute of load").
-    execArgv: ['--max-semi-space-size=2', '--expose-gc'],
+    // src/gatehouse.mjs's shebang option (docs/decisions.md, "Idle RSS").
+    execArgv: ['--max-semi-space-size=2'],
     assets: options.assets,
   };
   writeFileSync(config, JSON.stringify(seaConfig, null, 2));

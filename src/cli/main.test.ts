@@ -250,7 +250,7 @@ describe('the installed gatehouse command (src/gatehouse.mjs, run through its sh
     assert.equal(scripts.gatehouse, './src/gatehouse.mjs');
     assert.match(
       readFileSync(launcher, 'utf8'),
-      /^#!\/usr\/bin\/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --expose-gc\n/,
+      /^#!\/usr\/bin\/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2\n/,
     );
   });
 });
