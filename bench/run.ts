@@ -3,6 +3,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { installedAllocator } from './helpers/server.ts';
 import { type BenchContext, median, type Scenario, type ScenarioResult } from './lib.ts';
 
 const dir = fileURLToPath(new URL('./scenarios/', import.meta.url));
@@ -36,6 +37,7 @@ const lines = [
   '',
   `Run ${new Date().toISOString()} on ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version};`,
   `${context.rounds} rounds of ${context.roundMs} ms each after a ${context.warmUpMs} ms warm-up of every load; medians shown. Reproduce: \`DATABASE_URL=... npm run bench\`.`,
+  `Gatehouse servers allocate with ${installedAllocator().name}, as the installed service would here.`,
   '',
 ];
 let failed = 0;

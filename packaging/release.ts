@@ -64,6 +64,7 @@ for (const arch of arches) {
   mkdirSync(path.join(stage, 'bin'), { recursive: true });
   await injectBlob(node.binary, blob, path.join(stage, 'bin/gatehouse'));
   copyFileSync(path.join(ROOT, 'packaging/gatehouse.service'), path.join(stage, 'gatehouse.service'));
+  copyFileSync(path.join(ROOT, 'packaging/jemalloc.conf'), path.join(stage, 'jemalloc.conf'));
   copyFileSync(path.join(ROOT, 'packaging/gatehouse.example.toml'), path.join(stage, 'gatehouse.example.toml'));
   if (existsSync(path.join(ROOT, 'LICENSE'))) copyFileSync(path.join(ROOT, 'LICENSE'), path.join(stage, 'LICENSE'));
   writeFileSync(path.join(stage, 'THIRD-PARTY-LICENSES'), thirdPartyLicenses(packages, nodeVersion, node.license));

@@ -2,7 +2,7 @@
 // starts it, against a fresh database and fresh secrets. The bench process (the load generator) shares neither its
 // event loop nor its heap; it reaches the database directly only to insert fixtures and read results.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,34 @@ export function launcherStart(file = MAIN): { env: Record<string, string>; nodeF
     words(match[1]).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
   );
   return { env, nodeFlags: words(match[2]) };
+}
+
+const JEMALLOC_DROP_IN = fileURLToPath(new URL('../../packaging/jemalloc.conf', import.meta.url));
+const MULTIARCH = process.arch === 'arm64' ? 'aarch64-linux-gnu' : 'x86_64-linux-gnu';
+
+/**
+ * The allocator the installed service runs on: install.sh gives the unit packaging/jemalloc.conf when Debian's
+ * libjemalloc2 is installed, so the bench does the same when this machine has it, with that file's own environment.
+ * BENCH_ALLOCATOR=glibc measures glibc's malloc instead (for a comparison; the report's header says which ran).
+ */
+export function installedAllocator(): { name: string; env: Record<string, string> } {
+  const library = `/usr/lib/${MULTIARCH}/libjemalloc.so.2`;
+  if (process.env.BENCH_ALLOCATOR === 'glibc') return { name: "glibc's malloc (BENCH_ALLOCATOR=glibc)", env: {} };
+  if (!existsSync(library)) return { name: "glibc's malloc (libjemalloc2 is not installed here)", env: {} };
+  const line = readFileSync(JEMALLOC_DROP_IN, 'utf8')
+    .split('\n')
+    .find((text) => text.startsWith('Environment='));
+  if (!line) throw new Error(`${JEMALLOC_DROP_IN} has no Environment= line`);
+  const env = Object.fromEntries(
+    line
+      .slice('Environment='.length)
+      .split(' ')
+      .map((word) => [
+        word.slice(0, word.indexOf('=')),
+        word.slice(word.indexOf('=') + 1).replace('@LIBRARY@', library),
+      ]),
+  );
+  return { name: `jemalloc (${library}, packaging/jemalloc.conf)`, env };
 }
 
 /** A compile cache directory (src/gatehouse.mjs) of its own: the first server started with it starts cold. */
@@ -223,6 +251,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ben
     env: {
       ...process.env,
       ...launcher.env,
+      ...installedAllocator().env,
       DATABASE_URL: database.url,
       NODE_COMPILE_CACHE: options.compileCacheDir ?? runCompileCache(),
     },

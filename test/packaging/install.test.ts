@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { hostArch, INSTALLER, makeHost, makeRelease, runInstaller, SERVICE_UID } from './installer-harness.ts';
@@ -119,6 +129,47 @@ describe('packaging/install.sh into a scratch root', () => {
       STUB_LISTEN: '127.0.0.1:8443',
     });
     assert.equal(moved.code, 0);
+    assert.equal(existsSync(path.dirname(dropIn)), false);
+  });
+
+  test("with Debian's libjemalloc2 the unit gets the jemalloc drop-in; without it, glibc and a line saying so", () => {
+    const host = makeHost();
+    const release = makeRelease();
+    const multiarch = hostArch() === 'arm64' ? 'aarch64-linux-gnu' : 'x86_64-linux-gnu';
+    const dropIn = path.join(host.root, 'etc/systemd/system/gatehouse.service.d/jemalloc.conf');
+    const without = runInstaller(host, ['--from', release, '--no-setup']);
+    assert.equal(without.code, 0, without.stderr);
+    assert.match(
+      without.stdout,
+      /^Allocating with glibc's malloc: apt-get install libjemalloc2, then run this installer again/m,
+    );
+    assert.equal(existsSync(path.dirname(dropIn)), false);
+
+    const library = path.join(host.root, 'usr/lib', multiarch, 'libjemalloc.so.2');
+    mkdirSync(path.dirname(library), { recursive: true });
+    writeFileSync(library, '');
+    const withIt = runInstaller(host, ['--from', release, '--no-setup']);
+    assert.equal(withIt.code, 0, withIt.stderr);
+    assert.match(
+      withIt.stdout,
+      new RegExp(`^Allocating with jemalloc \\(/usr/lib/${multiarch}/libjemalloc\\.so\\.2\\)`, 'm'),
+    );
+    assert.equal(mode(dropIn), '644');
+    const written = readFileSync(dropIn, 'utf8');
+    assert.equal(
+      written
+        .split('\n')
+        .filter((line) => !line.startsWith('#'))
+        .join('\n'),
+      `[Service]\nEnvironment=LD_PRELOAD=/usr/lib/${multiarch}/libjemalloc.so.2 MALLOC_CONF=narenas:1,background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\n`,
+    );
+    // The unit is reloaded after the drop-in is written, so the restart that follows runs on it.
+    assert.deepEqual(withIt.calls.slice(-2), ['systemctl daemon-reload', 'systemctl enable gatehouse.service']);
+
+    rmSync(library);
+    const gone = runInstaller(host, ['--from', release, '--no-setup']);
+    assert.equal(gone.code, 0, gone.stderr);
+    assert.match(gone.stdout, /^Allocating with glibc's malloc/m);
     assert.equal(existsSync(path.dirname(dropIn)), false);
   });
 

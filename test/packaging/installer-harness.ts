@@ -85,6 +85,7 @@ export function makeRelease(dir: string = scratchDir('gatehouse-release-'), opti
     mkdirSync(path.join(stage, 'bin'), { recursive: true });
     writeFileSync(path.join(stage, 'bin/gatehouse'), FAKE_GATEHOUSE, { mode: 0o755 });
     cpSync(path.join(PACKAGING, 'gatehouse.service'), path.join(stage, 'gatehouse.service'));
+    cpSync(path.join(PACKAGING, 'jemalloc.conf'), path.join(stage, 'jemalloc.conf'));
     cpSync(path.join(PACKAGING, 'gatehouse.example.toml'), path.join(stage, 'gatehouse.example.toml'));
     const name = `${top}.tar.gz`;
     execFileSync('tar', ['-czf', path.join(target, name), '-C', path.dirname(stage), top]);

@@ -92,7 +92,14 @@ describe(`npm run release (${CHANNEL}/${version})`, () => {
 
   test('a bundle holds the executable, the unit, the example config and the licences, and no embedded PostgreSQL', () => {
     const dir = extracted.x64 ?? '';
-    const expected = ['MIGRATIONS', 'THIRD-PARTY-LICENSES', 'bin', 'gatehouse.example.toml', 'gatehouse.service'];
+    const expected = [
+      'MIGRATIONS',
+      'THIRD-PARTY-LICENSES',
+      'bin',
+      'gatehouse.example.toml',
+      'gatehouse.service',
+      'jemalloc.conf',
+    ];
     if (existsSync(path.join(ROOT, 'LICENSE'))) expected.unshift('LICENSE');
     assert.deepEqual(readdirSync(dir).sort(), expected.sort());
     // What `gatehouse update` reads to refuse a release whose schema is older than the database's.

@@ -132,6 +132,8 @@ describe('the installed service under systemd', () => {
     assert.match(install.stdout, new RegExp(`Verified gatehouse-${releases.current}-linux-x64\\.tar\\.gz`));
     assert.match(install.stdout, /Created organization acme with initial owner owner@gatehouse\.test/);
     assert.match(install.stdout, /Started gatehouse\.service/);
+    // The root has Debian's libjemalloc2 (rootfs-packages), so the unit gets the allocator's drop-in.
+    assert.match(install.stdout, /Allocating with jemalloc \(\/usr\/lib\/x86_64-linux-gnu\/libjemalloc\.so\.2\)/);
     assert.equal(await ownership(CONFIG), 'root:gatehouse 640');
     assert.equal(await ownership('/etc/gatehouse'), 'root:gatehouse 750');
     const secrets = ok(await sh('stat -c "%U %a %n" /etc/gatehouse/secrets/*'))
@@ -147,6 +149,9 @@ describe('the installed service under systemd', () => {
     const pid = await unit('MainPID');
     const user = ok(await debian.run(['ps', '-o', 'user=', '-p', pid])).stdout.trim();
     assert.equal(user, 'gatehouse');
+    // The drop-in's LD_PRELOAD reached the process under the unit's hardening: jemalloc is mapped into it.
+    const maps = ok(await debian.run(['grep', '-c', 'libjemalloc.so.2', `/proc/${pid}/maps`])).stdout.trim();
+    assert.ok(Number(maps) > 0, `libjemalloc.so.2 is not mapped into ${pid}`);
     assert.equal(await unit('ProtectSystem'), 'strict');
     assert.equal(await unit('NoNewPrivileges'), 'yes');
     assert.equal(await unit('CapabilityBoundingSet'), '');
