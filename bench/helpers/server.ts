@@ -210,6 +210,11 @@ export interface StartServerOptions {
   settings?: Record<string, unknown>;
   /** Rows the server needs before it starts (e.g. the organization auth.organization_id names). */
   beforeStart?: (sql: Sql) => Promise<void>;
+  /**
+   * The release executable (bin/gatehouse of a bundle) to run instead of the checkout's launcher: the same command
+   * line, the launcher's environment and the installed service's allocator; its V8 options are its own.
+   */
+  executable?: string;
 }
 
 export async function startServer(options: StartServerOptions = {}): Promise<BenchServer> {
@@ -246,7 +251,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ben
   // Put a flag to compare on the launcher's shebang instead.
   const extraFlags = process.env.BENCH_SERVER_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const nodeFlags = [...launcher.nodeFlags, ...profile, ...extraFlags];
-  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', '--config', configFile], {
+  const command = options.executable
+    ? { file: options.executable, args: ['serve', '--config', configFile] }
+    : { file: process.execPath, args: [...nodeFlags, MAIN, 'serve', '--config', configFile] };
+  const child = spawn(command.file, command.args, {
     stdio: ['ignore', extraFlags.length > 0 ? 'inherit' : 'ignore', 'pipe'],
     env: {
       ...process.env,

@@ -5,8 +5,10 @@
 // what each process adds on its own) is reported beside it.
 //
 // Module lists come from a separate two-worker node started with bench/helpers/count-modules.mjs preloaded (Node's
-// module hooks), so the hooks never weigh on a measured RSS.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// module hooks), so the hooks never weigh on a measured RSS. The release executable, which the installed service
+// runs, is measured at idle too when `npm run release` has built a bundle for this machine.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +90,46 @@ async function moduleLists(): Promise<{ primary: string[]; worker: string[]; pre
   }
 }
 
+const RELEASES = fileURLToPath(new URL('../../dist/release/', import.meta.url));
+
+/**
+ * bin/gatehouse of the newest bundle `npm run release` left for this architecture (dist/release/<channel>/<version>/),
+ * unpacked into a directory of its own; null when there is none.
+ */
+function releaseExecutable(): { file: string; bundle: string; remove(): void } | null {
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  let bundles: string[] = [];
+  try {
+    bundles = readdirSync(RELEASES, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith(`-linux-${arch}.tar.gz`))
+      .map((file) => path.join(RELEASES, file));
+  } catch {
+    return null;
+  }
+  const newest = bundles.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (!newest) return null;
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bench-release-'));
+  execFileSync('tar', ['-xzf', newest, '-C', dir, '--strip-components=1']);
+  return {
+    file: path.join(dir, 'bin/gatehouse'),
+    bundle: path.relative(fileURLToPath(new URL('../../', import.meta.url)), newest),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Idle RSS, private memory and PSS (MB) of a one-worker node of the release executable, as `idle` measures the rest. */
+async function releaseIdle(executable: string) {
+  const bench = await startOAuthBench({ ...nodeSettings(1), executable });
+  try {
+    await tokens(bench, 50);
+    await settle(2000);
+    const pid = bench.server.pid;
+    return { rss: processRssMegabytes(pid), anon: anonymousMegabytes(pid), pss: pssMegabytes(pid) };
+  } finally {
+    await bench.server.stop();
+  }
+}
+
 /** Files per package (node_modules) or "gatehouse" (src/), the largest first. */
 function byPackage(files: string[], top = 8): string {
   const counts = new Map<string, number>();
@@ -105,7 +147,7 @@ function byPackage(files: string[], top = 8): string {
 export const scenario: Scenario = {
   name: 'process-footprint',
   description:
-    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process) and of the supervisor and a worker of a node with server.workers = 2; the one-worker node under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
+    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process), of the same node run by the release executable (when dist/release has a bundle for this machine), and of the supervisor and a worker of a node with server.workers = 2; the one-worker node under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
   async run(context: BenchContext) {
     // Also the cold start that fills the run's compile cache: every measured node below is a restart.
     const modules = await moduleLists();
@@ -132,6 +174,13 @@ export const scenario: Scenario = {
         node2: processTree(two.pid).reduce((sum, pid) => sum + processRssMegabytes(pid), 0),
       };
       await stopTwo();
+      const release = releaseExecutable();
+      let released: Awaited<ReturnType<typeof releaseIdle>> | null = null;
+      try {
+        if (release) released = await releaseIdle(release.file);
+      } finally {
+        release?.remove();
+      }
 
       const roundMs = Math.max(context.roundMs, Math.ceil(LOADED_FOR_MS / context.rounds));
       let errors = 0;
@@ -158,6 +207,13 @@ export const scenario: Scenario = {
           { name: 'idle RSS, a worker of server.workers = 2', unit: 'MB', samples: [idle.worker] },
           { name: 'idle private memory, a worker', unit: 'MB', samples: [idle.workerAnon] },
           { name: 'idle RSS, whole node with server.workers = 2', unit: 'MB', samples: [idle.node2] },
+          ...(released
+            ? [
+                { name: 'idle RSS, the release executable, server.workers = 1', unit: 'MB', samples: [released.rss] },
+                { name: 'idle private memory, the release executable', unit: 'MB', samples: [released.anon] },
+                { name: 'idle PSS, the release executable', unit: 'MB', samples: [released.pss] },
+              ]
+            : []),
           { name: 'client_credentials during the load, server.workers = 1', unit: 'req/s', samples: rates },
           { name: 'RSS after each round of load, server.workers = 1', unit: 'MB', samples: loaded },
           { name: 'RSS 2 s after the load, server.workers = 1', unit: 'MB', samples: [afterLoad] },
@@ -183,6 +239,9 @@ export const scenario: Scenario = {
           `A worker loads: ${byPackage(modules.worker, 14)}.`,
           `The database preparation loads: ${byPackage(modules.preparation)}.`,
           `${context.rounds} rounds of ${roundMs} ms of load (at least ${LOADED_FOR_MS / 1000} s in all).`,
+          release
+            ? `The release executable is bin/gatehouse of ${release.bundle}: its own V8 options, no compile cache (its main script is one bundle).`
+            : 'The release executable was not measured: no bundle for this architecture in dist/release (`npm run release` builds one).',
         ],
       };
     } finally {

@@ -85,7 +85,7 @@ export function walkAuditChains(sql: Sql): AsyncIterable<StoredChainRow[]> {
   return sql<StoredChainRow[]>`
     select id::text, chain, seq::text, occurred_at, event, actor, subject, client_ip, request_id, details, prev_hash, hash
     from audit_events
-    -- Qualified: a bare "seq" would sort by the text output column above (1, 10, 11, …, 2) and report false gaps.
+    -- Qualified: a bare "seq" would sort by the text output column above (1, 10, 11, ..., 2) and report false gaps.
     order by audit_events.chain, audit_events.seq`.cursor(500);
 }
 

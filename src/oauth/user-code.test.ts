@@ -18,13 +18,23 @@ describe('device user codes (RFC 8628 §6.1)', () => {
   });
 
   test('typed codes are normalised: case, dashes and spaces do not matter', () => {
-    for (const typed of ['WDJB-MJHT', 'wdjb-mjht', 'wdjbmjht', ' WDJB MJHT ', 'wd-jb–mj ht'])
+    const dashes = ['\u2010', '\u2011', '\u2012', '\u2013', '\u2014'].map((dash) => `WDJB${dash}MJHT`);
+    for (const typed of ['WDJB-MJHT', 'wdjb-mjht', 'wdjbmjht', ' WDJB MJHT ', 'wd-jb–mj ht', ...dashes])
       assert.equal(normalizeUserCode(typed), 'WDJBMJHT', typed);
     assert.equal(displayUserCode('WDJBMJHT'), 'WDJB-MJHT');
   });
 
   test('what cannot be a code is null: wrong length, vowels, digits, other characters', () => {
-    for (const typed of ['', 'WDJB-MJH', 'WDJB-MJHTT', 'WDJB-MJHA', 'WDJB-MJH1', 'WDJB_MJHT', 'ЖDJB-MJHT'])
+    for (const typed of [
+      '',
+      'WDJB-MJH',
+      'WDJB-MJHTT',
+      'WDJB-MJHA',
+      'WDJB-MJH1',
+      'WDJB_MJHT',
+      'ЖDJB-MJHT',
+      'WDJB\u2015MJHT',
+    ])
       assert.equal(normalizeUserCode(typed), null, typed);
   });
 

@@ -22,7 +22,8 @@ export function newUserCode(): string {
  * attempt for the throttle, since a guesser learns nothing either way.
  */
 export function normalizeUserCode(typed: string): string | null {
-  const code = typed.toUpperCase().replace(/[\s\-‐‑‒–—]/g, '');
+  // The Unicode hyphens and dashes U+2010 to U+2014 by code point: the release bundle stays ASCII (bundle-app.ts).
+  const code = typed.toUpperCase().replace(/[\s\-\u2010-\u2014]/g, '');
   if (code.length !== USER_CODE_LENGTH) return null;
   for (const c of code) if (!USER_CODE_ALPHABET.includes(c)) return null;
   return code;
