@@ -254,10 +254,14 @@ fi
 # (packaging/jemalloc.conf says how much). Without it the service runs on glibc's malloc, and this says how to change that.
 JEMALLOC=/usr/lib/$MULTIARCH/libjemalloc.so.2
 ALLOCATOR=$ROOT/etc/systemd/system/$UNIT.d/jemalloc.conf
-if [ -f "$ROOT$JEMALLOC" ]; then
+if [ ! -f "$OPT/$VERSION/jemalloc.conf" ]; then
+  # A release from before the drop-in existed (--version, a rollback): it runs on either allocator, so what is there stays.
+  say "This release has no jemalloc.conf: the allocator is left as it was"
+elif [ -f "$ROOT$JEMALLOC" ]; then
   mkdir -p "${ALLOCATOR%/*}"
-  sed "s|@LIBRARY@|$JEMALLOC|" "$OPT/$VERSION/jemalloc.conf" >"$ALLOCATOR"
-  chmod 0644 "$ALLOCATOR"
+  sed "s|@LIBRARY@|$JEMALLOC|" "$OPT/$VERSION/jemalloc.conf" >"$ALLOCATOR.new"
+  chmod 0644 "$ALLOCATOR.new"
+  mv "$ALLOCATOR.new" "$ALLOCATOR"
   say "Allocating with jemalloc ($JEMALLOC): $ALLOCATOR"
 else
   if [ -f "$ALLOCATOR" ]; then

@@ -240,7 +240,7 @@ export const scenario: Scenario = {
           `The database preparation loads: ${byPackage(modules.preparation)}.`,
           `${context.rounds} rounds of ${roundMs} ms of load (at least ${LOADED_FOR_MS / 1000} s in all).`,
           release
-            ? `The release executable is bin/gatehouse of ${release.bundle}: its own V8 options, no compile cache (its main script is one bundle).`
+            ? `The release executable is bin/gatehouse of ${release.bundle}, the newest bundle for this machine in dist/release (built by the last \`npm run release\`, not necessarily from this checkout): its own V8 options, no compile cache (its main script is one bundle).`
             : 'The release executable was not measured: no bundle for this architecture in dist/release (`npm run release` builds one).',
         ],
       };

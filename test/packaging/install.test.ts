@@ -163,8 +163,25 @@ describe('packaging/install.sh into a scratch root', () => {
         .join('\n'),
       `[Service]\nEnvironment=LD_PRELOAD=/usr/lib/${multiarch}/libjemalloc.so.2 MALLOC_CONF=narenas:1,background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\n`,
     );
-    // The unit is reloaded after the drop-in is written, so the restart that follows runs on it.
-    assert.deepEqual(withIt.calls.slice(-2), ['systemctl daemon-reload', 'systemctl enable gatehouse.service']);
+    // The drop-in is there when the unit is reloaded (the stub records it), so the restart that follows runs on it.
+    assert.deepEqual(withIt.calls.slice(-3), [
+      'systemctl daemon-reload',
+      '(jemalloc.conf present)',
+      'systemctl enable gatehouse.service',
+    ]);
+    assert.equal(existsSync(`${dropIn}.new`), false);
+
+    // A release from before the drop-in (installed with --version, say) leaves the allocator as it was.
+    const older = makeRelease(undefined, { version: '1.1.0', withoutJemallocConf: true });
+    const rolledBack = runInstaller(host, ['--from', older, '--version', '1.1.0', '--no-setup']);
+    assert.equal(rolledBack.code, 0, rolledBack.stderr);
+    assert.match(rolledBack.stdout, /^This release has no jemalloc\.conf: the allocator is left as it was$/m);
+    assert.equal(readFileSync(dropIn, 'utf8'), written);
+    assert.deepEqual(rolledBack.calls.slice(-3), [
+      'systemctl daemon-reload',
+      '(jemalloc.conf present)',
+      'systemctl enable gatehouse.service',
+    ]);
 
     rmSync(library);
     const gone = runInstaller(host, ['--from', release, '--no-setup']);

@@ -14,7 +14,10 @@ const PACKAGING = path.resolve(import.meta.dirname, '../../packaging');
 export const SERVICE_UID = 990;
 
 const STUBS: Record<string, string> = {
-  systemctl: 'echo "systemctl $*" >> "$STUB_LOG"',
+  // daemon-reload also records whether the allocator drop-in is there then, which the restart that follows runs on.
+  systemctl: `echo "systemctl $*" >> "$STUB_LOG"
+[ "$1" = daemon-reload ] && [ -f "$STUB_ROOT/etc/systemd/system/gatehouse.service.d/jemalloc.conf" ] && echo "(jemalloc.conf present)" >> "$STUB_LOG"
+exit 0`,
   useradd: `echo "useradd $*" >> "$STUB_LOG"
 root=; while [ $# -gt 0 ]; do case $1 in --root) root=$2; shift 2;; *) name=$1; shift;; esac; done
 echo "$name:x:${SERVICE_UID}:${SERVICE_UID}::/var/lib/$name:/usr/sbin/nologin" >> "$root/etc/passwd"`,
@@ -62,7 +65,7 @@ export function makeHost(
   }
   const log = path.join(base, 'calls.log');
   writeFileSync(log, '');
-  return { root, log, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, STUB_LOG: log } };
+  return { root, log, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, STUB_LOG: log, STUB_ROOT: root } };
 }
 
 export const hostArch = (): 'x64' | 'arm64' => (process.arch === 'arm64' ? 'arm64' : 'x64');
@@ -71,6 +74,8 @@ export interface ReleaseOptions {
   version?: string;
   channel?: 'stable' | 'rc';
   arches?: string[];
+  /** A release from before the allocator drop-in: its bundle has no jemalloc.conf. */
+  withoutJemallocConf?: boolean;
 }
 
 /** A release directory laid out as packaging/release.ts writes it, with stand-in bundles. */
@@ -85,7 +90,7 @@ export function makeRelease(dir: string = scratchDir('gatehouse-release-'), opti
     mkdirSync(path.join(stage, 'bin'), { recursive: true });
     writeFileSync(path.join(stage, 'bin/gatehouse'), FAKE_GATEHOUSE, { mode: 0o755 });
     cpSync(path.join(PACKAGING, 'gatehouse.service'), path.join(stage, 'gatehouse.service'));
-    cpSync(path.join(PACKAGING, 'jemalloc.conf'), path.join(stage, 'jemalloc.conf'));
+    if (!options.withoutJemallocConf) cpSync(path.join(PACKAGING, 'jemalloc.conf'), path.join(stage, 'jemalloc.conf'));
     cpSync(path.join(PACKAGING, 'gatehouse.example.toml'), path.join(stage, 'gatehouse.example.toml'));
     const name = `${top}.tar.gz`;
     execFileSync('tar', ['-czf', path.join(target, name), '-C', path.dirname(stage), top]);
