@@ -15,6 +15,8 @@ import { recordGrantRevoked } from './grant-revoked-audit.ts';
 import { revokeGrant, revokeIdentityGrants, revokeSessionGrants } from './grant-store.ts';
 import { findRefreshFamily, findRefreshToken } from './refresh-token-store.ts';
 import { grantNamedBy } from './refresh-token-value.ts';
+import { grantKey, jtiKey } from './token-state.ts';
+import type { TokenStateCache } from './token-state-cache.ts';
 import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 export interface RevokeDeps {
@@ -24,6 +26,8 @@ export interface RevokeDeps {
   audit: Audit;
   /** The signing secret, which MACs refresh token values (refresh-token-value.ts). */
   refreshKey: Buffer;
+  /** This node's token state cache: what it revokes it forgets at once (other nodes learn by NOTIFY). */
+  tokenStates: TokenStateCache;
 }
 
 /**
@@ -78,6 +82,7 @@ export async function revokeToken(
         grantId: claims.gid ?? null,
       });
     await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
+    deps.tokenStates.forget(jtiKey(claims.jti));
     return;
   }
   const family = await refreshTokenFamily(deps, token);
@@ -88,7 +93,9 @@ export async function revokeToken(
       clientId: family.clientId,
       grantId: family.grantId,
     });
-  if (await revokeGrant(deps.sql, family.grantId, deps.clock()))
+  const revoked = await revokeGrant(deps.sql, family.grantId, deps.clock());
+  deps.tokenStates.forget(grantKey(family.grantId));
+  if (revoked)
     await recordGrantRevoked(
       deps.audit,
       { clientId: caller.id, grantId: family.grantId, reason: 'revocation' },

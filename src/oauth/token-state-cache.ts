@@ -84,6 +84,15 @@ export class TokenStateCache {
     this.#emit({ type: 'invalidated', key });
   }
 
+  /**
+   * A change this node has just committed (a revocation): forgotten at once, not when its NOTIFY comes back, so the
+   * client that revoked a token and asks this node about it next is never told it is still active.
+   */
+  forget(key: string): void {
+    this.#epoch++;
+    this.#entries.delete(key);
+  }
+
   /** The LISTEN connection is (again) listening: anything cached before may have missed a notification. */
   listened(): void {
     this.#epoch++;

@@ -13,9 +13,9 @@ export interface TokenStateDeps {
 }
 
 // Keys are migration 0009's NOTIFY payloads.
-const grantKey = (grantId: string) => `grant:${grantId}`;
+export const grantKey = (grantId: string) => `grant:${grantId}`;
 const clientKey = (clientId: string) => `client:${clientId}`;
-const jtiKey = (jti: string) => `jti:${jti}`;
+export const jtiKey = (jti: string) => `jti:${jti}`;
 const identityKey = (sub: string) => `identity:${sub}`;
 
 /** Cached value of a jti that is not revoked. */

@@ -17,6 +17,24 @@ describe('POST /oauth/revoke', async () => {
   const introspect = (token: string) =>
     postForm(t, '/oauth/introspect', { client_id: client.id, client_secret: secret as string, token });
 
+  // Other nodes learn of a revocation by NOTIFY; the node that revoked must not wait for its own to come back.
+  for (const kind of ['access_token', 'refresh_token'] as const)
+    test(`a revoked ${kind} introspects inactive at once on the node that revoked it, before any NOTIFY`, async () => {
+      const tokens = await issued();
+      assert.equal((await introspect(tokens.access_token)).json.active, true, 'the token state is cached now');
+      const cache = t.services.tokenStates;
+      assert.equal(cache.listening, true);
+      // Hold back the LISTEN connection's invalidations, as a slow notification would.
+      const invalidate = cache.invalidate;
+      cache.invalidate = () => {};
+      try {
+        assert.equal((await revoke(tokens[kind])).status, 200);
+        assert.equal((await introspect(tokens.access_token)).json.active, false);
+      } finally {
+        cache.invalidate = invalidate;
+      }
+    });
+
   test('answers 200 for an unknown opaque token or an unknown JWT, changing nothing', async () => {
     const before = await t.sql`select count(*)::int as n from oauth_revoked_access_tokens`;
     for (const token of ['never-issued', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln']) {
