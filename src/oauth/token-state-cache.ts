@@ -79,8 +79,7 @@ export class TokenStateCache {
 
   /** A NOTIFY from migration 0009's triggers: the payload is the key. */
   invalidate(key: string): void {
-    this.#epoch++;
-    this.#entries.delete(key);
+    this.forget(key);
     this.#emit({ type: 'invalidated', key });
   }
 
