@@ -42,13 +42,18 @@ mkdirSync(work, { recursive: true });
 
 log(`gatehouse ${version} on Node ${nodeVersion} for ${arches.join(', ')}`);
 const bundle = path.join(work, 'gatehouse.cjs');
-const metafile = await bundleApp(path.join(ROOT, 'packaging/build/sea-entry.ts'), bundle, {
+const app = await bundleApp(path.join(ROOT, 'packaging/build/sea-entry.ts'), bundle, {
   packageJson: path.join(ROOT, 'package.json'),
   version,
 });
 const blob = path.join(work, 'gatehouse.blob');
-writeSeaBlob({ node: process.execPath, main: bundle, blob, assets: assetsOf(ROOT, ['migrations', 'web/dist']) });
-const packages = bundledPackages(ROOT, metafile);
+writeSeaBlob({
+  node: process.execPath,
+  main: bundle,
+  blob,
+  assets: { ...assetsOf(ROOT, ['migrations', 'web/dist']), ...app.assets },
+});
+const packages = bundledPackages(ROOT, app.metafile);
 
 /** One line per migration file: "<file> <sha256>", as src/operations/release-install.ts reads it. */
 const migrationsManifest = () =>

