@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
-import { assetEntry, assetKeyOf, isFirstUse, packageOf } from './first-use-packages.ts';
+import { type AssetSpecifiers, assetEntry, assetKeyOf, isFirstUse, packageOf } from './first-use-packages.ts';
 
 // `const require = createRequire(import.meta.url);` is how the sources load a CommonJS package lazily (nodemailer,
 // otpauth: docs/decisions.md, "Idle RSS"). In the bundle the free `require` does that, and esbuild then bundles the
@@ -76,18 +76,59 @@ const COMMON = {
 const FIRST_USE_FILTER = /^(?:@[^/]+\/)?[^/.][^/]*(?:\/.*)?$/;
 
 /**
- * Routes imports of the packages of first use out of a build, recording every specifier: in the main script to the
- * executable's loader (first-use-require.ts), inside another package's script to the `require` that loader gives it.
+ * The names a module imports from `specifier` when it does so only in `import { a, b as c } from '...'` statements
+ * (and type-only ones, which compile to nothing); null for any other form, a namespace, a default, a re-export or a
+ * mention the statements do not account for, which take the whole package.
  */
-function firstUseImports(within: string | null, used: Map<string, Set<string>>): Plugin {
+export function namedImports(source: string, specifier: string): string[] | null {
+  const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const quoted = `(?<quote>['"])${escaped}\\k<quote>`;
+  const mentions = source.match(new RegExp(quoted, 'g'))?.length ?? 0;
+  const statements = [
+    ...source.matchAll(new RegExp(`^import\\s+(type\\s+)?(\\{[^}]*\\})\\s*from\\s*${quoted};?$`, 'gm')),
+  ];
+  if (statements.length === 0 || statements.length !== mentions) return null;
+  const names = new Set<string>();
+  for (const [, typeOnly, clause = ''] of statements) {
+    if (typeOnly) continue;
+    for (const part of clause.slice(1, -1).split(',')) {
+      const binding = part.trim();
+      if (binding === '' || binding.startsWith('type ')) continue;
+      names.add(binding.split(/\s+as\s+/)[0] as string);
+    }
+  }
+  return names.size > 0 ? [...names].sort() : null;
+}
+
+/** Each package of first use -> its specifiers -> the names imported (null: the whole module). */
+type UsedPackages = Map<string, Map<string, Set<string> | null>>;
+
+function recordUse(used: UsedPackages, specifier: string, names: string[] | null): void {
+  const name = packageOf(specifier);
+  const specifiers = used.get(name) ?? new Map<string, Set<string> | null>();
+  used.set(name, specifiers);
+  const known = specifiers.get(specifier);
+  if (names === null || known === null) specifiers.set(specifier, null);
+  else specifiers.set(specifier, new Set([...(known ?? []), ...names]));
+}
+
+/**
+ * Routes imports of the packages of first use out of a build, recording every specifier and what is imported of it:
+ * in the main script to the executable's loader (first-use-require.ts), inside another package's script to the
+ * `require` that loader gives it.
+ */
+function firstUseImports(within: string | null, used: UsedPackages): Plugin {
   const loader = fileURLToPath(new URL('./first-use-require.ts', import.meta.url));
   return {
     name: 'first-use-imports',
     setup(builder) {
       builder.onResolve({ filter: FIRST_USE_FILTER }, (args) => {
         if (!isFirstUse(args.path) || packageOf(args.path) === within) return undefined;
-        const name = packageOf(args.path);
-        used.set(name, (used.get(name) ?? new Set()).add(args.path));
+        // Named imports are all a script needs of a package; anything else (a require, a dynamic import, a namespace)
+        // takes all of it.
+        const named =
+          args.kind === 'import-statement' ? namedImports(readFileSync(args.importer, 'utf8'), args.path) : null;
+        recordUse(used, args.path, named);
         return within === null ? { path: args.path, namespace: 'first-use' } : { path: args.path, external: true };
       });
       builder.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => ({
@@ -98,6 +139,12 @@ function firstUseImports(within: string | null, used: Map<string, Set<string>>):
     },
   };
 }
+
+/** What a package's script is built from: each specifier with its names, sorted, so a change shows as new text. */
+const specifiersOf = (specifiers: Map<string, Set<string> | null>): AssetSpecifiers =>
+  Object.fromEntries(
+    [...specifiers].sort(([a], [b]) => a.localeCompare(b)).map(([s, names]) => [s, names && [...names].sort()]),
+  );
 
 /** Adds the inputs of `more` to `into` (the licences list every package that ships, in any script). */
 function mergeInputs(into: Metafile, more: Metafile): void {
@@ -110,8 +157,8 @@ export interface AppBundle {
   metafile: Metafile;
   /** The packages of first use: SEA asset key -> script file. */
   assets: Record<string, string>;
-  /** Each package of first use -> the specifiers its script answers. */
-  firstUse: Record<string, string[]>;
+  /** Each package of first use -> the specifiers its script answers, each with the names it holds (null: all). */
+  firstUse: Record<string, AssetSpecifiers>;
 }
 
 /**
@@ -123,7 +170,7 @@ export async function bundleApp(
   outfile: string,
   release: { packageJson: string; version: string },
 ): Promise<AppBundle> {
-  const used = new Map<string, Set<string>>();
+  const used: UsedPackages = new Map();
   const main = await build({
     ...COMMON,
     entryPoints: [entry],
@@ -138,17 +185,18 @@ export async function bundleApp(
   const metafile = main.metafile;
   const assets: Record<string, string> = {};
   // A package's script may require specifiers of another that nothing required before: build until none is new.
-  const built = new Map<string, number>();
+  const built = new Map<string, string>();
   for (let changed = true; changed; ) {
     changed = false;
     for (const [name, specifiers] of [...used]) {
-      if (built.get(name) === specifiers.size) continue;
-      built.set(name, specifiers.size);
+      const entry = assetEntry(specifiersOf(specifiers));
+      if (built.get(name) === entry) continue;
+      built.set(name, entry);
       changed = true;
       const file = path.join(path.dirname(outfile), assetKeyOf(name));
       const result = await build({
         ...COMMON,
-        stdin: { contents: assetEntry([...specifiers].sort()), resolveDir: path.dirname(release.packageJson) },
+        stdin: { contents: entry, resolveDir: path.dirname(release.packageJson) },
         outfile: file,
         plugins: [firstUseImports(name, used)],
         logOverride: { 'empty-import-meta': 'error' },
@@ -158,6 +206,6 @@ export async function bundleApp(
       assets[assetKeyOf(name)] = file;
     }
   }
-  const firstUse = Object.fromEntries([...used].map(([name, specifiers]) => [name, [...specifiers].sort()]));
+  const firstUse = Object.fromEntries([...used].map(([name, specifiers]) => [name, specifiersOf(specifiers)]));
   return { metafile, assets, firstUse };
 }

@@ -48,10 +48,23 @@ export const isFirstUse = (specifier: string): boolean => FIRST_USE.has(packageO
 /** The SEA asset that holds a package: one CommonJS script whose `modules` are its specifiers' exports. */
 export const assetKeyOf = (name: string): string => `first-use/${name.replace('/', '+')}.cjs`;
 
-/** An asset's script: `module.exports.modules[specifier]` is what `require(specifier)` gives. */
-export function assetEntry(specifiers: readonly string[]): string {
-  const entries = specifiers.map((specifier) => `${JSON.stringify(specifier)}: require(${JSON.stringify(specifier)})`);
-  return `module.exports = { modules: { ${entries.join(', ')} } };\n`;
+/**
+ * What an asset's script answers for each specifier: the exports `require` gives (null), or only the named ones the
+ * application imports (esbuild then leaves the rest of the package out).
+ */
+export type AssetSpecifiers = Record<string, readonly string[] | null>;
+
+/** An asset's script: `module.exports.modules[specifier]` is what the application's import of it reads. */
+export function assetEntry(specifiers: AssetSpecifiers): string {
+  const imports: string[] = [];
+  const entries = Object.entries(specifiers).map(([specifier, names]) => {
+    const quoted = JSON.stringify(specifier);
+    if (names === null) return `${quoted}: require(${quoted})`;
+    const local = names.map((name) => [name, `i${imports.length}_${name}`] as const);
+    imports.push(`import { ${local.map(([name, as]) => `${name} as ${as}`).join(', ')} } from ${quoted};`);
+    return `${quoted}: { ${local.map(([name, as]) => `${name}: ${as}`).join(', ')} }`;
+  });
+  return `${imports.join('\n')}\nexport const modules = { ${entries.join(', ')} };\n`;
 }
 
 /**

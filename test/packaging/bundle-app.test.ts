@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type AppBundle, assertAscii, bundleApp } from '../../packaging/build/bundle-app.ts';
+import { type AppBundle, assertAscii, bundleApp, namedImports } from '../../packaging/build/bundle-app.ts';
 import {
   assetKeyOf,
   createFirstUseRequire,
@@ -83,14 +83,24 @@ describe('the packages of first use: scripts of their own (packaging/build/first
       return readFileSync(file, 'utf8');
     });
     for (const [name, specifiers] of Object.entries(app.firstUse))
-      for (const specifier of specifiers) {
+      for (const [specifier, names] of Object.entries(specifiers)) {
         assert.equal(packageOf(specifier), name);
         const loaded = requireFirstUse(specifier) as Record<string, unknown>;
         const fromNodeModules = (await import(specifier)) as Record<string, unknown>;
-        const expected = Object.keys(fromNodeModules).filter((key) => key !== 'default' && key !== 'module.exports');
+        // A script built from named imports holds those names; otherwise every export.
+        const expected =
+          names ?? Object.keys(fromNodeModules).filter((key) => key !== 'default' && key !== 'module.exports');
+        assert.ok(expected.length > 0, `${specifier}: nothing to compare`);
         const missing = expected.filter((key) => typeof loaded[key] !== typeof fromNodeModules[key]);
         assert.deepEqual(missing, [], `${specifier}: exports missing or of another type`);
+        if (names) assert.deepEqual(Object.keys(loaded).sort(), [...names].sort(), `${specifier}: more than its names`);
       }
+    // Named imports leave the rest of a package out: viem's script is a fraction of viem.
+    assert.deepEqual(app.firstUse.viem?.['viem/chains'], ['optimism']);
+    assert.ok(
+      readFileSync(app.assets[assetKeyOf('viem')] as string).length < 1_000_000,
+      "viem's script is tree-shaken",
+    );
     // Each script is read and run once, however many specifiers and packages require it.
     assert.deepEqual(read.sort(), FIRST_USE_PACKAGES.map(assetKeyOf).sort());
   });
@@ -104,5 +114,38 @@ describe('the packages of first use: scripts of their own (packaging/build/first
     assert.deepEqual(requireFirstUse('jose'), { ok: true });
     assert.throws(() => requireFirstUse('jose/jwt/sign'), /first-use\/jose\.cjs has no jose\/jwt\/sign: rebuild/);
     assert.throws(() => requireFirstUse('tldts'), /Cannot find module 'left-out' in the release executable/);
+  });
+});
+
+describe('what a package of first use is imported for (namedImports)', () => {
+  test('named imports, aliases and type-only members, over several statements and either quote', () => {
+    const source = [
+      "import { a, b as c, type T } from 'pkg';",
+      'import type { U } from "pkg";',
+      'import {',
+      '  d,',
+      '  type V,',
+      '} from "pkg";',
+      "import { e } from 'pkg/sub';",
+    ].join('\n');
+    assert.deepEqual(namedImports(source, 'pkg'), ['a', 'b', 'd']);
+    assert.deepEqual(namedImports(source, 'pkg/sub'), ['e']);
+  });
+
+  test('a namespace, a default, a re-export, a side-effect import or a stray mention takes the whole package', () => {
+    for (const source of [
+      "import * as all from 'pkg';",
+      "import def from 'pkg';",
+      "import def, { a } from 'pkg';",
+      "import { a } from 'pkg';\nexport { b } from 'pkg';",
+      "import { a } from 'pkg';\nimport 'pkg';",
+      "import { a } from 'pkg';\nconst lazy = () => import('pkg');",
+      "// see 'pkg'\nimport { a } from 'pkg';",
+      "import type { T } from 'pkg';",
+      "const x = 1;import { a } from 'pkg';",
+    ])
+      assert.equal(namedImports(source, 'pkg'), null, source);
+    // Another package whose name starts the same is not a mention.
+    assert.deepEqual(namedImports("import { a } from 'pkg';\nimport { b } from 'pkg-two';", 'pkg'), ['a']);
   });
 });

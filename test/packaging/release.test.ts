@@ -5,7 +5,17 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -253,6 +263,55 @@ describe('the x64 executable against PostgreSQL', () => {
     assert.equal(asset.status, 200);
     const built = readFileSync(path.join(ROOT, 'web/dist', script));
     assert.deepEqual(Buffer.from(await asset.arrayBuffer()), built);
+  });
+
+  test('a package of first use loads from its own script: doctor asks an Ethereum node through viem', async () => {
+    const database = await createTestDatabase();
+    const dir = scratchDir('gatehouse-sea-first-use-');
+    // A JSON-RPC node of chain 1 that records what it was asked.
+    const asked: string[] = [];
+    const rpc = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        const call = JSON.parse(body) as { id: number; method: string };
+        asked.push(call.method);
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: '0x1' }));
+      });
+    });
+    await new Promise<void>((resolve) => rpc.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = rpc.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      const config = writeNodeConfig({ dir, secretsDir: path.join(dir, 'secrets') });
+      appendFileSync(
+        config,
+        `\n[providers.ethereum]\nenabled = true\nrpc_urls = [{ chain_id = 1, url = "http://127.0.0.1:${port}/" }]\n`,
+      );
+      // viem's script holds only the names our modules import (packaging/build/first-use-packages.ts).
+      const doctor = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(executable('x64'), ['doctor', '--config', config], {
+          env: { PATH: process.env.PATH, DATABASE_URL: database.url },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        child.on('exit', (code) => resolve({ code, stdout }));
+      });
+      assert.match(
+        doctor.stdout,
+        /ok +ethereum chain 1 http:\/\/127\.0\.0\.1:\d+\/ answers eth_chainId 1/,
+        doctor.stdout,
+      );
+      assert.deepEqual(asked, ['eth_chainId']);
+    } finally {
+      await new Promise((resolve) => rpc.close(resolve));
+    }
   });
 
   test('with server.workers = 2 the supervisor forks two workers of the executable itself, and both answer requests', async () => {
