@@ -232,7 +232,7 @@ export const ConfigSchema = Type.Object(
       workers: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 256 })], {
         default: 'auto',
         description:
-          'Worker processes sharing the listener: "auto" runs one per two available CPUs, at least one (the development instance runs 1, tls.mode acme always runs 1: one challenge listener and renewal schedule). One worker already spreads argon2id and RSA signing over every core through its thread pool and keeps about two busy; more workers add event loops for the cheap part of each request, each for about 120 MB (docs/scaling.md). Each worker keeps its own audit chain and database pool (database.pool_max connections each), and a worker that crashes is restarted. No security impact: workers share nothing but the database.',
+          'Worker processes sharing the listener: "auto" runs one per two available CPUs, at least one (the development instance runs 1, tls.mode acme always runs 1: one challenge listener and renewal schedule). One worker already spreads argon2id and RSA signing over every core through its thread pool and keeps about two busy; more workers add event loops for the cheap part of each request, each for about 100 MB (docs/scaling.md). Each worker keeps its own audit chain and database pool (database.pool_max connections each), and a worker that crashes is restarted. No security impact: workers share nothing but the database.',
       }),
       shutdown_timeout_seconds: seconds(
         'On SIGTERM, how long in-flight requests may run before connections are closed.',
