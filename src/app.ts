@@ -57,6 +57,7 @@ import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { queueSessionLogoutTokens } from './oauth/backchannel-logout.ts';
+import { forgetOwnChanges } from './oauth/forget-on-commit.ts';
 import { createJtiReplayGuard, type JtiReplayGuard } from './oauth/jti-replay-guard.ts';
 import { SIGNING_KEYS_CHANGED } from './oauth/key-store.ts';
 import { Keyring } from './oauth/keyring.ts';
@@ -205,6 +206,11 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       onError: (error) => app.log.warn({ err: error }, 'token state cache bypassed: LISTEN failed, retrying'),
     });
     app.addHook('onClose', () => listener.close());
+    // What this node revokes it forgets as soon as the change commits (src/oauth/forget-on-commit.ts).
+    const unregister = forgetOwnChanges(deps.sql, services.tokenStates);
+    app.addHook('onClose', async () => {
+      unregister();
+    });
     // A key rotated on any node (`gatehouse keys rotate`) is signed with here at once; after the LISTEN connection
     // was lost a notification may have been missed, so the key set is read again then too.
     services.tokenStates.observe((event) => {

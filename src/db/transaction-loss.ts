@@ -11,6 +11,7 @@
 // the session. Should the connection somehow stay open, the failure is passed on after a second, and the
 // driver's ROLLBACK then goes to a live connection.
 import type postgres from 'postgres';
+import { committed, enlist, openQueue } from './after-commit.ts';
 
 /** postgres.js's and Node's codes for a connection that is closed or failing. */
 const LOST_CODES = new Set([
@@ -42,9 +43,11 @@ export function connectionGone(error: unknown): boolean {
 
 type Callback = (sql: postgres.TransactionSql) => unknown;
 
-function guarded(callback: Callback, ended: () => boolean): Callback {
+/** `queue`: the transaction's after-commit tasks (after-commit.ts), which its savepoints add to as well. */
+function guarded(callback: Callback, ended: () => boolean, queue: ReturnType<typeof openQueue>): Callback {
   return async (tx) => {
-    guardSavepoints(tx, ended);
+    enlist(tx, queue);
+    guardSavepoints(tx, ended, queue);
     try {
       return await callback(tx);
     } catch (error) {
@@ -60,35 +63,40 @@ function guarded(callback: Callback, ended: () => boolean): Callback {
 }
 
 /** A savepoint's callback gets the same guard: its failure makes the driver write ROLLBACK TO SAVEPOINT. */
-function guardSavepoints(tx: postgres.TransactionSql, ended: () => boolean): void {
+function guardSavepoints(tx: postgres.TransactionSql, ended: () => boolean, queue: ReturnType<typeof openQueue>): void {
   const savepoint = tx.savepoint.bind(tx) as (...args: unknown[]) => unknown;
   Object.assign(tx, {
     savepoint: (...args: unknown[]) => {
       const last = args.length - 1;
-      if (typeof args[last] === 'function') args[last] = guarded(args[last] as Callback, ended);
+      if (typeof args[last] === 'function') args[last] = guarded(args[last] as Callback, ended, queue);
       return savepoint(...args);
     },
   });
 }
 
-/** Wraps the pool's begin, how requests open their transactions, with the guard above. */
+/**
+ * Wraps the pool's begin, how requests open their transactions, with the guard above; a committed transaction's
+ * after-commit tasks run before its caller sees the result.
+ */
 export function guardTransactions(sql: postgres.Sql): postgres.Sql {
   const begin = sql.begin.bind(sql) as (...args: unknown[]) => Promise<unknown>;
   Object.assign(sql, {
     begin: (...args: unknown[]) => {
       let done = false;
+      const queue = openQueue(sql);
       const last = args.length - 1;
-      if (typeof args[last] === 'function') args[last] = guarded(args[last] as Callback, () => done);
-      const transaction = begin(...args);
-      transaction.then(
-        () => {
+      if (typeof args[last] === 'function') args[last] = guarded(args[last] as Callback, () => done, queue);
+      return begin(...args).then(
+        (result) => {
           done = true;
+          committed(queue);
+          return result;
         },
-        () => {
+        (error: unknown) => {
           done = true;
+          throw error;
         },
       );
-      return transaction;
     },
   });
   return sql;

@@ -2,6 +2,8 @@
 // RFC 7009 revocation list), and for what userinfo reads with it.
 import type { Executor } from '../db/pool.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
+import { forgetOnCommit } from './forget-on-commit.ts';
+import { jtiKey } from './token-state-keys.ts';
 
 export interface AccessTokenRef {
   /** The grant (`gid`) of a user token; null for a client-credentials token. */
@@ -80,4 +82,5 @@ export async function findUserinfoState(
 
 export async function insertRevokedAccessToken(sql: Executor, jti: string, expiresAt: Date): Promise<void> {
   await sql`insert into oauth_revoked_access_tokens (jti, expires_at) values (${jti}, ${expiresAt}) on conflict do nothing`;
+  forgetOnCommit(sql, [jtiKey(jti)]);
 }

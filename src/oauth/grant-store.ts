@@ -2,6 +2,8 @@
 // belongs to. Revoking the grant ends them all (code reuse, refresh replay, RFC 7009, sign-out, suspension), and the
 // revocations that follow a session's end say which clients registered for back-channel logout.
 import type { Executor } from '../db/pool.ts';
+import { forgetOnCommit } from './forget-on-commit.ts';
+import { grantKey } from './token-state-keys.ts';
 
 export interface GrantFacts {
   grantId: string;
@@ -48,6 +50,7 @@ export async function revokeGrantIfExists(
     with revoked as (
       update oauth_grants set revoked_at = ${now} where id = ${grantId} and revoked_at is null returning id)
     select exists (select 1 from oauth_grants where id = ${grantId}) as found, exists (select 1 from revoked) as revoked`;
+  if (row?.revoked) forgetOnCommit(sql, [grantKey(grantId)]);
   return { found: row?.found ?? false, revoked: row?.revoked ?? false };
 }
 
@@ -55,6 +58,7 @@ export async function revokeGrantIfExists(
 export async function revokeGrant(sql: Executor, grantId: string, now: Date): Promise<boolean> {
   const rows =
     await sql`update oauth_grants set revoked_at = ${now} where id = ${grantId} and revoked_at is null returning id`;
+  forgetOnCommit(sql, rows.length > 0 ? [grantKey(grantId)] : []);
   return rows.length > 0;
 }
 
@@ -107,10 +111,15 @@ export async function revokeSessionGrants(
       returning id, client_id, identity_id, session_id)
     select e.id, e.client_id, e.identity_id, e.session_id, c.backchannel_logout_uri
     from ended e join oauth_clients c on c.id = e.client_id`;
-  return endedGrants(rows);
+  return endedGrants(sql, rows);
 }
 
-function endedGrants(rows: readonly Record<string, unknown>[]): EndedGrants {
+/** What ended, once this node has been told to forget the grants when the caller's transaction commits. */
+function endedGrants(sql: Executor, rows: readonly Record<string, unknown>[]): EndedGrants {
+  forgetOnCommit(
+    sql,
+    rows.map((row) => grantKey(row.id as string)),
+  );
   const notices = new Map<string, LogoutNotice>();
   for (const row of rows)
     if (row.backchannel_logout_uri) notices.set(`${row.client_id} ${row.session_id}`, toNotice(row));
@@ -148,5 +157,5 @@ export async function revokeIdentityGrants(
       returning id, client_id, identity_id, session_id)
     select e.id, e.client_id, e.identity_id, e.session_id, c.backchannel_logout_uri
     from ended e join oauth_clients c on c.id = e.client_id`;
-  return endedGrants(rows);
+  return endedGrants(sql, rows);
 }

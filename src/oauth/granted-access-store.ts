@@ -2,6 +2,8 @@
 // when tokens were last issued from them, its remembered consents, and the end of one client's access. Kept apart
 // from store.ts, which holds the protocol's hot statements; both write only the OAuth tables.
 import type { Executor } from '../db/pool.ts';
+import { forgetOnCommit } from './forget-on-commit.ts';
+import { grantKey } from './token-state-keys.ts';
 
 export interface UnrevokedGrant {
   grantId: string;
@@ -95,6 +97,10 @@ export async function endClientAccess(
     update oauth_grants set revoked_at = ${now}
     where identity_id = ${identityId} and client_id = ${clientId} and revoked_at is null
     returning id`;
+  forgetOnCommit(
+    tx,
+    grants.map((row) => grantKey(row.id as string)),
+  );
   const consents = await tx`
     delete from oauth_consents where identity_id = ${identityId} and client_id = ${clientId} returning client_id`;
   return { grantsRevoked: grants.length, consentRemoved: consents.length > 0, codesDiscarded: codes.length };

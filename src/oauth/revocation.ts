@@ -15,8 +15,6 @@ import { recordGrantRevoked } from './grant-revoked-audit.ts';
 import { revokeGrant, revokeIdentityGrants, revokeSessionGrants } from './grant-store.ts';
 import { findRefreshFamily, findRefreshToken } from './refresh-token-store.ts';
 import { grantNamedBy } from './refresh-token-value.ts';
-import { grantKey, jtiKey } from './token-state.ts';
-import type { TokenStateCache } from './token-state-cache.ts';
 import { type AccessTokenVerifier, looksLikeJwt } from './tokens.ts';
 
 export interface RevokeDeps {
@@ -26,8 +24,6 @@ export interface RevokeDeps {
   audit: Audit;
   /** The signing secret, which MACs refresh token values (refresh-token-value.ts). */
   refreshKey: Buffer;
-  /** This node's token state cache: what it revokes it forgets at once (other nodes learn by NOTIFY). */
-  tokenStates: TokenStateCache;
 }
 
 /**
@@ -82,7 +78,6 @@ export async function revokeToken(
         grantId: claims.gid ?? null,
       });
     await insertRevokedAccessToken(deps.sql, claims.jti, new Date(claims.exp * 1000));
-    deps.tokenStates.forget(jtiKey(claims.jti));
     return;
   }
   const family = await refreshTokenFamily(deps, token);
@@ -94,7 +89,6 @@ export async function revokeToken(
       grantId: family.grantId,
     });
   const revoked = await revokeGrant(deps.sql, family.grantId, deps.clock());
-  deps.tokenStates.forget(grantKey(family.grantId));
   if (revoked)
     await recordGrantRevoked(
       deps.audit,

@@ -5,18 +5,13 @@ import type { Sql } from '../db/pool.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
 import { type AccessTokenRef, findAccessTokenState, findUserinfoState } from './access-token-store.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
+import { clientKey, grantKey, identityKey, jtiKey } from './token-state-keys.ts';
 import type { AccessTokenClaims } from './tokens.ts';
 
 export interface TokenStateDeps {
   sql: Sql;
   tokenStates: TokenStateCache;
 }
-
-// Keys are migration 0009's NOTIFY payloads.
-export const grantKey = (grantId: string) => `grant:${grantId}`;
-const clientKey = (clientId: string) => `client:${clientId}`;
-export const jtiKey = (jti: string) => `jti:${jti}`;
-const identityKey = (sub: string) => `identity:${sub}`;
 
 /** Cached value of a jti that is not revoked. */
 const UNREVOKED = true;
