@@ -1,9 +1,11 @@
 // Tasks that wait for the caller's transaction to commit (after-commit.ts), on a real pool with the transaction guard.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import postgres from 'postgres';
 import { adminUrl } from '../../test/helpers/database.ts';
 import { afterCommit } from './after-commit.ts';
 import { createPool, type Sql } from './pool.ts';
+import { guardTransactions } from './transaction-loss.ts';
 
 const sql = createPool(adminUrl(), { max: 2, connectTimeoutSeconds: 5 });
 after(() => sql.end({ timeout: 1 }));
@@ -24,6 +26,21 @@ test('a task runs once the transaction commits, before its caller goes on, and i
   assert.equal(result, 'done');
   assert.deepEqual(ran, ['first', 'second']);
   assert.equal(pool, sql);
+});
+
+test('a task runs only once COMMIT has been answered, not when the callback returns', async () => {
+  // The statements the driver sends, in order: the task must come after the transaction's COMMIT.
+  const events: string[] = [];
+  const traced = guardTransactions(
+    postgres(adminUrl(), { max: 1, onnotice: () => {}, debug: (_connection, query) => events.push(query.trim()) }),
+  );
+  after(() => traced.end({ timeout: 1 }));
+  await traced.begin(async (tx) => {
+    await tx`select 1`;
+    afterCommit(tx, () => events.push('task'));
+  });
+  assert.deepEqual(events.slice(-2), ['commit', 'task']);
+  assert.equal(events.filter((event) => event === 'task').length, 1);
 });
 
 test("a savepoint's tasks wait for the whole transaction; a rolled-back transaction runs none", async () => {
@@ -66,10 +83,13 @@ test('outside a transaction a task runs at once; a task that throws is a warning
     assert.equal(result, 1);
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(ran, ['now', 'after the failing one']);
+    // Other warnings may come and go meanwhile; this one comes exactly once, with where it was thrown.
+    const ours = warnings.filter((w) => w.name === 'AfterCommitTaskFailed');
     assert.deepEqual(
-      warnings.map((w) => [w.name, w.message]),
-      [['AfterCommitTaskFailed', 'cache gone']],
+      ours.map((w) => w.message),
+      ['cache gone'],
     );
+    assert.match(String((ours[0] as Error & { detail?: string }).detail), /after-commit\.test\.ts/);
   } finally {
     process.off('warning', onWarning);
   }

@@ -2,8 +2,12 @@
 // node that revokes something forgets its cached state at once (other nodes learn by NOTIFY), and a forget done
 // before the commit could be undone by a request that reads the old row in between. guardTransactions (transaction-
 // loss.ts) gives every transaction it opens a queue, shared by its savepoints, and runs the queue once the
-// transaction has committed, before its caller goes on; a rolled-back transaction drops it. An executor that is not
-// such a transaction is the pool itself, whose statement has already committed, so the task runs at once.
+// transaction has committed, before its caller goes on; a transaction that rolls back drops it (a savepoint rolled
+// back inside a transaction that commits does not: its tasks run with the rest, which for forgetting cache entries
+// only forgets more). An executor that is not such a transaction is taken to be the pool, whose statement has
+// already committed, so the task runs at once: a connection from `sql.reserve()` inside an explicit BEGIN would be
+// mistaken for one, and must not be given tasks. A task must be added while its transaction is open (awaited inside
+// the callback): one added after the queue has run is never run.
 import type postgres from 'postgres';
 
 // pool.ts's Sql and Executor, named here from postgres.js itself: pool.ts imports this module's caller.
@@ -44,6 +48,9 @@ export function committed(queue: Queue): void {
     try {
       task(queue.pool);
     } catch (error) {
-      process.emitWarning(error instanceof Error ? error.message : String(error), 'AfterCommitTaskFailed');
+      process.emitWarning(error instanceof Error ? error.message : String(error), {
+        type: 'AfterCommitTaskFailed',
+        detail: error instanceof Error ? error.stack : undefined,
+      });
     }
 }

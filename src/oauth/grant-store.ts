@@ -50,7 +50,8 @@ export async function revokeGrantIfExists(
     with revoked as (
       update oauth_grants set revoked_at = ${now} where id = ${grantId} and revoked_at is null returning id)
     select exists (select 1 from oauth_grants where id = ${grantId}) as found, exists (select 1 from revoked) as revoked`;
-  if (row?.revoked) forgetOnCommit(sql, [grantKey(grantId)]);
+  // Forgotten even when another request ended it first: this caller's answer must hold here at once either way.
+  if (row?.found) forgetOnCommit(sql, [grantKey(grantId)]);
   return { found: row?.found ?? false, revoked: row?.revoked ?? false };
 }
 
@@ -58,7 +59,8 @@ export async function revokeGrantIfExists(
 export async function revokeGrant(sql: Executor, grantId: string, now: Date): Promise<boolean> {
   const rows =
     await sql`update oauth_grants set revoked_at = ${now} where id = ${grantId} and revoked_at is null returning id`;
-  forgetOnCommit(sql, rows.length > 0 ? [grantKey(grantId)] : []);
+  // Even when it had ended already (another node, a concurrent request): the caller is told it is revoked.
+  forgetOnCommit(sql, [grantKey(grantId)]);
   return rows.length > 0;
 }
 
