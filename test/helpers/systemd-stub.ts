@@ -52,7 +52,20 @@ printf '{"level":30,"msg":"from the journal"}\\n'
 
 /** `serviceConfig`: the file the service runs with; env.SERVICE_CONFIG may be set later, before it starts. */
 export function systemdStub(serviceConfig = ''): SystemdStub {
-  const dir = scratchDir('gatehouse-systemd-');
+  // Registered before scratchDir's own hook, which removes the directory: node:test runs `after` hooks in the order
+  // they were registered, and a service left running is found only through its pid file. The other order left one
+  // `gatehouse serve` running after its test file ended.
+  let dir = '';
+  after(() => {
+    const pidFile = path.join(dir, 'pid');
+    if (dir !== '' && existsSync(pidFile))
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+  });
+  dir = scratchDir('gatehouse-systemd-');
   const bin = path.join(dir, 'bin');
   mkdirSync(bin);
   for (const [name, text] of [
@@ -69,15 +82,6 @@ export function systemdStub(serviceConfig = ''): SystemdStub {
     STUB_MAIN: MAIN,
     SERVICE_CONFIG: serviceConfig,
   };
-  after(() => {
-    const pidFile = path.join(dir, 'pid');
-    if (existsSync(pidFile))
-      try {
-        process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
-      } catch {
-        // already gone
-      }
-  });
   const read = (name: string) => (existsSync(path.join(dir, name)) ? readFileSync(path.join(dir, name), 'utf8') : '');
   return {
     bin,
