@@ -88,8 +88,7 @@ export async function revokeToken(
       clientId: family.clientId,
       grantId: family.grantId,
     });
-  const revoked = await revokeGrant(deps.sql, family.grantId, deps.clock());
-  if (revoked)
+  if (await revokeGrant(deps.sql, family.grantId, deps.clock()))
     await recordGrantRevoked(
       deps.audit,
       { clientId: caller.id, grantId: family.grantId, reason: 'revocation' },

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { decodeJwt } from 'jose';
+import { grantKey, jtiKey } from '../../src/oauth/token-state-keys.ts';
 import { JSON_HEADERS, makeAccount } from '../helpers/accounts.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { startMailbox } from '../helpers/mailbox.ts';
@@ -28,7 +29,11 @@ async function withoutNotifications(token: string, change: () => Promise<void>):
   assert.equal(cache.listening, true);
   const { gid, jti } = decodeJwt(token);
   // A notification arriving during a read keeps that read from being stored: ask again until it is.
-  for (let attempt = 0; cache.get(`grant:${gid}`) === undefined || cache.get(`jti:${jti}`) === undefined; attempt++) {
+  for (
+    let attempt = 0;
+    cache.get(grantKey(String(gid))) === undefined || cache.get(jtiKey(String(jti))) === undefined;
+    attempt++
+  ) {
     assert.ok(attempt < 10, 'the token state was never cached');
     assert.equal(await introspect(token), true);
   }
