@@ -21,6 +21,7 @@ import { passkeysUnavailable, relyingParty } from './config/passkeys.ts';
 import { ethereumRpcUrls, providerState } from './config/provider-state.ts';
 import type { Config } from './config/schema.ts';
 import type { Secrets } from './crypto/secret-files.ts';
+import { forgetOwnChanges } from './db/forget-on-commit.ts';
 import type { Migration } from './db/migrate.ts';
 import type { Sql } from './db/pool.ts';
 import { mailboxRoutes } from './delivery/mailbox-routes.ts';
@@ -57,7 +58,6 @@ import { countAuditedOutcomes } from './metrics/audit-outcomes.ts';
 import { createMetrics } from './metrics/registry.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { queueSessionLogoutTokens } from './oauth/backchannel-logout.ts';
-import { forgetOwnChanges } from './oauth/forget-on-commit.ts';
 import { createJtiReplayGuard, type JtiReplayGuard } from './oauth/jti-replay-guard.ts';
 import { SIGNING_KEYS_CHANGED } from './oauth/key-store.ts';
 import { Keyring } from './oauth/keyring.ts';
@@ -206,7 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
       onError: (error) => app.log.warn({ err: error }, 'token state cache bypassed: LISTEN failed, retrying'),
     });
     app.addHook('onClose', () => listener.close());
-    // What this node revokes it forgets as soon as the change commits (src/oauth/forget-on-commit.ts).
+    // What this node revokes it forgets as soon as the change commits (src/db/forget-on-commit.ts).
     const unregister = forgetOwnChanges(deps.sql, services.tokenStates);
     app.addHook('onClose', async () => {
       unregister();

@@ -1,6 +1,8 @@
 // The only SQL for oauth_applications, oauth_clients and oauth_resources: what the admin API registers and the
 // OAuth engine reads. Uniqueness is the database's job (unique constraints), so two racing creates cannot both win.
 // Past 400 lines: the three tables' statements are one registry, and resource changes must see client rows directly.
+
+import { forgetAllOnCommit } from '../db/forget-on-commit.ts';
 import type { Executor, Transaction } from '../db/pool.ts';
 import type { Position } from '../identity/directory-store.ts';
 import type { ClientId } from './ids.ts';
@@ -299,7 +301,10 @@ export async function updateClientSecret(sql: Executor, id: string, secretHmac: 
 }
 
 export async function deleteClient(sql: Executor, id: string): Promise<boolean> {
-  return (await sql`delete from oauth_clients where id = ${id} returning id`).length > 0;
+  const deleted = (await sql`delete from oauth_clients where id = ${id} returning id`).length > 0;
+  // Its grants went with it by cascade, too many to name: this node reads every token's state again.
+  if (deleted) forgetAllOnCommit(sql);
+  return deleted;
 }
 
 // Resources

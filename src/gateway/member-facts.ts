@@ -5,6 +5,7 @@
 // (docs/decisions.md "The gateway caches roles and IAL"). As for tokens, a refusal is never cached: an identity that
 // is not active is read again each time.
 import type { Sql } from '../db/pool.ts';
+import { memberKey } from '../db/token-state-keys.ts';
 import type { Sub } from '../identity/ids.ts';
 import { findIdentity, findMembershipRoles, type IdentityAssurance } from '../identity/store.ts';
 import type { TokenStateCache } from '../oauth/token-state-cache.ts';
@@ -22,9 +23,6 @@ export interface MemberFactsDeps {
 }
 
 const NO_ROLES: readonly string[] = Object.freeze([]);
-
-/** Migration 0030's NOTIFY payload. */
-export const memberKey = (sub: string) => `member:${sub}`;
 
 /** The facts of an active identity, from the node's cache when it holds them; null when the identity is not active. */
 export async function findActiveMemberFacts(deps: MemberFactsDeps, sub: Sub): Promise<MemberFacts | null> {

@@ -2,7 +2,10 @@
 // least one active ial2 owner (who else could pass the admin guard?): the change takes a row lock on the
 // organization first, so two owners suspending or demoting each other at once cannot both succeed. Call these
 // inside a transaction (`sql.begin`), or the locks end before the change is made.
+
+import { forgetIdentityOnCommit, forgetOnCommit } from '../db/forget-on-commit.ts';
 import type { Executor } from '../db/pool.ts';
+import { memberKey } from '../db/token-state-keys.ts';
 import type { Sub } from './ids.ts';
 import type { IdentityAssurance, IdentityState } from './store.ts';
 
@@ -55,6 +58,7 @@ export async function changeIdentityState(
   if (change.to !== 'active' && (await isLastOwner(tx, change.ownerOrganizationId, change.sub)))
     return { outcome: 'last_owner' };
   await tx`update identities set state = ${change.to}, updated_at = ${change.now} where id = ${change.sub}`;
+  forgetIdentityOnCommit(tx, change.sub);
   return { outcome: 'changed' };
 }
 
@@ -77,6 +81,7 @@ export async function changeAssurance(
   if (change.assurance === 'ial1' && (await isLastOwner(tx, change.ownerOrganizationId, change.sub)))
     return { outcome: 'last_owner' };
   await tx`update identities set assurance = ${change.assurance}, updated_at = ${change.now} where id = ${change.sub}`;
+  forgetIdentityOnCommit(tx, change.sub);
   return { outcome: 'changed', previous: identity.assurance };
 }
 
@@ -112,6 +117,7 @@ export async function setMembershipRoles(
     insert into memberships (organization_id, identity_id, roles, created_at)
     values (${change.organizationId}, ${change.sub}, ${change.roles}, ${change.now})
     on conflict (organization_id, identity_id) do update set roles = excluded.roles`;
+  forgetOnCommit(tx, [memberKey(change.sub)]);
   return { outcome: current ? 'changed' : 'created', previous };
 }
 
@@ -134,5 +140,6 @@ export async function removeMembership(
   const [removed] = await tx<{ roles: string[] }[]>`
     delete from memberships where organization_id = ${change.organizationId} and identity_id = ${change.sub}
     returning roles`;
+  forgetOnCommit(tx, [memberKey(change.sub)]);
   return removed ? { outcome: 'removed', previous: removed.roles } : { outcome: 'not_member' };
 }

@@ -1,4 +1,8 @@
-// The only SQL for identities, emails, organizations, memberships and sign-in methods.
+// The only SQL for identities, emails, organizations, memberships and sign-in methods. A change to what userinfo or
+// the gateway reads of a person (migrations 0009's and 0030's triggers notify it) is forgotten by this node's token
+// state cache when it commits (src/db/forget-on-commit.ts).
+
+import { forgetIdentityOnCommit } from '../db/forget-on-commit.ts';
 import type { Executor, Sql } from '../db/pool.ts';
 import { newSub, normalizeEmail, type Sub } from './ids.ts';
 
@@ -287,6 +291,7 @@ export async function findProfile(sql: Executor, id: Sub): Promise<Profile | nul
 
 export async function updateDisplayName(sql: Executor, id: Sub, displayName: string, now: Date): Promise<void> {
   await sql`update identities set display_name = ${displayName}, updated_at = ${now} where id = ${id}`;
+  forgetIdentityOnCommit(sql, id);
 }
 
 /** The language the person chose (src/i18n/locales.ts), or null to follow their browser. */
@@ -297,6 +302,7 @@ export async function findIdentityLocale(sql: Executor, id: Sub): Promise<string
 
 export async function updateIdentityLocale(sql: Executor, id: Sub, locale: string | null, now: Date): Promise<void> {
   await sql`update identities set locale = ${locale}, updated_at = ${now} where id = ${id}`;
+  forgetIdentityOnCommit(sql, id);
 }
 
 /**
@@ -310,6 +316,7 @@ export async function activatePendingIdentity(sql: Executor, id: Sub, address: s
     where id = ${id} and state = 'pending_verification' returning id`;
   if (rows.length === 0) return false;
   await sql`update emails set verified_at = ${now} where identity_id = ${id} and normalized = ${normalizeEmail(address)}`;
+  forgetIdentityOnCommit(sql, id);
   return true;
 }
 
@@ -328,11 +335,13 @@ export async function deleteSignInMethodsButPassword(sql: Executor, id: Sub): Pr
 export async function markEmailVerified(sql: Executor, id: Sub, normalized: string, now: Date): Promise<void> {
   await sql`update emails set verified_at = ${now}
             where identity_id = ${id} and normalized = ${normalized} and verified_at is null`;
+  forgetIdentityOnCommit(sql, id);
 }
 
 /** Removes a sign-up that was never verified, so its address can be claimed again by whoever can read its mail. */
 export async function deletePendingIdentity(sql: Executor, id: Sub): Promise<boolean> {
   const rows = await sql`delete from identities where id = ${id} and state = 'pending_verification' returning id`;
+  if (rows.length > 0) forgetIdentityOnCommit(sql, id);
   return rows.length > 0;
 }
 
@@ -354,6 +363,7 @@ export async function replacePrimaryEmail(sql: Executor, id: Sub, address: strin
   await sql`insert into emails (identity_id, address, normalized, is_primary, verified_at)
             values (${id}, ${address}, ${normalized}, true, ${now})`;
   await sql`update identities set updated_at = ${now} where id = ${id}`;
+  forgetIdentityOnCommit(sql, id);
   return true;
 }
 

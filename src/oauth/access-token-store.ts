@@ -1,9 +1,10 @@
 // The only SQL for what decides whether a signature-valid access token is still live (its grant or client, and the
 // RFC 7009 revocation list), and for what userinfo reads with it.
+
+import { forgetOnCommit } from '../db/forget-on-commit.ts';
 import type { Executor } from '../db/pool.ts';
+import { jtiKey } from '../db/token-state-keys.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
-import { forgetOnCommit } from './forget-on-commit.ts';
-import { jtiKey } from './token-state-keys.ts';
 
 export interface AccessTokenRef {
   /** The grant (`gid`) of a user token; null for a client-credentials token. */

@@ -1,9 +1,10 @@
 // The only SQL for OAuth grants: the family a code exchange creates, which every refresh token and access token of it
 // belongs to. Revoking the grant ends them all (code reuse, refresh replay, RFC 7009, sign-out, suspension), and the
 // revocations that follow a session's end say which clients registered for back-channel logout.
+
+import { forgetOnCommit } from '../db/forget-on-commit.ts';
 import type { Executor } from '../db/pool.ts';
-import { forgetOnCommit } from './forget-on-commit.ts';
-import { grantKey } from './token-state-keys.ts';
+import { grantKey } from '../db/token-state-keys.ts';
 
 export interface GrantFacts {
   grantId: string;

@@ -1,9 +1,10 @@
 // The SQL behind "applications with access to my account" (granted-access.ts): an identity's unrevoked grants with
 // when tokens were last issued from them, its remembered consents, and the end of one client's access. Kept apart
 // from store.ts, which holds the protocol's hot statements; both write only the OAuth tables.
+
+import { forgetOnCommit } from '../db/forget-on-commit.ts';
 import type { Executor } from '../db/pool.ts';
-import { forgetOnCommit } from './forget-on-commit.ts';
-import { grantKey } from './token-state-keys.ts';
+import { grantKey } from '../db/token-state-keys.ts';
 
 export interface UnrevokedGrant {
   grantId: string;

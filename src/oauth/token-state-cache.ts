@@ -92,6 +92,12 @@ export class TokenStateCache {
     this.#entries.delete(key);
   }
 
+  /** A change this node committed whose keys are too many to name: every fact is read again. */
+  forgetAll(): void {
+    this.#epoch++;
+    this.#entries.clear();
+  }
+
   /** The LISTEN connection is (again) listening: anything cached before may have missed a notification. */
   listened(): void {
     this.#epoch++;

@@ -2,10 +2,10 @@
 // state cache when every fact needed is there and fresh, else from PostgreSQL in one round trip, storing the facts
 // that let the token through (docs/decisions.md "Token state cache"). A refusal is never cached.
 import type { Sql } from '../db/pool.ts';
+import { clientKey, grantKey, identityKey, jtiKey } from '../db/token-state-keys.ts';
 import type { ClaimsProfile } from '../identity/store.ts';
 import { type AccessTokenRef, findAccessTokenState, findUserinfoState } from './access-token-store.ts';
 import type { TokenStateCache } from './token-state-cache.ts';
-import { clientKey, grantKey, identityKey, jtiKey } from './token-state-keys.ts';
 import type { AccessTokenClaims } from './tokens.ts';
 
 export interface TokenStateDeps {

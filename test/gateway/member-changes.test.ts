@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { createPool } from '../../src/db/pool.ts';
+import { memberKey } from '../../src/db/token-state-keys.ts';
 import { TOKEN_STATE_CHANNEL } from '../../src/oauth/token-state-listener.ts';
 import { adminCaller } from '../helpers/admin-api.ts';
 import { TestClock } from '../helpers/app.ts';
@@ -101,6 +102,28 @@ describe('gateway: membership and identity changes made in the console', async (
     const r = await person.call(nodeB, '/app/p/admin/x');
     assert.equal(r.statusCode, 401);
     assert.equal(envelopeOf(r.body).error, 'invalid_token');
+  });
+
+  test('node A refuses on the next request before its own notification comes back', async () => {
+    const person = await adminMember();
+    const cache = nodeA.services.tokenStates;
+    // A notification arriving during a read keeps that read from being stored: ask again until it is.
+    for (let attempt = 0; cache.get(memberKey(person.sub)) === undefined; attempt++) {
+      assert.ok(attempt < 10, "the person's facts were never cached");
+      assert.equal((await person.call(nodeA, '/app/p/admin/x')).statusCode, 200);
+    }
+    const invalidate = cache.invalidate;
+    cache.invalidate = () => {};
+    try {
+      const changed = await admin('PUT', `/admin/organizations/acme/members/${person.sub}`, { roles: ['viewer'] });
+      assert.equal(changed.status, 200, JSON.stringify(changed.json));
+      assert.equal((await person.call(nodeA, '/app/p/admin/x')).statusCode, 403);
+      const lowered = await admin('POST', `/admin/identities/${person.sub}/assurance`, { ial: 'ial1' });
+      assert.equal(lowered.status, 200, JSON.stringify(lowered.json));
+      assert.equal((await person.call(nodeA, '/app/p/verified/x')).statusCode, 403);
+    } finally {
+      cache.invalidate = invalidate;
+    }
   });
 
   test('node B answers from its cache: a change is seen when its notification arrives, not before', async () => {
