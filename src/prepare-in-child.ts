@@ -12,6 +12,7 @@
 // must live as long as the node, so a node without database.url still prepares in the supervisor.
 import cluster from 'node:cluster';
 import type { DestinationStream } from 'pino';
+import { forkThisCommand } from './cluster-fork.ts';
 import type { LoadedConfig } from './config/load.ts';
 import { PreparationFailed } from './preparation-failed.ts';
 import type { EnrollmentLink } from './prepare-database.ts';
@@ -26,6 +27,7 @@ interface Report {
 
 /** In the supervisor: forks the preparation and waits for it. */
 export function prepareInChild(): Promise<{ enrollmentLink: EnrollmentLink | null; ownerEnrolled: boolean }> {
+  forkThisCommand();
   return new Promise((resolve, reject) => {
     const child = cluster.fork({ [PREPARE_ENV]: '1' });
     let report: Report | null = null;

@@ -1,17 +1,19 @@
-// server.workers > 1: this process becomes the supervisor (node:cluster primary). It prepares the database once
-// (embedded server, migrations, development bootstrap), then forks the workers, which share the listener: the primary
-// owns the listening socket and hands connections to the workers round-robin. Each worker is a whole Gatehouse
+// server.workers > 1: a supervisor (node:cluster primary) prepares the database once (embedded server, migrations,
+// development bootstrap), then forks the workers, which share the listener: the primary owns the listening socket and
+// hands connections to the workers round-robin. A node with a database server of its own runs this file in the
+// handed-over process that loads almost nothing else (src/supervisor-handover.ts). Each worker is a whole Gatehouse
 // (its own pool, audit chain, delivery poller and housekeeping); nothing is shared between them but PostgreSQL, as
 // between nodes. A worker that exits unasked is restarted after a backoff; SIGTERM drains every worker through its
 // own graceful shutdown and stops the embedded database last.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { runsFromReleaseExecutable } from './bundled-files.ts';
+import { forkThisCommand } from './cluster-fork.ts';
 import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { loggerOptions } from './http/logger.ts';
 import { serveNodeMetrics } from './metrics/node-totals-serve.ts';
+import type { EnrollmentLink } from './prepare-database.ts';
 import { prepareInChild } from './prepare-in-child.ts';
 import type { RunningServer } from './server.ts';
 import { restartDelayMs } from './worker-restart.ts';
@@ -33,7 +35,7 @@ const HEALTHY_UPTIME_MS = 60_000;
  * The secrets check, migrations and development bootstrap, once per node: in a short-lived process when the database
  * is a server of its own (src/prepare-in-child.ts), here when this process must own an embedded PostgreSQL.
  */
-async function prepare(loaded: LoadedConfig, log: Pick<Logger, 'info' | 'warn'>) {
+async function prepare(loaded: LoadedConfig, log: Pick<Logger, 'info' | 'warn'>): Promise<PreparedDatabase> {
   if (loaded.config.database.url !== '') {
     const reported = await prepareInChild();
     return { url: loaded.config.database.url, stopEmbedded: null, ...reported };
@@ -43,23 +45,56 @@ async function prepare(loaded: LoadedConfig, log: Pick<Logger, 'info' | 'warn'>)
   return prepared;
 }
 
-/** `logStream`: where the supervisor's own lines go (the development instance's log file); stdout by default. */
+/** What the supervisor reads of the configuration once the database is prepared (src/supervisor-handover.ts). */
+export interface SupervisorSettings {
+  workers: number;
+  logLevel: Config['logging']['level'];
+  tlsMode: Config['tls']['mode'];
+  shutdownTimeoutSeconds: number;
+}
+
+export const supervisorSettings = (config: Config, workers: number): SupervisorSettings => ({
+  workers,
+  logLevel: config.logging.level,
+  tlsMode: config.tls.mode,
+  shutdownTimeoutSeconds: config.server.shutdown_timeout_seconds,
+});
+
+/** What preparing the database left for the workers and the start notes. */
+export interface PreparedDatabase {
+  url: string;
+  stopEmbedded: (() => Promise<void>) | null;
+  enrollmentLink: EnrollmentLink | null;
+  ownerEnrolled: boolean;
+}
+
+export const supervisorLog = (level: Config['logging']['level'], logStream?: DestinationStream): Logger =>
+  logStream ? pino(loggerOptions(level), logStream) : pino(loggerOptions(level));
+
+/**
+ * Prepares the database here and supervises the workers in this same process: the development instance, whose
+ * embedded PostgreSQL and log file live as long as the node. A node with a database server of its own hands over to a
+ * supervisor that loads almost nothing instead (src/supervisor-handover.ts). `logStream`: where the supervisor's own
+ * lines go (the development instance's log file); stdout by default.
+ */
 export async function startSupervisor(
   loaded: LoadedConfig,
   count: number,
   logStream?: DestinationStream,
 ): Promise<RunningServer> {
-  const { config } = loaded;
-  const log = logStream
-    ? pino(loggerOptions(config.logging.level), logStream)
-    : pino(loggerOptions(config.logging.level));
-  // node:cluster forks `process.execPath` with `execArgv`, a script (`process.argv[1]`) and the arguments after it.
-  // The release executable has no script: argv[1] repeats the name it was started by (perhaps through a symlink or
-  // PATH), so the worker is given the executable's resolved path instead, which its entry (packaging/build/
-  // sea-entry.ts) recognises and drops. execArgv holds the V8 options of the executable's SEA configuration, which
-  // the worker applies by itself: passed on, they would arrive as the command name.
-  if (runsFromReleaseExecutable()) cluster.setupPrimary({ exec: process.execPath, execArgv: [] });
+  const log = supervisorLog(loaded.config.logging.level, logStream);
   const prepared = await prepare(loaded, log);
+  return superviseWorkers(supervisorSettings(loaded.config, count), prepared, log);
+}
+
+/** Forks the workers of a prepared node, restarts those that exit unasked, and drains them all at stop. */
+export async function superviseWorkers(
+  settings: SupervisorSettings,
+  prepared: PreparedDatabase,
+  log: Logger,
+): Promise<RunningServer> {
+  const count = settings.workers;
+  forkThisCommand();
 
   // Workers re-run this same command line; the prepared URL reaches them as DATABASE_URL.
   const env = { DATABASE_URL: prepared.url };
@@ -81,7 +116,7 @@ export async function startSupervisor(
       if (!state) return;
       state.listening = true;
       const host = address.address?.includes(':') ? `[${address.address}]` : (address.address ?? '127.0.0.1');
-      url = `${config.tls.mode === 'external' ? 'http' : 'https'}://${host}:${address.port}`;
+      url = `${settings.tlsMode === 'external' ? 'http' : 'https'}://${host}:${address.port}`;
       log.info({ worker: state.slot, pid: worker.process.pid, listen: url }, 'worker listening');
       if ([...slots.values()].filter((s) => s.listening).length === count) resolve();
     });
@@ -118,7 +153,7 @@ export async function startSupervisor(
       () => {
         for (const worker of running) if (!worker.isDead()) worker.process.kill('SIGKILL');
       },
-      (config.server.shutdown_timeout_seconds + 10) * 1000,
+      (settings.shutdownTimeoutSeconds + 10) * 1000,
     );
     await Promise.all(exits);
     clearTimeout(killTimer);

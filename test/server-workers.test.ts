@@ -1,6 +1,7 @@
 // `gatehouse serve` with server.workers = 2: a real supervisor process forks two workers that share the listener,
 // replaces a worker killed under it, drains both on SIGTERM, and leaves one verifiable audit chain per worker.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadSecrets } from '../src/crypto/secret-files.ts';
@@ -70,7 +71,16 @@ describe('gatehouse serve with server.workers = 2', () => {
         node.stderr(),
         /Gatehouse is listening on http:\/\/127\.0\.0\.1:\d+\n(.*\n)* {2}workers: 2 processes \(server\.workers\)\n/,
       );
-      await node.waitForLog((r) => r.msg === 'listening' && r.workers === 2);
+      const listening = await node.waitForLog((r) => r.msg === 'listening' && r.workers === 2);
+      // The supervisor that answers is the process started, handed over to a fresh image (src/supervisor-handover.ts):
+      // the pid a service manager or a shell knows, running the same command line.
+      assert.equal(listening.pid, node.pid);
+      assert.deepEqual(readFileSync(`/proc/${node.pid}/cmdline`, 'utf8').split('\0').slice(-4, -1), [
+        'serve',
+        '--config',
+        configFile,
+      ]);
+      assert.match(readFileSync(`/proc/${node.pid}/environ`, 'utf8'), /(^|\0)GATEHOUSE_SUPERVISOR=\{/);
       const first = node.logs.filter(workerListening).map((r) => r.pid as number);
       assert.equal(first.length, 2);
       assert.ok(!first.includes(node.pid), 'the workers are processes of their own');

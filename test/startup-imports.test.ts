@@ -42,6 +42,22 @@ const LOADED_ON_FIRST_USE = [
   'jose',
 ];
 
+// A node of several workers on its own database server hands over to a fresh image of itself that only supervises
+// (src/supervisor-handover.ts): what it loads stays resident for the node's life. First in this file, so that no
+// other test has loaded anything yet.
+test('the handed-over supervisor loads neither the command line nor the configuration', async () => {
+  await import('../src/supervisor-main.ts');
+  assert.ok(sourceLoaded('supervisor.ts') && packageLoaded('pino'), 'the check sees what the supervisor does load');
+  const loaded = (file: string) => sourceLoaded(file);
+  assert.deepEqual(
+    ['cli/program.ts', 'cli/serve.ts', 'config/load.ts', 'config/validate.ts', 'config/schema.ts', 'app.ts'].filter(
+      loaded,
+    ),
+    [],
+  );
+  assert.deepEqual(['commander', 'smol-toml', 'postgres', 'fastify', 'typebox'].filter(packageLoaded), []);
+});
+
 test('serve and the supervisor load no part of the application, nor the database client', async () => {
   await import('../src/cli/serve.ts');
   await import('../src/supervisor.ts');

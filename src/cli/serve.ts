@@ -1,19 +1,21 @@
 import cluster from 'node:cluster';
 import path from 'node:path';
 import { createDevelopmentConfig, DEVELOPMENT_DIR, developmentLogPath } from '../config/development-file.ts';
-import { issuerListenerMismatch } from '../config/issuer-listener.ts';
-import { loadConfig } from '../config/load.ts';
-import { parseListen } from '../config/validate.ts';
+import { parseListen } from '../config/listen-address.ts';
+import { type LoadedConfig, loadConfig } from '../config/load.ts';
 import { readSmtpPassword } from '../delivery/smtp-relay.ts';
 import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
-import { PREPARE_ENV, prepareAsChild } from '../prepare-in-child.ts';
-import type { RunningServer } from '../server.ts';
-import { startSupervisor, workerCount } from '../supervisor.ts';
+import type { EnrollmentLink } from '../prepare-database.ts';
+import { PREPARE_ENV, prepareAsChild, prepareInChild } from '../prepare-in-child.ts';
+import { startSupervisor, supervisorSettings, workerCount } from '../supervisor.ts';
+import { canHandOver, handOver } from '../supervisor-handover.ts';
 import type { CommandInput } from './args.ts';
 import { recordDevelopmentInstance } from './development-instance.ts';
 import { developmentLog, logToTerminal } from './development-log.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './enrollment-notice.ts';
+import { startNotes } from './start-notes.ts';
+import { untilSignal } from './until-signal.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
@@ -53,6 +55,18 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
     readSmtpPassword(config.delivery.smtp);
   // Mode acme runs one challenge listener and one renewal schedule: one process (docs/scaling.md).
   const workers = config.tls.mode === 'acme' ? 1 : workerCount(config.server.workers);
+  // Several workers on a database server of its own: prepare it, then become a supervisor that loads almost nothing.
+  // The development instance keeps the supervisor of this process: its embedded PostgreSQL, log file and instance
+  // record live as long as the node.
+  if (workers > 1 && !loaded.development && config.database.url !== '' && canHandOver()) {
+    const prepared = await prepareInChild();
+    handOver({
+      settings: supervisorSettings(config, workers),
+      databaseUrl: config.database.url,
+      issuer: config.server.issuer,
+      notes: laterNotes(loaded, workers, prepared, { created: false, logged: false }),
+    });
+  }
   const server = await (workers === 1
     ? (await application()).startServer(loaded, logStream)
     : startSupervisor(loaded, workers, logFile ?? undefined)
@@ -75,25 +89,35 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   const stopped = untilSignal(server);
   // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal; never Node's default (exit).
   process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
-  const notes = [
-    `Gatehouse is listening on ${server.url}`,
-    `  issuer:  ${config.server.issuer}`,
-    `  console: ${config.server.issuer}/admin/console`,
-  ];
-  const mismatch = issuerListenerMismatch(config.server.issuer, bound);
-  if (mismatch) notes.push(`  WARNING: ${mismatch}`);
-  if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
-  if (loaded.development) notes.push(...developmentNotes(loaded.file, created !== null, logFile !== null));
-  if (server.enrollmentLink) notes.push(enrollmentNotice(server.enrollmentLink));
-  if (server.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
-  if (config.database.url === '')
-    notes.push('  WARNING: the embedded PostgreSQL is for evaluation only; set DATABASE_URL for real use.');
-  for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
-  process.stderr.write(`${notes.join('\n')}\n`);
+  process.stderr.write(
+    startNotes(
+      server.url,
+      config.server.issuer,
+      laterNotes(loaded, workers, server, { created: created !== null, logged: logFile !== null }),
+    ),
+  );
 
   await stopped;
   forgetInstance();
   return 0;
+}
+
+/** The start notes after where the node listens (src/cli/start-notes.ts). */
+function laterNotes(
+  loaded: LoadedConfig,
+  workers: number,
+  prepared: { enrollmentLink: EnrollmentLink | null; ownerEnrolled: boolean },
+  development: { created: boolean; logged: boolean },
+): string[] {
+  const notes: string[] = [];
+  if (workers > 1) notes.push(`  workers: ${workers} processes (server.workers)`);
+  if (loaded.development) notes.push(...developmentNotes(loaded.file, development.created, development.logged));
+  if (prepared.enrollmentLink) notes.push(enrollmentNotice(prepared.enrollmentLink));
+  if (prepared.ownerEnrolled) notes.push(`  ${OWNER_ENROLLED_NOTICE}`);
+  if (loaded.config.database.url === '')
+    notes.push('  WARNING: the embedded PostgreSQL is for evaluation only; set DATABASE_URL for real use.');
+  for (const item of loaded.deferred) notes.push(`  deferred: ${item.key} (${item.reason})`);
+  return notes;
 }
 
 /** Where the development instance keeps its configuration and log, as paths relative to where it was started. */
@@ -106,18 +130,4 @@ function developmentNotes(file: string | null, created: boolean, logged: boolean
       ? `  log:     ${here(developmentLogPath(process.cwd()))} (\`npm run gatehouse -- logs\`; GATEHOUSE_LOG=stdout shows it here)`
       : '  log:     JSON on stdout (GATEHOUSE_LOG=stdout)',
   ];
-}
-
-/** Resolves once SIGTERM or SIGINT stopped the server gracefully; a second signal changes nothing. */
-function untilSignal(server: Pick<RunningServer, 'stop'>): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let stopping = false;
-    const shutdown = () => {
-      if (stopping) return;
-      stopping = true;
-      server.stop().then(resolve, resolve);
-    };
-    process.on('SIGTERM', shutdown);
-    process.on('SIGINT', shutdown);
-  });
 }

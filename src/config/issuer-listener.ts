@@ -2,7 +2,7 @@
 // verification, redirects to the sign-in pages) starts with the issuer, so an issuer that points at another port
 // gives links that do not open. Only a loopback issuer can be judged here: for a public name a reverse proxy or
 // DNS decides where requests go, and that is the normal production setup.
-import { parseListen } from './validate.ts';
+import { parseListen } from './listen-address.ts';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
 /** Listener hosts that accept connections on every local address, loopback included. */

@@ -5,6 +5,7 @@ import { parseDatabaseUrl } from './database-url.ts';
 import type { ConfigProblem } from './errors.ts';
 import { callerProblem } from './forward-auth-callers.ts';
 import { ldapProblems } from './ldap-rules.ts';
+import { parseListen } from './listen-address.ts';
 import { allowedOriginProblem, relyingParty, rpIdProblem } from './passkeys.ts';
 import { isPlaceholderHost, isPlaceholderValue } from './placeholders.ts';
 import { genericProviderState, PROVIDER_IDS, providerState } from './provider-state.ts';
@@ -29,14 +30,6 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function isLoopbackIssuer(issuer: string): boolean {
   const url = absoluteUrl(issuer);
   return url !== null && LOCAL_HOSTS.has(url.hostname);
-}
-
-export function parseListen(value: string): { host: string; port: number } | null {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
-  if (!match?.[1] || !match[2]) return null;
-  const port = Number(match[2]);
-  if (port > 65535) return null;
-  return { host: match[1].replace(/^\[|\]$/g, ''), port };
 }
 
 function absoluteUrl(value: string): URL | null {

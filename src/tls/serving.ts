@@ -1,8 +1,8 @@
 // The TLS side of the listener for each tls.mode: the certificate it opens with, and how a new one reaches the
 // running server (server.setSecureContext, so open connections keep theirs and new handshakes get the new one).
 import type { Server as HttpsServer } from 'node:https';
+import { parseListen } from '../config/listen-address.ts';
 import type { Config } from '../config/schema.ts';
-import { parseListen } from '../config/validate.ts';
 import type { Sql } from '../db/pool.ts';
 import { acmePaths } from './acme-files.ts';
 import { type AcmeMode, type RenewalOutcome, startAcmeMode } from './acme-mode.ts';

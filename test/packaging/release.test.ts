@@ -322,12 +322,15 @@ describe('the x64 executable against PostgreSQL', () => {
     let exitCode: number | null = null;
     try {
       assert.match(node.stderr(), /\n {2}workers: 2 processes \(server\.workers\)\n/);
-      await node.waitForLog((r) => r.msg === 'listening' && r.workers === 2);
+      const listening = await node.waitForLog((r) => r.msg === 'listening' && r.workers === 2);
+      // The executable handed over to a fresh image of itself that only supervises (src/supervisor-handover.ts).
+      assert.equal(listening.pid, node.pid);
+      assert.match(readFileSync(`/proc/${node.pid}/environ`, 'utf8'), /(^|\0)GATEHOUSE_SUPERVISOR=\{/);
       const workers = node.logs.filter((r) => r.msg === 'worker listening').map((r) => r.pid as number);
       assert.equal(new Set(workers).size, 2);
       assert.ok(!workers.includes(node.pid), 'the workers are processes of their own');
-      // Each worker runs the same executable with the supervisor's command line.
-      for (const pid of workers)
+      // Each worker runs the same executable with the supervisor's command line, which the handover kept.
+      for (const pid of [node.pid, ...workers])
         assert.deepEqual(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(-4, -1), [
           'serve',
           '--config',
