@@ -6,6 +6,7 @@
 // line, told by SUPERVISOR_ENV what the checks decided. That image loads only the supervisor (src/supervisor-main.ts)
 // and forks the workers, which run the same command line as before (docs/decisions.md, "A supervisor that loads
 // almost nothing").
+import { accessSync, constants } from 'node:fs';
 import { runsFromReleaseExecutable } from './bundled-files.ts';
 import type { SupervisorSettings } from './supervisor.ts';
 
@@ -21,10 +22,23 @@ export interface Handover {
   notes: string[];
 }
 
-/** process.execve is Node 23.11's; Node 24 has it on Linux, and the handover is skipped where it is missing. */
-export const canHandOver = (): boolean => typeof process.execve === 'function';
+/**
+ * Whether the handover can be made: process.execve is Node 23.11's (Node 24 has it on Linux). A failed execve does
+ * not throw in Node 24: it prints the error and aborts the process, so what can be checked beforehand is: the
+ * executable must still be there (an update may have removed it). Where either is missing, the node keeps the
+ * supervisor in this process (src/supervisor.ts startSupervisor), whose workers need the same executable.
+ */
+export function canHandOver(): boolean {
+  if (typeof process.execve !== 'function') return false;
+  try {
+    accessSync(process.execPath, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-/** Replaces this process with the handed-over supervisor; returns only if execve failed (it throws). */
+/** Replaces this process with the handed-over supervisor (see canHandOver: it does not return). */
 export function handOver(handover: Handover): never {
   // The release executable applies its own V8 options and has no script: its argv[1] repeats argv[0]. A checkout's
   // launcher runs `node <options> src/gatehouse.mjs <arguments>`.
@@ -32,12 +46,20 @@ export function handOver(handover: Handover): never {
     ? [process.argv0, ...process.argv.slice(2)]
     : [process.argv0, ...process.execArgv, ...process.argv.slice(1)];
   process.execve?.(process.execPath, args, { ...process.env, [SUPERVISOR_ENV]: JSON.stringify(handover) });
-  throw new Error('process.execve is not available');
+  throw new Error('process.execve is not available: canHandOver() must be asked first');
 }
 
-/** In the new image: what the handover said, taken out of the environment so that the workers never see it. */
+/**
+ * In the new image: what the handover said, taken out of the environment so that the workers never see it; null when
+ * the variable holds no handover (set by hand).
+ */
 export function takeHandover(): Handover | null {
   const raw = process.env[SUPERVISOR_ENV];
   delete process.env[SUPERVISOR_ENV];
-  return raw ? (JSON.parse(raw) as Handover) : null;
+  try {
+    const handover = JSON.parse(raw ?? '') as Partial<Handover> | null;
+    return handover?.settings && typeof handover.databaseUrl === 'string' ? (handover as Handover) : null;
+  } catch {
+    return null;
+  }
 }

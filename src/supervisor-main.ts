@@ -2,7 +2,6 @@
 // SUPERVISOR_ENV is set. It loads the supervisor, its logger and the start notes, and none of the command line, the
 // configuration or the application (test/startup-imports.test.ts).
 import { startNotes } from './cli/start-notes.ts';
-import { untilSignal } from './cli/until-signal.ts';
 import type { RunningServer } from './server.ts';
 import { superviseWorkers, supervisorLog } from './supervisor.ts';
 import { SUPERVISOR_ENV, takeHandover } from './supervisor-handover.ts';
@@ -13,24 +12,45 @@ export async function runHandedOver(): Promise<number> {
   const handover = takeHandover();
   if (!handover) {
     process.stderr.write(
-      `gatehouse serve: ${SUPERVISOR_ENV} is not set: this module runs only as a handed-over supervisor\n`,
+      `gatehouse serve: ${SUPERVISOR_ENV} holds no handover: it is set by \`gatehouse serve\` only\n`,
     );
     return 1;
   }
+  // Signals are answered from the first line, not once the workers listen: a SIGTERM or SIGINT while they start
+  // stops the node as soon as they have (their default action would end this process and leave the workers to exit
+  // with it), and a SIGHUP, whose default action is to end the process too, has nothing to reload yet.
+  let server: RunningServer | null = null;
+  let stopAsked = false;
+  let askStop = () => {};
+  const stopSignal = new Promise<void>((resolve) => {
+    askStop = resolve;
+  });
+  const stop = () => {
+    stopAsked = true;
+    askStop();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGHUP', () => void server?.tls.reload('SIGHUP'));
+
   const log = supervisorLog(handover.settings.logLevel);
-  let server: RunningServer;
   try {
     const prepared = { url: handover.databaseUrl, stopEmbedded: null, enrollmentLink: null, ownerEnrolled: false };
     server = await superviseWorkers(handover.settings, prepared, log);
   } catch (error) {
-    // As src/cli/program.ts reports a failed start of a supervisor that was not handed over.
-    process.stderr.write(`gatehouse serve: ${error instanceof Error ? error.message : String(error)}\n`);
-    return error instanceof WorkerStartFailed ? error.exitCode : 1;
+    // As src/cli/program.ts reports a failed start: the worker's reason is above; anything else is a bug.
+    if (error instanceof WorkerStartFailed) {
+      process.stderr.write(`gatehouse serve: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(
+      `gatehouse serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 1;
   }
-  // In place before the notes, as in serve.ts: a signal sent as soon as they are read must find them.
-  const stopped = untilSignal(server);
-  process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
-  process.stderr.write(startNotes(server.url, handover.issuer, handover.notes));
-  await stopped;
+  if (!stopAsked) process.stderr.write(startNotes(server.url, handover.issuer, handover.notes));
+  await stopSignal;
+  // A second signal changes nothing: stop() is the same graceful stop each time.
+  await server.stop();
   return 0;
 }

@@ -1,12 +1,13 @@
 // `gatehouse serve` with server.workers = 2: a real supervisor process forks two workers that share the listener,
 // replaces a worker killed under it, drains both on SIGTERM, and leaves one verifiable audit chain per worker.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadSecrets } from '../src/crypto/secret-files.ts';
 import { type Account, JSON_HEADERS, makeAccount } from './helpers/accounts.ts';
-import { runCli } from './helpers/cli.ts';
+import { MAIN, runCli } from './helpers/cli.ts';
 import { makeConfig, scratchDir } from './helpers/config.ts';
 import { createTestDatabase } from './helpers/database.ts';
 import { type GatehouseProcess, type LogRecord, startGatehouse, writeNodeConfig } from './helpers/gatehouse-process.ts';
@@ -64,7 +65,9 @@ async function failedSignIn(node: GatehouseProcess, account: Account): Promise<v
 
 describe('gatehouse serve with server.workers = 2', () => {
   test('two workers answer on one port, a killed worker is replaced, SIGTERM drains all, and each audit chain verifies', async () => {
-    const node = await startGatehouse({ configFile, databaseUrl: database.url });
+    // A Node option of the launcher's shebang: the handover must keep the options with the command line.
+    const execArgv = ['--max-semi-space-size=2'];
+    const node = await startGatehouse({ configFile, databaseUrl: database.url, execArgv });
     let exitCode: number | null = null;
     try {
       assert.match(
@@ -75,7 +78,10 @@ describe('gatehouse serve with server.workers = 2', () => {
       // The supervisor that answers is the process started, handed over to a fresh image (src/supervisor-handover.ts):
       // the pid a service manager or a shell knows, running the same command line.
       assert.equal(listening.pid, node.pid);
-      assert.deepEqual(readFileSync(`/proc/${node.pid}/cmdline`, 'utf8').split('\0').slice(-4, -1), [
+      assert.deepEqual(readFileSync(`/proc/${node.pid}/cmdline`, 'utf8').split('\0').slice(0, -1), [
+        process.execPath,
+        ...execArgv,
+        MAIN,
         'serve',
         '--config',
         configFile,
@@ -122,5 +128,40 @@ describe('gatehouse serve with server.workers = 2', () => {
     const verify = await runCli(['audit', 'verify', '--config', configFile], { env: { DATABASE_URL: database.url } });
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
     assert.match(verify.stdout, /OK/i);
+  });
+
+  test('a SIGTERM while the workers start stops the node gracefully once they have', async () => {
+    const child = spawn(process.execPath, [MAIN, 'serve', '--config', configFile], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const records: LogRecord[] = [];
+    let pending = '';
+    let signalled = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines.filter((l) => l.startsWith('{'))) {
+        const record = JSON.parse(line) as LogRecord;
+        records.push(record);
+        // The first worker is up, and the supervisor waits for the second: the start is not over.
+        if (workerListening(record) && !signalled) {
+          signalled = true;
+          child.kill('SIGTERM');
+        }
+      }
+    });
+    assert.equal(await exited, 0, 'the supervisor was not ended by the signal');
+    assert.ok(signalled, 'a worker listened');
+    assert.ok(
+      records.some((r) => r.msg === 'stopped' && r.pid === child.pid),
+      'the supervisor stopped gracefully',
+    );
+    // It waited for both to listen, then stopped both (a worker signalled right after listening may not have its
+    // own handler yet and end at once): none is left running.
+    const workers = records.filter(workerListening).map((r) => r.pid as number);
+    assert.equal(workers.length, 2);
+    for (const pid of workers) assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
   });
 });

@@ -4,8 +4,10 @@
 // Each is a few to tens of MB resident on every node; a static import put back would bring it back unnoticed.
 // The test runner gives each test file its own process, so nothing here was loaded before the hook.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { registerHooks } from 'node:module';
 import { test } from 'node:test';
+import { MAIN } from './helpers/cli.ts';
 
 const resolved = new Set<string>();
 registerHooks({
@@ -56,6 +58,31 @@ test('the handed-over supervisor loads neither the command line nor the configur
     [],
   );
   assert.deepEqual(['commander', 'smol-toml', 'postgres', 'fastify', 'typebox'].filter(packageLoaded), []);
+});
+
+// main.ts is the handed-over image's entry: run it as one, in a process of its own, with a variable that holds no
+// handover (it then stops at once), and list what it loaded.
+test('main.ts run as a handed-over supervisor loads the supervisor, not the command line', () => {
+  const hook = `data:text/javascript,${encodeURIComponent(`
+    import { registerHooks } from 'node:module';
+    const seen = [];
+    registerHooks({ resolve(specifier, context, next) { const answer = next(specifier, context); seen.push(answer.url); return answer; } });
+    process.on('exit', () => process.stdout.write(JSON.stringify(seen)));`)}`;
+  const run = spawnSync(process.execPath, ['--import', hook, MAIN], {
+    env: { ...process.env, GATEHOUSE_SUPERVISOR: 'not a handover' },
+    encoding: 'utf8',
+  });
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /^gatehouse serve: GATEHOUSE_SUPERVISOR holds no handover/);
+  const urls = JSON.parse(run.stdout) as string[];
+  assert.ok(
+    urls.some((url) => url.endsWith('/src/supervisor-main.ts')),
+    'the check sees what the entry loads',
+  );
+  assert.deepEqual(
+    urls.filter((url) => /\/src\/(cli\/program|cli\/serve|config\/load)\.ts$|\/node_modules\/commander\//.test(url)),
+    [],
+  );
 });
 
 test('serve and the supervisor load no part of the application, nor the database client', async () => {

@@ -8,6 +8,7 @@ import { deliveryStatus } from '../delivery/status.ts';
 import { assertCanListen, listenFailure } from '../http/listen.ts';
 import type { EnrollmentLink } from '../prepare-database.ts';
 import { PREPARE_ENV, prepareAsChild, prepareInChild } from '../prepare-in-child.ts';
+import type { RunningServer } from '../server.ts';
 import { startSupervisor, supervisorSettings, workerCount } from '../supervisor.ts';
 import { canHandOver, handOver } from '../supervisor-handover.ts';
 import type { CommandInput } from './args.ts';
@@ -15,7 +16,6 @@ import { recordDevelopmentInstance } from './development-instance.ts';
 import { developmentLog, logToTerminal } from './development-log.ts';
 import { enrollmentNotice, OWNER_ENROLLED_NOTICE } from './enrollment-notice.ts';
 import { startNotes } from './start-notes.ts';
-import { untilSignal } from './until-signal.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
@@ -130,4 +130,18 @@ function developmentNotes(file: string | null, created: boolean, logged: boolean
       ? `  log:     ${here(developmentLogPath(process.cwd()))} (\`npm run gatehouse -- logs\`; GATEHOUSE_LOG=stdout shows it here)`
       : '  log:     JSON on stdout (GATEHOUSE_LOG=stdout)',
   ];
+}
+
+/** Resolves once SIGTERM or SIGINT stopped the server gracefully; a second signal changes nothing. */
+function untilSignal(server: Pick<RunningServer, 'stop'>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let stopping = false;
+    const shutdown = () => {
+      if (stopping) return;
+      stopping = true;
+      server.stop().then(resolve, resolve);
+    };
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
+  });
 }

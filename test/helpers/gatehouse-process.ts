@@ -75,11 +75,15 @@ export async function startGatehouse(options: {
   timeoutMs?: number;
   /** A release executable (`npm run release`) to run instead of this checkout's src/main.ts. */
   executable?: string;
+  /** Node options before src/main.ts (not with `executable`). */
+  execArgv?: string[];
 }): Promise<GatehouseProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: options.databaseUrl, ...options.env };
   delete env.GATEHOUSE_CONFIG;
   delete env.GATEHOUSE_LISTEN;
-  const [command, ...first] = options.executable ? [options.executable] : [process.execPath, MAIN];
+  const [command, ...first] = options.executable
+    ? [options.executable]
+    : [process.execPath, ...(options.execArgv ?? []), MAIN];
   const child = spawn(command as string, [...first, 'serve', '--config', options.configFile], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
