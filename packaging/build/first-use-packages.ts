@@ -67,6 +67,16 @@ export function assetEntry(specifiers: AssetSpecifiers): string {
   return `${imports.join('\n')}\nexport const modules = { ${entries.join(', ')} };\n`;
 }
 
+/** Node's built-in module `id`, refused as the executable's own `require` refuses anything else. */
+export function requireBuiltin(id: string): unknown {
+  const builtin = process.getBuiltinModule(id);
+  if (builtin === undefined)
+    throw Object.assign(new Error(`Cannot find module '${id}' in the release executable`), {
+      code: 'MODULE_NOT_FOUND',
+    });
+  return builtin;
+}
+
 /**
  * `require` for the packages of first use, reading each package's script with `readAsset` (node:sea's getAsset in the
  * executable; files in the tests). A package's script gets a `require` of its own that answers Node's built-in
@@ -76,15 +86,7 @@ export function assetEntry(specifiers: AssetSpecifiers): string {
 export function createFirstUseRequire(readAsset: (key: string) => string): (specifier: string) => unknown {
   const packages = new Map<string, Record<string, unknown> | 'loading'>();
 
-  const requireInAsset = (id: string): unknown => {
-    if (isFirstUse(id)) return load(id);
-    const builtin = process.getBuiltinModule(id);
-    if (builtin === undefined)
-      throw Object.assign(new Error(`Cannot find module '${id}' in the release executable`), {
-        code: 'MODULE_NOT_FOUND',
-      });
-    return builtin;
-  };
+  const requireInAsset = (id: string): unknown => (isFirstUse(id) ? load(id) : requireBuiltin(id));
 
   function load(specifier: string): unknown {
     const name = packageOf(specifier);

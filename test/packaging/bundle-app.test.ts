@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type AppBundle, assertAscii, bundleApp, namedImports } from '../../packaging/build/bundle-app.ts';
+import { COMMAND_LINE_ASSET } from '../../packaging/build/command-line-require.ts';
 import {
   assetKeyOf,
   createFirstUseRequire,
@@ -22,6 +23,13 @@ before(async () => {
     version: '0.0.0-test',
   });
 });
+
+/** The command line's script (packaging/build/command-line-require.ts). */
+const commandLine = () => {
+  const file = app.assets[COMMAND_LINE_ASSET];
+  assert.ok(file, 'the command line is an asset');
+  return file;
+};
 
 /** The inputs of one output file of the build, by their paths (node_modules/<package>/... or src/...). */
 const inputsOf = (file: string) => {
@@ -42,21 +50,39 @@ describe("the release executable's main script (packaging/build/bundle-app.ts)",
     );
   });
 
-  test('the main script is ASCII, carries no comments, and is smaller than its sources', () => {
-    assertAscii(outfile);
-    const text = readFileSync(outfile, 'utf8');
-    // The packages' doc comments (over a thousand `@param` lines before), matched without printing megabytes.
-    assert.equal(text.includes('@param'), false, 'a doc comment is left in the bundle');
-    const inputBytes = inputsOf(outfile).reduce((sum, input) => sum + (app.metafile.inputs[input]?.bytes ?? 0), 0);
-    assert.ok(text.length < inputBytes * 0.8, `${text.length} bytes of bundle for ${inputBytes} of input`);
+  test('the main script and the command line are ASCII, carry no comments, and are smaller than their sources', () => {
+    for (const file of [outfile, commandLine()]) {
+      assertAscii(file);
+      const text = readFileSync(file, 'utf8');
+      // The packages' doc comments (over a thousand `@param` lines before), matched without printing megabytes.
+      assert.equal(text.includes('@param'), false, `a doc comment is left in ${file}`);
+      const inputBytes = inputsOf(file).reduce((sum, input) => sum + (app.metafile.inputs[input]?.bytes ?? 0), 0);
+      assert.ok(text.length < inputBytes * 0.8, `${text.length} bytes of ${file} for ${inputBytes} of input`);
+    }
     // Names are kept for stack traces.
-    assert.equal(text.includes('function normalizeUserCode('), true);
+    assert.equal(readFileSync(commandLine(), 'utf8').includes('function normalizeUserCode('), true);
+  });
+
+  // A handed-over supervisor (src/supervisor-handover.ts) runs the main script and never the command line.
+  test('the main script holds the entry and the supervisor; the command line is a script of its own', () => {
+    const main = inputsOf(outfile);
+    assert.ok(main.includes('src/supervisor-main.ts') && main.includes('src/main.ts'), main.join(' '));
+    const stayOut = (input: string) =>
+      /^src\/(cli\/(program|commands|serve)\.ts|config\/load\.ts|app\.ts|server\.ts)$/.test(input) ||
+      input.includes('node_modules/commander/');
+    assert.deepEqual(main.filter(stayOut), []);
+    const program = inputsOf(commandLine());
+    assert.ok(
+      program.includes('src/cli/program.ts') && program.includes('src/app.ts'),
+      'the command line holds the rest',
+    );
+    assert.equal(program.includes('src/main.ts'), false);
   });
 });
 
 describe('the packages of first use: scripts of their own (packaging/build/first-use-packages.ts)', () => {
   test('the main script holds none of their code, and each package the application imports has its script', () => {
-    const bundled = inputsOf(outfile).filter((input) =>
+    const bundled = [...inputsOf(outfile), ...inputsOf(commandLine())].filter((input) =>
       FIRST_USE_PACKAGES.some((name) => input.includes(`node_modules/${name}/`)),
     );
     assert.deepEqual(bundled, []);
