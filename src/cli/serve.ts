@@ -19,6 +19,12 @@ import { startNotes } from './start-notes.ts';
 
 /** `gatehouse serve`: runs until SIGTERM or SIGINT. */
 export async function serve({ values }: CommandInput<{ config?: string }>): Promise<number> {
+  // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal once the node listens. It is answered from
+  // here on, never by Node's default, which ends the process: a reload sent while the node starts (a certificate
+  // hook, `systemctl reload`) would end it, and systemd counts an end by SIGHUP as clean and does not restart it.
+  // Before the node listens there is nothing to reload.
+  let reload = () => {};
+  process.on('SIGHUP', () => reload());
   const first = loadConfig({ configPath: values.config });
   // A GATEHOUSE_LOG it does not understand is refused before anything starts.
   logToTerminal(process.env);
@@ -36,7 +42,7 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
       worker: true,
       ...(logFile ? { logStream: logFile } : {}),
     });
-    process.on('SIGHUP', () => void worker.tls.reload('SIGHUP'));
+    reload = () => void worker.tls.reload('SIGHUP');
     await untilSignal(worker);
     return 0;
   }
@@ -87,8 +93,7 @@ export async function serve({ values }: CommandInput<{ config?: string }>): Prom
   // through its graceful stop (Ctrl-C in a terminal reaches this process and also the launcher or npm above it,
   // which pass it on once more).
   const stopped = untilSignal(server);
-  // SIGHUP reloads the TLS certificate (mode files) or checks ACME renewal; never Node's default (exit).
-  process.on('SIGHUP', () => void server.tls.reload('SIGHUP'));
+  reload = () => void server.tls.reload('SIGHUP');
   process.stderr.write(
     startNotes(
       server.url,
