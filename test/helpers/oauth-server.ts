@@ -16,11 +16,22 @@ export async function freePort(): Promise<number> {
 export async function startListeningIssuer(
   overrides: Omit<Parameters<typeof makeConfig>[0], 'server'> = {},
 ): Promise<TestApp & { issuer: string }> {
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({ config: makeConfig({ ...overrides, server: { issuer } }) });
-  await t.app.listen({ host: '127.0.0.1', port });
-  return { ...t, url: issuer, issuer };
+  // The issuer names its port before the app listens, and another process (a parallel test file) may take a free
+  // port in between: CI once failed with EADDRINUSE here. A taken port is tried again with another, on the same
+  // database; the app that could not listen is closed by startTestApp's own after hook.
+  let sql: TestApp['sql'] | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
+    const t = await startTestApp({ config: makeConfig({ ...overrides, server: { issuer } }), ...(sql ? { sql } : {}) });
+    sql = t.sql;
+    try {
+      await t.app.listen({ host: '127.0.0.1', port });
+      return { ...t, url: issuer, issuer };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
 }
 
 /** What a browser with this session cookie would be redirected to. */
