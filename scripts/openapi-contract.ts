@@ -2,13 +2,15 @@
 // every route family that configuration can switch (the development mailbox), so the file lists every route.
 // `npm run openapi` writes it; test/openapi/contract-drift.test.ts fails when the committed file differs.
 // The app is built, never listened on, against a database client that never connects: building registers routes
-// without a query, and the document needs nothing else. Secrets are generated in a scratch directory and removed.
+// without a query, and the document needs nothing else (nor do the route validators, scripts/route-validators.ts).
+// Secrets are generated in a scratch directory and removed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import postgres from 'postgres';
 import Value from 'typebox/value';
-import { buildApp } from '../src/app.ts';
+import { type AppDeps, buildApp } from '../src/app.ts';
 import { createAudit } from '../src/audit/audit.ts';
 import { type Config, ConfigSchema } from '../src/config/schema.ts';
 import { generateSecretFiles, loadSecrets } from '../src/crypto/secret-files.ts';
@@ -35,7 +37,19 @@ export function contractConfig(issuer = CONTRACT_ISSUER): Config {
 export const contractText = (document: unknown): string => `${JSON.stringify(document, null, 2)}\n`;
 
 export async function generateContract(): Promise<unknown> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-openapi-'));
+  return withContractApp({}, async (app) => {
+    const response = await app.inject({ method: 'GET', url: '/openapi.json' });
+    if (response.statusCode !== 200) throw new Error(`GET /openapi.json answered ${response.statusCode}`);
+    return response.json();
+  });
+}
+
+/** Builds the app on the contract's configuration (every route it can serve), hands it to `use`, and closes it. */
+export async function withContractApp<T>(
+  options: Pick<AppDeps, 'buildValidator'>,
+  use: (app: FastifyInstance) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gatehouse-contract-'));
   // Port 1 on loopback: nothing listens there, and nothing should try (building the app makes no query).
   const sql = postgres('postgres://gatehouse@127.0.0.1:1/gatehouse', { max: 1, connect_timeout: 1 });
   try {
@@ -50,11 +64,11 @@ export async function generateContract(): Promise<unknown> {
       migrations: readMigrations(),
       clock,
       logStream: { write: () => {} },
+      ...options,
     });
     try {
-      const response = await app.inject({ method: 'GET', url: '/openapi.json' });
-      if (response.statusCode !== 200) throw new Error(`GET /openapi.json answered ${response.statusCode}`);
-      return response.json();
+      await app.ready();
+      return await use(app);
     } finally {
       await app.close();
     }

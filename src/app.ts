@@ -33,6 +33,7 @@ import { healthRoutes } from './health/routes.ts';
 import { clientErrorHandler, expectationFailedHandler } from './http/client-error.ts';
 import { loggerOptions } from './http/logger.ts';
 import { httpPlugin, newRequestId } from './http/plugin.ts';
+import { fastifyCompilers, precompiledValidators, type ValidatorBuilder } from './http/route-validators.ts';
 import { routerErrorHandler } from './http/router-errors.ts';
 import { createLocaleResolver } from './i18n/request-locale.ts';
 import { findIdentityLabels } from './identity/store.ts';
@@ -93,6 +94,8 @@ export interface AppDeps {
   configFile?: string;
   /** tls.mode files or acme: the listener serves HTTPS with this certificate (src/tls/serving.ts swaps it later). */
   https?: { cert: string; key: string } | null;
+  /** How route schemas become validators: the build's (default); `npm run validators` passes one that records them. */
+  buildValidator?: ValidatorBuilder;
 }
 
 /** Services built once from AppDeps and handed to every feature module's routes. */
@@ -143,6 +146,10 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
     return503OnClosing: false,
     // Unknown fields are errors, never silently dropped; JSON types are never coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    // Request validators come compiled from the build (src/http/route-validators.ts). Response schemas document the
+    // contract (and tests check answers against it); bodies are still written by JSON.stringify, so a schema that
+    // missed a field never silently drops it (docs/decisions.md, "OpenAPI").
+    schemaController: { compilersFactory: fastifyCompilers(deps.buildValidator ?? precompiledValidators()) },
     // What the router and Node's HTTP parser refuse before any route or hook runs answers with the envelope too.
     frameworkErrors: routerErrorHandler(tls),
     clientErrorHandler: clientErrorHandler(tls),
@@ -153,9 +160,6 @@ export async function buildApp(deps: AppDeps): Promise<GatehouseApp> {
   app.server.on('checkExpectation', expectationFailedHandler(tls, app.log));
   // Every route from here on is recorded for the OpenAPI document (src/openapi/).
   const routes = collectRoutes(app);
-  // Response schemas document the contract (and tests check answers against it); bodies are still written by
-  // JSON.stringify, so a schema that missed a field never silently drops it (docs/decisions.md, "OpenAPI").
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   const sessions = createSessionHttp({
     sql: deps.sql,

@@ -31,6 +31,10 @@ export const FIRST_USE_PACKAGES: readonly string[] = [
   'jose',
   'tldts',
   'ua-parser-js',
+  // Fastify's compilers: request validators come compiled from the build (src/http/route-validators.ts) and responses
+  // are written by JSON.stringify; Ajv compiles only a schema the build did not see.
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
   // Commands only: backups and updates (tar), configuration edits (toml-patch).
   'tar',
   '@decimalturn/toml-patch',
