@@ -100,6 +100,9 @@ test('the application loads none of the libraries that wait for their first requ
   await import('../src/server.ts');
   assert.ok(sourceLoaded('app.ts') && packageLoaded('fastify'), 'the check sees what the application does load');
   assert.deepEqual(LOADED_ON_FIRST_USE.filter(packageLoaded), []);
+  // Never at all: prom-client's index requires it for exemplars the service does not use (src/metrics/prom-client.ts).
+  assert.ok(packageLoaded('prom-client'), 'the check sees the metrics library');
+  assert.equal(packageLoaded('@opentelemetry/api'), false);
 });
 
 // TypeBox: its type engine (builders) and Value functions are 677 module files and about 12 MB per process; its JSON

@@ -1,8 +1,8 @@
-// The supervisor's side of the node's /metrics totals (node-totals.ts has the worker's). prom-client, with the
-// OpenTelemetry API it loads, is about 80 module files: the supervisor imports it at the first scrape, not at start,
-// so a node that is never scraped keeps it out of its smallest process.
+// The supervisor's side of the node's /metrics totals (node-totals.ts has the worker's). The supervisor imports
+// prom-client's aggregation (prom-client.ts) at the first scrape, not at start, so a node that is never scraped keeps
+// it out of its smallest process.
 import cluster from 'node:cluster';
-import type { AggregatorRegistry, PrometheusContentType } from 'prom-client';
+import type { AggregatorRegistry } from './prom-client.ts';
 
 export const ASK = 'gatehouse:node-metrics';
 export const ANSWER = 'gatehouse:node-metrics-answer';
@@ -19,10 +19,10 @@ export const isMessage = <T extends { type: string }>(value: unknown, type: T['t
 
 /** In the supervisor: answers each worker's request with the text exposition of every worker's metrics. */
 export function serveNodeMetrics(): void {
-  let aggregator: Promise<AggregatorRegistry<PrometheusContentType>> | null = null;
+  let aggregator: Promise<AggregatorRegistry> | null = null;
   cluster.on('message', (worker, message: unknown) => {
     if (!isMessage<{ type: typeof ASK; id: string }>(message, ASK)) return;
-    aggregator ??= import('prom-client').then(({ AggregatorRegistry }) => new AggregatorRegistry());
+    aggregator ??= import('./prom-client.ts').then(({ AggregatorRegistry }) => new AggregatorRegistry());
     aggregator
       .then((registry) => registry.clusterMetrics())
       .then(

@@ -5,8 +5,8 @@
 // AggregatorRegistry and answers with the node's totals: counters and histograms summed, gauges per their `aggregator`.
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { AggregatorRegistry, type Registry } from 'prom-client';
 import { ANSWER, type Answer, ASK, isMessage } from './node-totals-serve.ts';
+import { AggregatorRegistry, type Registry } from './prom-client.ts';
 
 /** Longer than AggregatorRegistry's own 5 s wait for the workers, so its error arrives first. */
 const ANSWER_TIMEOUT_MS = 7000;

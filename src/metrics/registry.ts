@@ -2,10 +2,10 @@
 // prom-client's global one, so tests and several apps in one process never share counters. A scrape reads the
 // node's totals across workers (node-totals.ts). Recording is
 // synchronous and cheap (a labelled child is cached per label set): it runs on every request.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Sql } from '../db/pool.ts';
 import { countOutboxDepth } from '../delivery/store.ts';
 import { nodeMetricsReader } from './node-totals.ts';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from './prom-client.ts';
 
 /** Sign-in outcomes as the sign-in modules audit them (`signin.*` events, `reason` for failures). */
 export const SIGN_IN_OUTCOMES = ['success', 'credentials', 'login_transaction', 'throttled'] as const;
@@ -57,7 +57,7 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 export function createMetrics(sql: Sql): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics(registry);
   // The histogram's _count series is the request count: a separate counter would double the per-request cost.
   const latency = new Histogram({
     name: 'gatehouse_http_request_duration_seconds',
