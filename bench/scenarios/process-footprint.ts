@@ -118,17 +118,24 @@ function releaseExecutable(): { file: string; bundle: string; remove(): void } |
 }
 
 /**
- * Idle RSS, private memory and PSS (MB) of a one-worker node of the release executable, and the RSS and private memory
- * of its supervisor in a two-worker node, as `idle` measures the rest.
+ * Idle RSS, private memory and PSS (MB) of a one-worker node of the release executable and its RSS after each round of
+ * the same load as the launcher's node, then the RSS and private memory of its supervisor in a two-worker node, as
+ * `idle` measures the rest.
  */
-async function releaseIdle(executable: string) {
+async function releaseFootprint(executable: string, rounds: number, roundMs: number) {
   const bench = await startOAuthBench({ ...nodeSettings(1), executable });
-  let one: { rss: number; anon: number; pss: number };
+  let one: { rss: number; anon: number; pss: number; loaded: number[] };
   try {
     await tokens(bench, 50);
     await settle(2000);
     const pid = bench.server.pid;
-    one = { rss: processRssMegabytes(pid), anon: anonymousMegabytes(pid), pss: pssMegabytes(pid) };
+    const idle = { rss: processRssMegabytes(pid), anon: anonymousMegabytes(pid), pss: pssMegabytes(pid) };
+    const loaded = await sampled(rounds, async () => {
+      const round = await tokens(bench, roundMs);
+      if (round.errors > 0) throw new Error(`${round.errors} unexpected token responses from the release executable`);
+      return processRssMegabytes(pid);
+    });
+    one = { ...idle, loaded };
   } finally {
     await bench.server.stop();
   }
@@ -159,7 +166,7 @@ function byPackage(files: string[], top = 8): string {
 export const scenario: Scenario = {
   name: 'process-footprint',
   description:
-    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process), of the same node and of the supervisor of a two-worker node run by the release executable (when dist/release has a bundle for this machine), and of the supervisor and a worker of a node with server.workers = 2; the one-worker node under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
+    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process), of the supervisor and a worker of a node with server.workers = 2, and of the one-worker node and the supervisor of a two-worker node run by the release executable (when dist/release has a bundle for this machine); the one-worker node (launcher and executable) under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
   async run(context: BenchContext) {
     // Also the cold start that fills the run's compile cache: every measured node below is a restart.
     const modules = await moduleLists();
@@ -186,15 +193,15 @@ export const scenario: Scenario = {
         node2: processTree(two.pid).reduce((sum, pid) => sum + processRssMegabytes(pid), 0),
       };
       await stopTwo();
+      const roundMs = Math.max(context.roundMs, Math.ceil(LOADED_FOR_MS / context.rounds));
       const release = releaseExecutable();
-      let released: Awaited<ReturnType<typeof releaseIdle>> | null = null;
+      let released: Awaited<ReturnType<typeof releaseFootprint>> | null = null;
       try {
-        if (release) released = await releaseIdle(release.file);
+        if (release) released = await releaseFootprint(release.file, context.rounds, roundMs);
       } finally {
         release?.remove();
       }
 
-      const roundMs = Math.max(context.roundMs, Math.ceil(LOADED_FOR_MS / context.rounds));
       let errors = 0;
       const rates: number[] = [];
       const loaded = await sampled(context.rounds, async () => {
@@ -234,6 +241,11 @@ export const scenario: Scenario = {
                   unit: 'MB',
                   samples: [released.supervisorAnon],
                 },
+                {
+                  name: 'RSS after each round of load, the release executable, server.workers = 1',
+                  unit: 'MB',
+                  samples: released.loaded,
+                },
               ]
             : []),
           { name: 'client_credentials during the load, server.workers = 1', unit: 'req/s', samples: rates },
@@ -255,6 +267,26 @@ export const scenario: Scenario = {
             value: peak / idle.one,
             target: { atMost: 1.2 },
           },
+          // The installed service runs the release executable (docs/operations.md): the same targets, measured on it.
+          ...(released
+            ? [
+                {
+                  name: 'idle RSS, one worker, the release executable (MB)',
+                  value: released.rss,
+                  target: { atMost: 90 },
+                },
+                {
+                  name: 'idle RSS, supervisor, the release executable (MB)',
+                  value: released.supervisor,
+                  target: { atMost: 40 },
+                },
+                {
+                  name: 'RSS under load (highest round) / idle, one worker, the release executable',
+                  value: Math.max(...released.loaded) / released.rss,
+                  target: { atMost: 1.2 },
+                },
+              ]
+            : []),
         ],
         notes: [
           `Supervisor loads: ${byPackage(modules.primary)}.`,
