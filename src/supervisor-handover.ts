@@ -26,7 +26,7 @@ export interface Handover {
  * Whether the handover can be made: process.execve is Node 23.11's (Node 24 has it on Linux). A failed execve does
  * not throw in Node 24: it prints the error and aborts the process, so what can be checked beforehand is: the
  * executable must still be there (an update may have removed it). Where either is missing, the node keeps the
- * supervisor in this process (src/supervisor.ts startSupervisor), whose workers need the same executable.
+ * supervisor in this process (src/supervisor-start.ts), whose workers need the same executable.
  */
 export function canHandOver(): boolean {
   if (typeof process.execve !== 'function') return false;

@@ -1,10 +1,11 @@
 // The handed-over supervisor (src/supervisor-handover.ts): main.ts runs it instead of the command line when
-// SUPERVISOR_ENV is set. It loads the supervisor, its logger and the start notes, and none of the command line, the
-// configuration or the application (test/startup-imports.test.ts).
+// SUPERVISOR_ENV is set. It loads the supervisor, its line writer and the start notes, and none of the command line,
+// the configuration, the application or pino (test/startup-imports.test.ts).
 import { startNotes } from './cli/start-notes.ts';
 import type { RunningServer } from './server.ts';
-import { superviseWorkers, supervisorLog } from './supervisor.ts';
+import { superviseWorkers } from './supervisor.ts';
 import { SUPERVISOR_ENV, takeHandover } from './supervisor-handover.ts';
+import { supervisorLineLog } from './supervisor-log.ts';
 import { WorkerStartFailed } from './worker-start-failed.ts';
 
 /** Supervises the workers until SIGTERM or SIGINT: the exit status of `gatehouse serve`. */
@@ -33,7 +34,7 @@ export async function runHandedOver(): Promise<number> {
   process.on('SIGINT', stop);
   process.on('SIGHUP', () => void server?.tls.reload('SIGHUP'));
 
-  const log = supervisorLog(handover.settings.logLevel);
+  const log = supervisorLineLog(handover.settings.logLevel);
   try {
     const prepared = { url: handover.databaseUrl, stopEmbedded: null, enrollmentLink: null, ownerEnrolled: false };
     server = await superviseWorkers(handover.settings, prepared, log);

@@ -1,21 +1,18 @@
-// server.workers > 1: a supervisor (node:cluster primary) prepares the database once (embedded server, migrations,
-// development bootstrap), then forks the workers, which share the listener: the primary owns the listening socket and
-// hands connections to the workers round-robin. A node with a database server of its own runs this file in the
-// handed-over process that loads almost nothing else (src/supervisor-handover.ts). Each worker is a whole Gatehouse
+// server.workers > 1: a supervisor (node:cluster primary), once the database is prepared, forks the workers, which
+// share the listener: the primary owns the listening socket and hands connections to the workers round-robin. A node
+// with a database server of its own runs this file in the handed-over process that loads almost nothing else
+// (src/supervisor-handover.ts); the development instance runs it after preparing here (src/supervisor-start.ts). Each worker is a whole Gatehouse
 // (its own pool, audit chain, delivery poller and housekeeping); nothing is shared between them but PostgreSQL, as
 // between nodes. A worker that exits unasked is restarted after a backoff; SIGTERM drains every worker through its
 // own graceful shutdown and stops the embedded database last.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import pino, { type DestinationStream, type Logger } from 'pino';
 import { forkThisCommand } from './cluster-fork.ts';
-import type { LoadedConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
-import { loggerOptions } from './http/logger.ts';
 import { serveNodeMetrics } from './metrics/node-totals-serve.ts';
 import type { EnrollmentLink } from './prepare-database.ts';
-import { prepareInChild } from './prepare-in-child.ts';
 import type { RunningServer } from './server.ts';
+import type { SupervisorLog } from './supervisor-log.ts';
 import { restartDelayMs } from './worker-restart.ts';
 import { WorkerStartFailed } from './worker-start-failed.ts';
 
@@ -30,20 +27,6 @@ export function workerCount(setting: Config['server']['workers'], cpus = availab
 
 /** A worker that ran this long before exiting counts as healthy: its restart waits the shortest delay again. */
 const HEALTHY_UPTIME_MS = 60_000;
-
-/**
- * The secrets check, migrations and development bootstrap, once per node: in a short-lived process when the database
- * is a server of its own (src/prepare-in-child.ts), here when this process must own an embedded PostgreSQL.
- */
-async function prepare(loaded: LoadedConfig, log: Pick<Logger, 'info' | 'warn'>): Promise<PreparedDatabase> {
-  if (loaded.config.database.url !== '') {
-    const reported = await prepareInChild();
-    return { url: loaded.config.database.url, stopEmbedded: null, ...reported };
-  }
-  const prepared = await (await import('./prepare-here.ts')).prepareHere(loaded, log);
-  await prepared.sql.end({ timeout: 5 });
-  return prepared;
-}
 
 /** What the supervisor reads of the configuration once the database is prepared (src/supervisor-handover.ts). */
 export interface SupervisorSettings {
@@ -68,30 +51,11 @@ export interface PreparedDatabase {
   ownerEnrolled: boolean;
 }
 
-export const supervisorLog = (level: Config['logging']['level'], logStream?: DestinationStream): Logger =>
-  logStream ? pino(loggerOptions(level), logStream) : pino(loggerOptions(level));
-
-/**
- * Prepares the database here and supervises the workers in this same process: the development instance, whose
- * embedded PostgreSQL and log file live as long as the node. A node with a database server of its own hands over to a
- * supervisor that loads almost nothing instead (src/supervisor-handover.ts). `logStream`: where the supervisor's own
- * lines go (the development instance's log file); stdout by default.
- */
-export async function startSupervisor(
-  loaded: LoadedConfig,
-  count: number,
-  logStream?: DestinationStream,
-): Promise<RunningServer> {
-  const log = supervisorLog(loaded.config.logging.level, logStream);
-  const prepared = await prepare(loaded, log);
-  return superviseWorkers(supervisorSettings(loaded.config, count), prepared, log);
-}
-
 /** Forks the workers of a prepared node, restarts those that exit unasked, and drains them all at stop. */
 export async function superviseWorkers(
   settings: SupervisorSettings,
   prepared: PreparedDatabase,
-  log: Logger,
+  log: SupervisorLog,
 ): Promise<RunningServer> {
   const count = settings.workers;
   forkThisCommand();
@@ -133,8 +97,9 @@ export async function superviseWorkers(
       const attempt = healthy ? 1 : (failures.get(state.slot) ?? 0) + 1;
       failures.set(state.slot, attempt);
       const delayMs = restartDelayMs(attempt);
+      // exitCode, not code: the log redacts every `code` field (an authorization code's name).
       log.error(
-        { worker: state.slot, pid: worker.process.pid, code, signal, restartInMs: delayMs },
+        { worker: state.slot, pid: worker.process.pid, exitCode: code, signal, restartInMs: delayMs },
         'worker exited unexpectedly; restarting it',
       );
       setTimeout(() => {

@@ -109,10 +109,11 @@ describe('gatehouse serve with server.workers = 2', () => {
         {
           worker: exitedLine.worker,
           pid: exitedLine.pid,
+          exitCode: exitedLine.exitCode,
           signal: exitedLine.signal,
           restartInMs: exitedLine.restartInMs,
         },
-        { worker: victimSlot, pid: victim, signal: 'SIGKILL', restartInMs: 250 },
+        { worker: victimSlot, pid: victim, exitCode: null, signal: 'SIGKILL', restartInMs: 250 },
       );
       const replacement = await node.waitForLog((r) => workerListening(r) && !first.includes(r.pid as number));
       assert.equal(replacement.worker, victimSlot);
