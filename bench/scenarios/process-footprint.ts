@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { form, formRequestsPerSecond, type OAuthBench, startOAuthBench } from '../helpers/oauth.ts';
-import { ISSUER, processRssMegabytes, processTree, startServer } from '../helpers/server.ts';
+import { ISSUER, processRssMegabytes, processTree, type StartServerOptions, startServer } from '../helpers/server.ts';
 import { type BenchContext, median, type Scenario, sampled } from '../lib.ts';
 
 const COUNTER = fileURLToPath(new URL('../helpers/count-modules.mjs', import.meta.url));
@@ -56,6 +56,43 @@ const tokens = (bench: OAuthBench, durationMs: number) =>
     32,
     durationMs,
   );
+
+interface Idle {
+  rss: number;
+  anon: number;
+  pss: number;
+}
+
+const idleOf = (pid: number): Idle => ({
+  rss: processRssMegabytes(pid),
+  anon: anonymousMegabytes(pid),
+  pss: pssMegabytes(pid),
+});
+
+/**
+ * A one-worker node's idle memory (after listening, one token request and 2 s), over `starts` starts one after
+ * another, the last left running. A node's idle RSS moves by several MB from one start to the next, and stays where
+ * it started (which pages of the executable it touched, where V8's collections fell): each start is a sample.
+ */
+async function idleStarts(
+  options: StartServerOptions,
+  starts: number,
+): Promise<{ samples: Idle[]; bench: OAuthBench }> {
+  const samples: Idle[] = [];
+  for (let start = 1; ; start++) {
+    const bench = await startOAuthBench(options);
+    try {
+      await tokens(bench, 50);
+      await settle(2000);
+      samples.push(idleOf(bench.server.pid));
+    } catch (error) {
+      await bench.server.stop();
+      throw error;
+    }
+    if (start >= starts) return { samples, bench };
+    await bench.server.stop();
+  }
+}
 
 interface ModuleList {
   role: 'primary' | 'worker' | 'preparation';
@@ -123,19 +160,14 @@ function releaseExecutable(): { file: string; bundle: string; remove(): void } |
  * `idle` measures the rest.
  */
 async function releaseFootprint(executable: string, rounds: number, roundMs: number) {
-  const bench = await startOAuthBench({ ...nodeSettings(1), executable });
-  let one: { rss: number; anon: number; pss: number; loaded: number[] };
+  const { samples, bench } = await idleStarts({ ...nodeSettings(1), executable }, Math.max(3, rounds));
+  let loaded: number[];
   try {
-    await tokens(bench, 50);
-    await settle(2000);
-    const pid = bench.server.pid;
-    const idle = { rss: processRssMegabytes(pid), anon: anonymousMegabytes(pid), pss: pssMegabytes(pid) };
-    const loaded = await sampled(rounds, async () => {
+    loaded = await sampled(rounds, async () => {
       const round = await tokens(bench, roundMs);
       if (round.errors > 0) throw new Error(`${round.errors} unexpected token responses from the release executable`);
-      return processRssMegabytes(pid);
+      return processRssMegabytes(bench.server.pid);
     });
-    one = { ...idle, loaded };
   } finally {
     await bench.server.stop();
   }
@@ -143,7 +175,7 @@ async function releaseFootprint(executable: string, rounds: number, roundMs: num
   const two = await startServer({ ...nodeSettings(2), executable });
   try {
     await settle(2000);
-    return { ...one, supervisor: processRssMegabytes(two.pid), supervisorAnon: anonymousMegabytes(two.pid) };
+    return { samples, loaded, supervisor: processRssMegabytes(two.pid), supervisorAnon: anonymousMegabytes(two.pid) };
   } finally {
     await two.stop();
   }
@@ -166,12 +198,12 @@ function byPackage(files: string[], top = 8): string {
 export const scenario: Scenario = {
   name: 'process-footprint',
   description:
-    'Idle RSS (after listening and one token request, 2 s settled) of a node with server.workers = 1 (one process), of the supervisor and a worker of a node with server.workers = 2, and of the one-worker node and the supervisor of a two-worker node run by the release executable (when dist/release has a bundle for this machine); the one-worker node (launcher and executable) under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
+    'Idle RSS (after listening and one token request, 2 s settled; of at least three starts for a one-worker node, the median reported) of a node with server.workers = 1 (one process), of the supervisor and a worker of a node with server.workers = 2, and of the one-worker node and the supervisor of a two-worker node run by the release executable (when dist/release has a bundle for this machine); the one-worker node (launcher and executable) under client_credentials load (concurrency 32) for the rounds, lengthened to a minute in all, its RSS read after each round; module files loaded by the supervisor and a worker. Compile cache warm (a restart).',
   async run(context: BenchContext) {
     // Also the cold start that fills the run's compile cache: every measured node below is a restart.
     const modules = await moduleLists();
 
-    const one = await startOAuthBench(nodeSettings(1));
+    const { samples: oneIdle, bench: one } = await idleStarts(nodeSettings(1), Math.max(3, context.rounds));
     const two = await startServer(nodeSettings(2));
     let twoStopped: Promise<void> | null = null;
     const stopTwo = () => (twoStopped ??= two.stop());
@@ -181,12 +213,10 @@ export const scenario: Scenario = {
       const [supervisor, ...workers] = processTree(two.pid);
       if (workers.length !== 2) throw new Error(`the two-worker node has ${workers.length} workers, not 2`);
       const idle = {
-        one: processRssMegabytes(one.server.pid),
-        oneAnon: anonymousMegabytes(one.server.pid),
+        one: median(oneIdle.map((sample) => sample.rss)),
         supervisor: processRssMegabytes(supervisor as number),
         supervisorAnon: anonymousMegabytes(supervisor as number),
         supervisorPss: pssMegabytes(supervisor as number),
-        onePss: pssMegabytes(one.server.pid),
         workerPss: median(workers.map(pssMegabytes)),
         worker: median(workers.map(processRssMegabytes)),
         workerAnon: median(workers.map(anonymousMegabytes)),
@@ -195,9 +225,12 @@ export const scenario: Scenario = {
       await stopTwo();
       const roundMs = Math.max(context.roundMs, Math.ceil(LOADED_FOR_MS / context.rounds));
       const release = releaseExecutable();
-      let released: Awaited<ReturnType<typeof releaseFootprint>> | null = null;
+      let released: (Awaited<ReturnType<typeof releaseFootprint>> & { rss: number }) | null = null;
       try {
-        if (release) released = await releaseFootprint(release.file, context.rounds, roundMs);
+        if (release) {
+          const measured = await releaseFootprint(release.file, context.rounds, roundMs);
+          released = { ...measured, rss: median(measured.samples.map((sample) => sample.rss)) };
+        }
       } finally {
         release?.remove();
       }
@@ -216,11 +249,19 @@ export const scenario: Scenario = {
       const peak = Math.max(...loaded);
       return {
         metrics: [
-          { name: 'idle RSS, server.workers = 1 (one process)', unit: 'MB', samples: [idle.one] },
-          { name: 'idle private (anonymous) memory, server.workers = 1', unit: 'MB', samples: [idle.oneAnon] },
+          { name: 'idle RSS, server.workers = 1 (one process)', unit: 'MB', samples: oneIdle.map((x) => x.rss) },
+          {
+            name: 'idle private (anonymous) memory, server.workers = 1',
+            unit: 'MB',
+            samples: oneIdle.map((x) => x.anon),
+          },
           { name: 'idle RSS, supervisor of server.workers = 2', unit: 'MB', samples: [idle.supervisor] },
           { name: 'idle private memory, supervisor', unit: 'MB', samples: [idle.supervisorAnon] },
-          { name: 'idle PSS (shared pages divided), server.workers = 1', unit: 'MB', samples: [idle.onePss] },
+          {
+            name: 'idle PSS (shared pages divided), server.workers = 1',
+            unit: 'MB',
+            samples: oneIdle.map((x) => x.pss),
+          },
           { name: 'idle PSS (shared pages divided), supervisor', unit: 'MB', samples: [idle.supervisorPss] },
           { name: 'idle PSS (shared pages divided), a worker', unit: 'MB', samples: [idle.workerPss] },
           { name: 'idle RSS, a worker of server.workers = 2', unit: 'MB', samples: [idle.worker] },
@@ -228,9 +269,17 @@ export const scenario: Scenario = {
           { name: 'idle RSS, whole node with server.workers = 2', unit: 'MB', samples: [idle.node2] },
           ...(released
             ? [
-                { name: 'idle RSS, the release executable, server.workers = 1', unit: 'MB', samples: [released.rss] },
-                { name: 'idle private memory, the release executable', unit: 'MB', samples: [released.anon] },
-                { name: 'idle PSS, the release executable', unit: 'MB', samples: [released.pss] },
+                {
+                  name: 'idle RSS, the release executable, server.workers = 1',
+                  unit: 'MB',
+                  samples: released.samples.map((x) => x.rss),
+                },
+                {
+                  name: 'idle private memory, the release executable',
+                  unit: 'MB',
+                  samples: released.samples.map((x) => x.anon),
+                },
+                { name: 'idle PSS, the release executable', unit: 'MB', samples: released.samples.map((x) => x.pss) },
                 {
                   name: 'idle RSS, supervisor of server.workers = 2, the release executable',
                   unit: 'MB',

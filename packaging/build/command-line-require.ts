@@ -5,7 +5,7 @@
 // main.ts's import of the command line is routed here (bundle-app.ts).
 import { compileFunction } from 'node:vm';
 import { requireBuiltin } from './first-use-packages.ts';
-import { readScriptAsset } from './script-assets.ts';
+import { readScriptAsset } from './script-asset-read.ts';
 
 export const COMMAND_LINE_ASSET = 'app/command-line.cjs';
 

@@ -5,8 +5,7 @@
 // executable's scripts compressed").
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { getAsset } from 'node:sea';
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { brotliCompressSync, constants } from 'node:zlib';
 
 /** The assets that are scripts: their keys end in .cjs (bundle-app.ts writes them ASCII). */
 export const isScriptAsset = (key: string): boolean => key.endsWith('.cjs');
@@ -26,9 +25,4 @@ export function compressScriptAssets(assets: Record<string, string>, dir: string
       return [key, compressed];
     }),
   );
-}
-
-/** A script asset's text, in the executable. It is ASCII, so each byte is one character. */
-export function readScriptAsset(key: string): string {
-  return brotliDecompressSync(getAsset(key)).toString('latin1');
 }
