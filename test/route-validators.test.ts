@@ -4,7 +4,7 @@
 // verdict, errors and filled-in defaults on random values), and a schema the file lacks is still validated.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire, registerHooks } from 'node:module';
+import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import Fastify from 'fastify';
 import { CONTRACT_ISSUER, withContractApp } from '../scripts/openapi-contract.ts';
@@ -16,15 +16,9 @@ import {
   type RouteSchemaDefinition,
   type ValidatorBuilder,
 } from '../src/http/route-validators.ts';
+import { recordResolvedModules } from './helpers/resolved-modules.ts';
 
-const resolved = new Set<string>();
-registerHooks({
-  resolve(specifier, context, next) {
-    const answer = next(specifier, context);
-    resolved.add(answer.url);
-    return answer;
-  },
-});
+const resolved = recordResolvedModules();
 const loadedFrom = (name: string) => [...resolved].filter((url) => url.includes(`/node_modules/${name}/`));
 
 const require = createRequire(import.meta.url);

@@ -5,18 +5,11 @@
 // The test runner gives each test file its own process, so nothing here was loaded before the hook.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { registerHooks } from 'node:module';
 import { test } from 'node:test';
 import { MAIN } from './helpers/cli.ts';
+import { recordResolvedModules } from './helpers/resolved-modules.ts';
 
-const resolved = new Set<string>();
-registerHooks({
-  resolve(specifier, context, next) {
-    const answer = next(specifier, context);
-    resolved.add(answer.url);
-    return answer;
-  },
-});
+const resolved = recordResolvedModules();
 
 const packageLoaded = (name: string) => [...resolved].some((url) => url.includes(`/node_modules/${name}/`));
 const sourceLoaded = (file: string) => [...resolved].some((url) => url.endsWith(`/src/${file}`));
