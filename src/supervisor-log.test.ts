@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { loggerOptions } from './http/logger.ts';
+import { assertLowerCaseHeaders } from './http/route-validators.ts';
 import { type SupervisorLog, supervisorLineLog } from './supervisor-log.ts';
 
 /** The lines each logger writes for the same calls, with the time (the only difference allowed) masked. */
@@ -37,3 +40,48 @@ for (const level of ['info', 'warn', 'error', 'silent'] as const)
       assert.match(ours[3] as string, /"token":"\[redacted\]"/);
     }
   });
+
+// A node whose log reader has gone (a shipper or `| tee` that exited) must keep running: pino drops its lines then,
+// and a write error nobody handles would end the supervisor and every worker with it.
+test('once stdout has no reader, lines are dropped and the process goes on', async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '--eval',
+      `const { supervisorLineLog } = await import(${JSON.stringify(import.meta.resolve('./supervisor-log.ts'))});
+       const log = supervisorLineLog('info');
+       log.info('first');
+       process.stdout.once('close', () => {
+         log.info({ worker: 1 }, 'after the reader went');
+         process.stderr.write('alive\\n');
+         process.exit(0);
+       });
+       process.stdin.once('data', () => { for (let i = 0; i < 20; i++) log.info({ i }, 'to nobody'); });`,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const [first] = (await once(child.stdout, 'data')) as [Buffer];
+  assert.match(first.toString(), /"msg":"first"/);
+  child.stdout.destroy();
+  child.stdin.write('go\n');
+  const [code] = (await once(child, 'exit')) as [number | null];
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, 'alive\n');
+});
+
+test('a header name with a capital letter is refused wherever the schema names it', () => {
+  const route = (schema: unknown) => ({ schema, method: 'GET', url: '/h', httpPart: 'headers' });
+  assert.throws(() => assertLowerCaseHeaders(route({ required: ['X-Thing'] })), /"X-Thing"/);
+  assert.throws(
+    () => assertLowerCaseHeaders(route({ anyOf: [{ properties: { 'x-a': {} } }, { properties: { DPoP: {} } }] })),
+    /"DPoP"/,
+  );
+  assertLowerCaseHeaders(route({ required: ['dpop'], properties: { dpop: { type: 'string' } } }));
+  // Only headers: a body member may be named as its API says.
+  assertLowerCaseHeaders({ ...route({ required: ['Name'] }), httpPart: 'body' });
+});

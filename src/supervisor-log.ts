@@ -15,9 +15,24 @@ export interface SupervisorLog {
 /** pino's level numbers: a line is written when its level is at least the configured one's; `silent` writes none. */
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY };
 
+/**
+ * stdout, as pino's destination treats it: once its reader has gone (EPIPE: a log shipper or `| tee` that exited),
+ * later lines are dropped instead of the write error ending the supervisor and every worker with it.
+ */
+function stdoutLines(): (line: string) => void {
+  let broken = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    broken = true;
+  });
+  return (line) => {
+    if (!broken) process.stdout.write(line);
+  };
+}
+
 export function supervisorLineLog(
   level: keyof typeof LEVELS,
-  write: (line: string) => void = (line) => void process.stdout.write(line),
+  write: (line: string) => void = stdoutLines(),
 ): SupervisorLog {
   const threshold = LEVELS[level];
   const line = (at: number, fields: Record<string, unknown> | string, message?: string) => {

@@ -4,7 +4,7 @@
 // worker, about 7 MB of its idle memory. `npm run validators` (scripts/route-validators.ts) builds the app once,
 // has Ajv write each validator out as source (Ajv's standalone code), and stores them in
 // route-validators.generated.cjs; here a route's schema finds its validator there by a hash of what it was compiled
-// from. A schema not found (edited since the file was generated: test/http/route-validators.test.ts fails then)
+// from. A schema not found (edited since the file was generated: test/route-validators.test.ts fails then)
 // is compiled by Ajv as before, so a stale file costs memory, never correctness.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -39,15 +39,34 @@ export function validatorKey(
 }
 
 /**
- * Fastify lower-cases a headers schema's property names only for its own compiler; with ours it passes them as
- * written, and Node's header names are lower case. A capital letter would then never match: refused at build.
+ * Fastify lower-cases the header names of a headers schema (its properties, required names and those of nested
+ * branches) only for its own compiler; with ours it passes the schema as written, and Node's header names are lower
+ * case. A capital letter in a name would then never match: refused when the route is built.
  */
 export function assertLowerCaseHeaders(route: RouteSchemaDefinition): void {
   if (route.httpPart !== 'headers') return;
-  const properties = (route.schema as { properties?: Record<string, unknown> }).properties ?? {};
-  const named = Object.keys(properties).find((name) => name !== name.toLowerCase());
-  if (named !== undefined)
+  const named = capitalisedName(route.schema);
+  if (named !== null)
     throw new Error(`${route.method} ${route.url}: name the header "${named}" in lower case in its schema`);
+}
+
+/** The first name in a `properties` object or a `required` list, at any depth, that has a capital letter. */
+function capitalisedName(schema: unknown): string | null {
+  if (typeof schema !== 'object' || schema === null) return null;
+  const members = Object.entries(schema as Record<string, unknown>);
+  for (const [key, value] of members) {
+    const names =
+      key === 'properties' && typeof value === 'object' && value !== null
+        ? Object.keys(value)
+        : key === 'required' && Array.isArray(value)
+          ? value.filter((name): name is string => typeof name === 'string')
+          : [];
+    const named = names.find((name) => name !== name.toLowerCase());
+    if (named !== undefined) return named;
+    const nested = capitalisedName(value);
+    if (nested !== null) return nested;
+  }
+  return null;
 }
 
 /** Ajv as Fastify runs it by default (@fastify/ajv-compiler), loaded only when a schema has no generated validator. */
@@ -63,7 +82,11 @@ export interface PrecompiledOptions {
   onCompiled?: (route: RouteSchemaDefinition) => void;
 }
 
-/** The validators of route-validators.generated.cjs, and Ajv for a schema it lacks. */
+/**
+ * The validators of route-validators.generated.cjs, and Ajv for a schema it lacks. Fastify calls a standalone
+ * validator without the parent object, so a root value Ajv replaced (type coercion of a whole query string, which
+ * app.ts's `coerceTypes: false` rules out) would not reach the request; members filled in or changed in place do.
+ */
 export function precompiledValidators(options: PrecompiledOptions = {}): ValidatorBuilder {
   const validators = options.validators ?? generated.validators;
   // Routes that share a schema share its function, as Ajv's own cache of compiled schemas would have them.

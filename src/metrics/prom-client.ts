@@ -2,7 +2,7 @@
 // Pushgateway client, Summary with its t-digest and every default metric, whose process CPU metric requires the
 // OpenTelemetry API at load for exemplars the service never turns on: about 14 MB RSS and 5 MB private memory in a
 // bare process (docs/decisions.md, "prom-client without its index"). The types are the package's own;
-// src/metrics/metrics.test.ts checks the default metrics against the package's collectDefaultMetrics.
+// src/metrics/prom-client.test.ts checks the default metrics against the package's collectDefaultMetrics.
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 
