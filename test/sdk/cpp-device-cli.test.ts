@@ -15,7 +15,10 @@ import { makeClient } from '../helpers/oauth-fixtures.ts';
 
 const run = promisify(execFile);
 const CPP = path.resolve(import.meta.dirname, '../../sdk/cpp');
-const CLI = path.join(CPP, 'build', 'gatehouse-device-login');
+// A build directory of its own: test/sdk/cpp-helper.test.ts runs `make all` at the same time, and its link of this
+// tool into a shared directory rewrote the binary while a test here started it (EACCES).
+const BUILD = 'build/device-login';
+const CLI = path.join(CPP, BUILD, 'gatehouse-device-login');
 
 /** Runs the CLI; resolves its first lines (the code) as soon as it prints them, and its whole run at exit. */
 function startCli(args: string[]) {
@@ -40,9 +43,12 @@ function startCli(args: string[]) {
 
 describe('sdk/cpp gatehouse-device-login (RFC 8628) with approval in Chromium', () => {
   // Compiling the module and the tool takes a minute or more on a busy machine.
-  before(() => run('make', ['-C', CPP, '-j2', 'build/gatehouse-device-login'], { maxBuffer: 1 << 24 }), {
-    timeout: 600_000,
-  });
+  before(
+    () => run('make', ['-C', CPP, '-j2', `BUILD=${BUILD}`, `${BUILD}/gatehouse-device-login`], { maxBuffer: 1 << 24 }),
+    {
+      timeout: 600_000,
+    },
+  );
 
   test('prints a code, waits while the person signs in and approves on /device, then prints who signed in', async () => {
     const t = await startRealTimeIssuer(1);
