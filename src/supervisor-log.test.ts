@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { loggerOptions } from './http/logger.ts';
-import { assertLowerCaseHeaders } from './http/route-validators.ts';
 import { type SupervisorLog, supervisorLineLog } from './supervisor-log.ts';
 
 /** The lines each logger writes for the same calls, with the time (the only difference allowed) masked. */
@@ -72,16 +71,4 @@ test('once stdout has no reader, lines are dropped and the process goes on', asy
   const [code] = (await once(child, 'exit')) as [number | null];
   assert.equal(code, 0, stderr);
   assert.equal(stderr, 'alive\n');
-});
-
-test('a header name with a capital letter is refused wherever the schema names it', () => {
-  const route = (schema: unknown) => ({ schema, method: 'GET', url: '/h', httpPart: 'headers' });
-  assert.throws(() => assertLowerCaseHeaders(route({ required: ['X-Thing'] })), /"X-Thing"/);
-  assert.throws(
-    () => assertLowerCaseHeaders(route({ anyOf: [{ properties: { 'x-a': {} } }, { properties: { DPoP: {} } }] })),
-    /"DPoP"/,
-  );
-  assertLowerCaseHeaders(route({ required: ['dpop'], properties: { dpop: { type: 'string' } } }));
-  // Only headers: a body member may be named as its API says.
-  assertLowerCaseHeaders({ ...route({ required: ['Name'] }), httpPart: 'body' });
 });

@@ -10,6 +10,7 @@ import Fastify from 'fastify';
 import { CONTRACT_ISSUER, withContractApp } from '../scripts/openapi-contract.ts';
 import { generateValidatorsSource, VALIDATORS_FILE } from '../scripts/route-validators-source.ts';
 import {
+  assertLowerCaseHeaders,
   type CompileRoute,
   fastifyCompilers,
   precompiledValidators,
@@ -209,4 +210,16 @@ test('a headers schema naming a header with a capital letter is refused when the
   );
   await assert.rejects(async () => app.ready(), /GET \/h: name the header "DPoP" in lower case/);
   await app.close();
+});
+
+test('a header name with a capital letter is refused wherever the schema names it', () => {
+  const route = (schema: unknown) => ({ schema, method: 'GET', url: '/h', httpPart: 'headers' });
+  assert.throws(() => assertLowerCaseHeaders(route({ required: ['X-Thing'] })), /"X-Thing"/);
+  assert.throws(
+    () => assertLowerCaseHeaders(route({ anyOf: [{ properties: { 'x-a': {} } }, { properties: { DPoP: {} } }] })),
+    /"DPoP"/,
+  );
+  assertLowerCaseHeaders(route({ required: ['dpop'], properties: { dpop: { type: 'string' } } }));
+  // Only headers: a body member may be named as its API says.
+  assertLowerCaseHeaders({ ...route({ required: ['Name'] }), httpPart: 'body' });
 });
