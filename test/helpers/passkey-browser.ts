@@ -46,6 +46,19 @@ export async function withAuthenticator(page: Page) {
   };
 }
 
+/**
+ * From now on this page's browser reports no conditional mediation, so only "Sign in with a passkey" starts a
+ * ceremony. With a passkey held, the sign-in page's autofill request is otherwise answered by the virtual
+ * authenticator at once, and the page may leave before a click on the button lands.
+ */
+export async function withoutPasskeyAutofill(page: Page) {
+  await page.addInitScript(() => {
+    // Not on about:blank, which the tests pass through between pages and which has no WebAuthn.
+    if (typeof PublicKeyCredential !== 'undefined')
+      PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+  });
+}
+
 /** Signs in with password and a fresh TOTP code on the sign-in page, going on to `returnTo`. */
 export async function signInWithPassword(
   t: Pick<TestApp, 'url' | 'clock'>,

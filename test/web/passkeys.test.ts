@@ -8,7 +8,12 @@ import { makeAccount } from '../helpers/accounts.ts';
 import { newPage } from '../helpers/browser.ts';
 import { startBrowserRelyingParty } from '../helpers/browser-relying-party.ts';
 
-import { signInWithPassword, startPasskeyBrowserApp, withAuthenticator } from '../helpers/passkey-browser.ts';
+import {
+  signInWithPassword,
+  startPasskeyBrowserApp,
+  withAuthenticator,
+  withoutPasskeyAutofill,
+} from '../helpers/passkey-browser.ts';
 
 const t = await startPasskeyBrowserApp();
 
@@ -72,11 +77,7 @@ describe('passkeys in the hosted pages (Chromium virtual authenticator)', () => 
 
   test('in a browser without autofill, signs in usernameless with "Sign in with a passkey" at aal2', async () => {
     // From here on the page reports no conditional mediation, so only the button can start a ceremony.
-    await page.addInitScript(() => {
-      // Not on about:blank, which the tests pass through between pages and which has no WebAuthn.
-      if (typeof PublicKeyCredential !== 'undefined')
-        PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-    });
+    await withoutPasskeyAutofill(page);
     await signedOutBlank(page);
     await page.goto(`${t.url}/signin?return_to=%2Fsettings`);
     assert.equal(await page.getByLabel('Email address').getAttribute('autocomplete'), 'username webauthn');
